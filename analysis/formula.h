@@ -1,0 +1,52 @@
+/* formula.h - analytic FLOPs of a decoder-only transformer, exact integers.
+ *
+ * Generalises Megatron/Korthikanti 72*B*s*l*h^2*(1 + s/6h + V/12hl) to any
+ * FFN size, gated MLP, GQA, head dim, MoE and both causal conventions; gives
+ * hardware FLOPs for each recompute mode, 6N and PaLM forms, parameters.
+ * Pure functions, no global state. (Fields may be added at the end.) */
+#ifndef FC_FORMULA_H
+#define FC_FORMULA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "u128.h"
+
+enum fc_recompute { FC_RECOMPUTE_NONE = 0, FC_RECOMPUTE_SELECTIVE, FC_RECOMPUTE_FULL };
+enum fc_causal { FC_CAUSAL_FULL = 0, FC_CAUSAL_HALF };
+
+typedef struct fc_model {
+    int64_t layers, hidden, heads;
+    int64_t kv_heads;  /* 0: = heads (no GQA) */
+    int64_t ffn;       /* 0: 4 * hidden */
+    int64_t head_dim;  /* 0: hidden / heads */
+    int64_t vocab, seq;
+    int64_t batch;     /* sequences per iteration, all GPUs together */
+    int swiglu;        /* gated MLP: 3 matrices */
+    int64_t experts;   /* 0: dense */
+    int64_t topk, moe_ffn, shared_experts;
+    int64_t moe_every; /* MoE layer frequency; 0 or 1: every layer */
+    int recompute;     /* enum fc_recompute */
+    int causal;        /* enum fc_causal */
+} fc_model;
+
+typedef struct fc_flops {
+    fc_u128 model_flops_per_iteration;    /* forward + backward, no recompute */
+    fc_u128 hardware_flops_per_iteration; /* model + recomputed forward work */
+    fc_u128 forward_flops_per_iteration;  /* one forward pass */
+    fc_u128 attention_core_forward;       /* QK^T and attention*V, forward, per iteration */
+    fc_u128 logits_forward;               /* the vocabulary projection, forward */
+    fc_u128 params;                       /* with embeddings */
+    fc_u128 params_no_embedding;
+    fc_u128 six_n_flops_per_iteration;    /* 6 * params * tokens */
+    fc_u128 six_n_no_embedding_per_iteration;
+    fc_u128 palm_flops_per_iteration;     /* (6N + 12*l*h*s) * tokens */
+    fc_u128 tokens_per_iteration;
+} fc_flops;
+
+/* 0 when the model is usable; else -1 and a one-line reason in err. */
+int fc_model_check(const fc_model *m, char *err, size_t errlen);
+/* Fills f; m must pass fc_model_check. */
+void fc_formula(const fc_model *m, fc_flops *f);
+
+#endif

@@ -1,0 +1,25 @@
+/* peak.h - dense peak FLOP/s per device and dtype, with sources; device
+ * names matched as the driver reports them. Pure table, no global state. */
+#ifndef FC_PEAK_H
+#define FC_PEAK_H
+
+#include "dtype.h"
+
+typedef struct fc_peak_device {
+    const char *key;      /* canonical short name: "H100-SXM", "A100-SXM", ... */
+    const char *display;  /* "NVIDIA H100 SXM" */
+    double tflops[FC_DT_COUNT]; /* dense TFLOP/s per fc_dtype; 0 = not supported */
+    int flop_per_clk_per_sm_fp16; /* dense FP16 tensor FLOP/clock/SM, 0 if unknown */
+    const char *source;   /* where the figures come from */
+} fc_peak_device;
+
+/* Number of devices and the i-th one (NULL when out of range). */
+int fc_peak_count(void);
+const fc_peak_device *fc_peak_get(int i);
+/* Matches a driver name ("NVIDIA H100 80GB HBM3"), a key ("h100-sxm") or a
+ * common short name ("h100"), case-insensitively. NULL when unknown. */
+const fc_peak_device *fc_peak_find(const char *name);
+/* Dense peak in FLOP/s; 0 when the device does not support dtype. */
+double fc_peak_flops(const fc_peak_device *d, int dtype);
+
+#endif

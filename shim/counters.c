@@ -1,0 +1,212 @@
+/* counters.c - record one GEMM call: FLOPs, per-shape table, totals.
+ *
+ * The table is a static open-addressing hash of FC_SHAPE_CAPACITY slots. A
+ * slot is claimed with one compare-and-swap and then only ever gains counts,
+ * so readers and writers need no lock. 128-bit FLOP sums are kept as two
+ * 64-bit atomics with an explicit carry, exact once writers are quiet. */
+#include "counters.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "iter.h"
+
+enum { SLOT_EMPTY = 0, SLOT_BUSY = 1, SLOT_READY = 2 };
+#define PROBE_LIMIT 64
+
+typedef struct acc128 {
+    _Atomic uint64_t lo, hi;
+} acc128;
+
+typedef struct slot {
+    _Atomic uint32_t state;
+    uint32_t hash;
+    fc_gemm key;
+    _Atomic uint64_t calls, failed;
+    acc128 flops;
+} slot;
+
+typedef struct bucket {
+    _Atomic uint64_t calls, failed;
+    acc128 flops;
+} bucket;
+
+static slot table[FC_SHAPE_CAPACITY];
+static bucket overflow[FC_API_COUNT][FC_DT_COUNT];
+static _Atomic uint64_t n_invalid, n_unresolved, n_shapes;
+
+static inline void acc_add(acc128 *a, fc_u128 v)
+{
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    uint64_t old = atomic_fetch_add_explicit(&a->lo, lo, memory_order_relaxed);
+    if (old + lo < old)
+        hi++;
+    if (hi)
+        atomic_fetch_add_explicit(&a->hi, hi, memory_order_relaxed);
+}
+
+static inline fc_u128 acc_get(acc128 *a)
+{
+    return ((fc_u128)atomic_load_explicit(&a->hi, memory_order_relaxed) << 64) |
+           atomic_load_explicit(&a->lo, memory_order_relaxed);
+}
+
+fc_u128 fc_gemm_flops(const fc_gemm *g, int *valid)
+{
+    if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0) {
+        *valid = 0;
+        return 0;
+    }
+    *valid = 1;
+    fc_u128 per = fc_dtype_is_complex(g->dtype) ? 8 : 2;
+    fc_u128 f = fc_u128_sat_mul(per, (fc_u128)(uint64_t)g->m);
+    f = fc_u128_sat_mul(f, (fc_u128)(uint64_t)g->n);
+    f = fc_u128_sat_mul(f, (fc_u128)(uint64_t)g->k);
+    return fc_u128_sat_mul(f, (fc_u128)(uint64_t)g->batch);
+}
+
+static inline int same_key(const fc_gemm *x, const fc_gemm *y)
+{
+    return x->api == y->api && x->flags == y->flags && x->dtype == y->dtype &&
+           x->out_dtype == y->out_dtype && x->compute == y->compute &&
+           x->transa == y->transa && x->transb == y->transb && x->m == y->m &&
+           x->n == y->n && x->k == y->k && x->batch == y->batch;
+}
+
+static inline uint32_t key_hash(const fc_gemm *g)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    uint64_t parts[6] = {
+        (uint64_t)g->api | (uint64_t)g->flags << 8 | (uint64_t)g->dtype << 16 |
+            (uint64_t)g->out_dtype << 24 | (uint64_t)(uint16_t)g->compute << 32 |
+            (uint64_t)(uint8_t)g->transa << 48 | (uint64_t)(uint8_t)g->transb << 56,
+        (uint64_t)g->m, (uint64_t)g->n, (uint64_t)g->k, (uint64_t)g->batch, 0};
+    for (int i = 0; i < 5; i++) {
+        h ^= parts[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return (uint32_t)h | 1u;
+}
+
+/* Finds or claims the slot of g's shape; NULL when the table is full along
+ * this probe sequence. */
+static slot *find_slot(const fc_gemm *g)
+{
+    uint32_t h = key_hash(g);
+    for (uint32_t i = 0; i < PROBE_LIMIT; i++) {
+        slot *s = &table[(h + i) & (FC_SHAPE_CAPACITY - 1)];
+        uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (st == SLOT_EMPTY) {
+            uint32_t expect = SLOT_EMPTY;
+            if (atomic_compare_exchange_strong_explicit(&s->state, &expect, SLOT_BUSY,
+                                                        memory_order_acq_rel,
+                                                        memory_order_acquire)) {
+                s->hash = h;
+                s->key = *g;
+                s->key.a = s->key.b = s->key.c = NULL;
+                atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+                atomic_fetch_add_explicit(&n_shapes, 1, memory_order_relaxed);
+                return s;
+            }
+            st = expect;
+        }
+        while (st == SLOT_BUSY) /* another thread is writing the key: a few ns */
+            st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (s->hash == h && same_key(&s->key, g))
+            return s;
+    }
+    return NULL;
+}
+
+void fc_record(const fc_gemm *g, int status_ok)
+{
+    int valid;
+    fc_u128 flops = fc_gemm_flops(g, &valid);
+    if (FC_UNLIKELY(!valid)) {
+        atomic_fetch_add_explicit(&n_invalid, 1, memory_order_relaxed);
+        return;
+    }
+    slot *s = find_slot(g);
+    if (FC_LIKELY(s != NULL)) {
+        if (status_ok) {
+            atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
+            acc_add(&s->flops, flops);
+        } else {
+            atomic_fetch_add_explicit(&s->failed, 1, memory_order_relaxed);
+        }
+    } else {
+        bucket *b = &overflow[g->api % FC_API_COUNT][g->dtype % FC_DT_COUNT];
+        if (status_ok) {
+            atomic_fetch_add_explicit(&b->calls, 1, memory_order_relaxed);
+            acc_add(&b->flops, flops);
+        } else {
+            atomic_fetch_add_explicit(&b->failed, 1, memory_order_relaxed);
+        }
+    }
+    if (status_ok)
+        fc_iter_on_call(g, flops);
+}
+
+void fc_record_unresolved(int api)
+{
+    (void)api;
+    atomic_fetch_add_explicit(&n_unresolved, 1, memory_order_relaxed);
+}
+
+void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx)
+{
+    for (uint32_t i = 0; i < FC_SHAPE_CAPACITY; i++) {
+        slot *s = &table[i];
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_READY)
+            continue;
+        fc_shape_view v = {.key = s->key,
+                           .calls = atomic_load_explicit(&s->calls, memory_order_relaxed),
+                           .failed_calls = atomic_load_explicit(&s->failed, memory_order_relaxed),
+                           .flops = acc_get(&s->flops)};
+        fn(&v, ctx);
+    }
+    for (int a = 0; a < FC_API_COUNT; a++)
+        for (int d = 0; d < FC_DT_COUNT; d++) {
+            bucket *b = &overflow[a][d];
+            uint64_t calls = atomic_load_explicit(&b->calls, memory_order_relaxed);
+            uint64_t failed = atomic_load_explicit(&b->failed, memory_order_relaxed);
+            if (calls == 0 && failed == 0)
+                continue;
+            fc_shape_view v = {.calls = calls, .failed_calls = failed, .flops = acc_get(&b->flops)};
+            v.key.api = (uint8_t)a;
+            v.key.dtype = v.key.out_dtype = (uint8_t)d;
+            v.key.compute = -1;
+            v.key.transa = v.key.transb = '?';
+            v.key.m = v.key.n = v.key.k = v.key.batch = -1;
+            fn(&v, ctx);
+        }
+}
+
+static void add_view(const fc_shape_view *v, void *ctx)
+{
+    fc_totals *t = ctx;
+    t->calls += v->calls;
+    t->failed_calls += v->failed_calls;
+    t->flops = fc_u128_sat_add(t->flops, v->flops);
+    if (v->key.m < 0)
+        t->overflow_calls += v->calls + v->failed_calls;
+}
+
+void fc_counters_totals(fc_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    fc_counters_foreach(add_view, out);
+    out->invalid_calls = atomic_load_explicit(&n_invalid, memory_order_relaxed);
+    out->unresolved_calls = atomic_load_explicit(&n_unresolved, memory_order_relaxed);
+    out->distinct_shapes = atomic_load_explicit(&n_shapes, memory_order_relaxed);
+}
+
+void fc_counters_reset(void)
+{
+    memset(table, 0, sizeof table);
+    memset(overflow, 0, sizeof overflow);
+    atomic_store(&n_invalid, 0);
+    atomic_store(&n_unresolved, 0);
+    atomic_store(&n_shapes, 0);
+}

@@ -1,0 +1,36 @@
+/* counters.h - the process-wide GEMM counters: a fixed table of distinct
+ * shapes, updated with relaxed atomics, never allocating. */
+#ifndef FC_COUNTERS_H
+#define FC_COUNTERS_H
+
+#include "shim.h"
+
+/* Distinct shapes kept exactly; calls beyond go to per-(api, dtype) overflow
+ * buckets, so totals stay exact while the table stays bounded. */
+#define FC_SHAPE_CAPACITY 16384
+
+/* A shape as the report shows it, with its counts read at one moment. */
+typedef struct fc_shape_view {
+    fc_gemm key;      /* operand addresses are NULL */
+    uint64_t calls;
+    uint64_t failed_calls;
+    fc_u128 flops;
+} fc_shape_view;
+
+typedef struct fc_totals {
+    uint64_t calls;        /* successful calls */
+    uint64_t failed_calls; /* real function returned an error */
+    uint64_t invalid_calls; /* negative dimensions: forwarded, no FLOPs */
+    uint64_t unresolved_calls; /* no real function to forward to */
+    uint64_t distinct_shapes;
+    uint64_t overflow_calls; /* calls whose shape did not fit the table */
+    fc_u128 flops;
+} fc_totals;
+
+/* Calls fn for each shape (overflow buckets come with m = n = k = -1). */
+void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx);
+void fc_counters_totals(fc_totals *out);
+/* Clears everything (the child side of fork: it reports its own calls). */
+void fc_counters_reset(void);
+
+#endif

@@ -1,0 +1,102 @@
+/* resolve.c - find the real definition of an interposed function.
+ *
+ * All lookups live here (as in libfaketime), run lazily from whichever hook
+ * needs them first, so calls that arrive before our constructor still work.
+ * Order: dlsym(RTLD_NEXT); then every loaded object whose file name belongs
+ * to the library family, reopened with RTLD_NOLOAD (this finds libraries a
+ * Python extension loaded RTLD_LOCAL, where RTLD_NEXT sees nothing); then
+ * dlopen of the usual sonames. A candidate that is our own function is
+ * skipped, so a lookup can never return the hook itself. */
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include "shim.h"
+
+static const char *const family_marks[FC_LIB_COUNT][4] = {
+    [FC_LIB_CUBLAS] = {"libcublas.so", NULL},
+    [FC_LIB_CUBLASLT] = {"libcublasLt.so", NULL},
+    [FC_LIB_BLAS] = {"blas", "mkl", "blis", NULL},
+};
+
+static const char *const sonames[FC_LIB_COUNT][6] = {
+    [FC_LIB_CUBLAS] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so", NULL},
+    [FC_LIB_CUBLASLT] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11",
+                         "libcublasLt.so", NULL},
+    [FC_LIB_BLAS] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3", "libmkl_rt.so", NULL},
+};
+
+/* Our own load address, to recognise (and skip) our own hooks. */
+static int is_ours(void *fn)
+{
+    Dl_info self, other;
+    if (fn == NULL)
+        return 0;
+    if (!dladdr((void *)fc_resolve, &self) || !dladdr(fn, &other))
+        return 0;
+    return self.dli_fbase == other.dli_fbase;
+}
+
+struct search {
+    int lib;
+    const char *name;
+    void *found;
+};
+
+static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    struct search *s = ctx;
+    const char *path = info->dlpi_name;
+    if (s->found != NULL || path == NULL || path[0] == '\0')
+        return 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strstr(base, "flopcount") != NULL)
+        return 0;
+    int match = 0;
+    for (int i = 0; family_marks[s->lib][i] != NULL; i++)
+        if (strstr(base, family_marks[s->lib][i]) != NULL)
+            match = 1;
+    /* libcublasLt.so contains "libcublas" as a prefix only with "Lt": keep the families apart. */
+    if (s->lib == FC_LIB_CUBLAS && strstr(base, "libcublasLt") != NULL)
+        match = 0;
+    if (!match)
+        return 0;
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (h == NULL)
+        return 0;
+    void *fn = dlsym(h, s->name);
+    dlclose(h);
+    if (fn != NULL && !is_ours(fn))
+        s->found = fn;
+    return 0;
+}
+
+void *fc_resolve(int lib, const char *name)
+{
+    int saved = errno;
+    void *fn = dlsym(RTLD_NEXT, name);
+    if (fn != NULL && is_ours(fn))
+        fn = NULL;
+    if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT) {
+        struct search s = {lib, name, NULL};
+        dl_iterate_phdr(visit, &s);
+        fn = s.found;
+    }
+    for (int i = 0; fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && sonames[lib][i]; i++) {
+        /* Loads the library if the program did not: it asked for its function. */
+        void *h = dlopen(sonames[lib][i], RTLD_LAZY | RTLD_LOCAL);
+        if (h == NULL)
+            continue;
+        void *cand = dlsym(h, name);
+        if (cand != NULL && !is_ours(cand))
+            fn = cand;
+        /* The handle stays open: fn lives in that library. */
+    }
+    if (fn == NULL)
+        fc_warn("cannot find the real %s; the call is not forwarded (returns a failure status)",
+                name);
+    errno = saved;
+    return fn;
+}

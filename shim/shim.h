@@ -1,0 +1,119 @@
+/* shim.h - what the pieces of libflopcount.so share: the API ids, one GEMM
+ * call as the hooks describe it, the recursion guard, real-symbol lookup and
+ * the counters. Internal; never installed. */
+#ifndef FC_SHIM_H
+#define FC_SHIM_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "../analysis/dtype.h"
+#include "../analysis/u128.h"
+
+#define FC_EXPORT __attribute__((visibility("default")))
+#define FC_TLS __thread __attribute__((tls_model("initial-exec")))
+#define FC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Libraries whose functions we forward to. */
+enum fc_lib { FC_LIB_CUBLAS, FC_LIB_CUBLASLT, FC_LIB_BLAS, FC_LIB_COUNT };
+
+/* One id per interposed entry point family; the report's "by_api" keys are
+ * fc_api_name(). _64 twins share the id of their 32-bit sibling but are told
+ * apart by the FC_API_64 flag in fc_gemm.flags. */
+enum fc_api {
+    FC_API_UNKNOWN = 0,
+    FC_API_CUBLAS_SGEMM, FC_API_CUBLAS_DGEMM, FC_API_CUBLAS_CGEMM, FC_API_CUBLAS_ZGEMM,
+    FC_API_CUBLAS_HGEMM, FC_API_CUBLAS_SGEMMEX, FC_API_CUBLAS_CGEMMEX, FC_API_CUBLAS_GEMMEX,
+    FC_API_CUBLAS_CGEMM3M, FC_API_CUBLAS_CGEMM3MEX, FC_API_CUBLAS_ZGEMM3M,
+    FC_API_CUBLAS_HGEMM_BATCHED, FC_API_CUBLAS_SGEMM_BATCHED, FC_API_CUBLAS_DGEMM_BATCHED,
+    FC_API_CUBLAS_CGEMM_BATCHED, FC_API_CUBLAS_ZGEMM_BATCHED, FC_API_CUBLAS_CGEMM3M_BATCHED,
+    FC_API_CUBLAS_GEMM_BATCHED_EX,
+    FC_API_CUBLAS_HGEMM_STRIDED, FC_API_CUBLAS_SGEMM_STRIDED, FC_API_CUBLAS_DGEMM_STRIDED,
+    FC_API_CUBLAS_CGEMM_STRIDED, FC_API_CUBLAS_ZGEMM_STRIDED, FC_API_CUBLAS_CGEMM3M_STRIDED,
+    FC_API_CUBLAS_GEMM_STRIDED_EX,
+    FC_API_CUBLAS_SGEMM_GROUPED, FC_API_CUBLAS_DGEMM_GROUPED, FC_API_CUBLAS_GEMM_GROUPED_EX,
+    FC_API_CUBLASLT_MATMUL,
+    FC_API_BLAS_SGEMM, FC_API_BLAS_DGEMM, FC_API_BLAS_CGEMM, FC_API_BLAS_ZGEMM,
+    FC_API_CBLAS_SGEMM, FC_API_CBLAS_DGEMM, FC_API_CBLAS_CGEMM, FC_API_CBLAS_ZGEMM,
+    FC_API_COUNT
+};
+
+/* Name as exported ("cublasSgemm_v2", "sgemm_"); is64 picks the _64 twin. */
+const char *fc_api_name(int api, int is64);
+
+#define FC_API_64 0x1u /* the call came through a _64 entry point */
+
+/* One GEMM (or one group of a grouped call) as a hook saw it. Operand
+ * addresses feed iteration detection; they are never dereferenced. */
+typedef struct fc_gemm {
+    uint8_t api;       /* enum fc_api */
+    uint8_t flags;     /* FC_API_64 */
+    uint8_t dtype;     /* enum fc_dtype of the inputs (tf32 when run as tf32) */
+    uint8_t out_dtype; /* enum fc_dtype of C/D */
+    int16_t compute;   /* cublasComputeType_t, or -1 when the API has none */
+    char transa, transb; /* 'N', 'T', 'C' */
+    int64_t m, n, k, batch;
+    const void *a, *b, *c;
+} fc_gemm;
+
+/* FLOPs of one described call: 2*m*n*k*batch, 8*... for complex types.
+ * Returns 0 with *valid = 0 when a dimension is negative. */
+fc_u128 fc_gemm_flops(const fc_gemm *g, int *valid);
+
+/* Records one finished call. status_ok: the real function returned success.
+ * Lock-free and allocation-free; safe from any thread. */
+void fc_record(const fc_gemm *g, int status_ok);
+/* Records one call that could not be forwarded (real symbol missing). */
+void fc_record_unresolved(int api);
+
+/* ---- recursion guard: count the outermost intercepted call only ---- */
+extern FC_TLS int fc_tls_depth;
+static inline int fc_enter(void) { return fc_tls_depth++ == 0; }
+static inline void fc_leave(void) { fc_tls_depth--; }
+
+/* ---- real symbols ---- */
+/* Finds the next definition of name after ours: RTLD_NEXT first, then any
+ * loaded object of lib (found RTLD_LOCAL libraries too), then dlopen by
+ * soname. Returns NULL and warns once per name when there is none. Safe to
+ * call before the constructor ran and from several threads. */
+void *fc_resolve(int lib, const char *name);
+
+/* Resolves into a function-local static once, then costs a load and a test. */
+#define FC_REAL(lib, type, sym)                                                    \
+    static type real_##sym;                                                        \
+    type fn_##sym = __atomic_load_n(&real_##sym, __ATOMIC_ACQUIRE);                \
+    if (FC_UNLIKELY(fn_##sym == NULL)) {                                           \
+        fn_##sym = (type)fc_resolve(lib, #sym);                                    \
+        __atomic_store_n(&real_##sym, fn_##sym, __ATOMIC_RELEASE);                 \
+    }
+
+/* ---- diagnostics: one "flopcount: ..." line on stderr, no allocation ---- */
+void fc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like fc_warn, but only the first time key (a static flag) is seen. */
+void fc_warn_once(int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- lifecycle (init.c) ---- */
+void fc_init(void);      /* idempotent; run by the constructor and lazily */
+int fc_is_enabled(void); /* 0 once counting was switched off */
+/* Monotonic nanoseconds. */
+uint64_t fc_now_ns(void);
+
+/* The one shape of every hook (uftrace-style): the real call always
+ * happens; only the outermost intercepted call on a thread is recorded;
+ * errno is what the real function left. */
+static inline int fc_hook_begin(void)
+{
+    return fc_enter();
+}
+static inline void fc_hook_end(int outer, const fc_gemm *g, int ok)
+{
+    if (outer && FC_LIKELY(fc_is_enabled())) {
+        int saved = errno;
+        fc_record(g, ok);
+        errno = saved;
+    }
+    fc_leave();
+}
+
+#endif

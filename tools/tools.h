@@ -1,0 +1,13 @@
+/* tools.h - the verbs of the flopcount command, one file each. Each takes
+ * argv with argv[0] = the verb, returns the process exit status, and prints
+ * errors as one "flopcount <verb>: ..." line on stderr (exit 2 for usage). */
+#ifndef FC_TOOLS_H
+#define FC_TOOLS_H
+
+int fc_cmd_run(int argc, char **argv);
+int fc_cmd_report(int argc, char **argv);
+int fc_cmd_formula(int argc, char **argv);
+int fc_cmd_peak(int argc, char **argv);
+int fc_cmd_merge(int argc, char **argv);
+
+#endif
