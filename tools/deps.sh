@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# deps.sh - install what flopcount needs to build and test on Debian 12
+# (apt only). Installs nothing when everything is already there.
+set -euo pipefail
+pkgs=(cmake make gcc clang pkg-config libjson-c-dev libunwind-dev libcmocka-dev
+      libblas-dev libblas3 python3-torch openmpi-bin libopenmpi-dev libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps.sh: installing ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if [ ! -f /usr/local/cuda/include/cublasLt.h ]; then
+    echo "deps.sh: the CUDA toolkit headers (/usr/local/cuda/include) are needed to build" >&2
+    exit 1
+fi

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# test.sh - install dependencies, build, and run the whole test suite (ctest).
+#   bash tools/test.sh            # release build in build/
+#   BUILD=build-x bash tools/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/deps.sh
+BUILD=${BUILD:-build}
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD" -j"$(nproc)"
+cd "$BUILD"
+ctest --output-on-failure -j"$(nproc)" "$@"
