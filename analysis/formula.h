@@ -28,6 +28,10 @@ typedef struct fc_model {
     int64_t moe_every; /* MoE layer frequency; 0 or 1: every layer */
     int recompute;     /* enum fc_recompute */
     int causal;        /* enum fc_causal */
+    /* Added after the first draft. */
+    int64_t shared_ffn;      /* size of each shared expert; 0: moe_ffn */
+    int64_t moe_first_dense; /* the first K layers stay dense (DeepSeek first_k_dense_replace) */
+    int untied_embeddings;   /* output projection has its own weights (params only) */
 } fc_model;
 
 typedef struct fc_flops {
@@ -38,15 +42,41 @@ typedef struct fc_flops {
     fc_u128 logits_forward;               /* the vocabulary projection, forward */
     fc_u128 params;                       /* with embeddings */
     fc_u128 params_no_embedding;
-    fc_u128 six_n_flops_per_iteration;    /* 6 * params * tokens */
+    fc_u128 six_n_flops_per_iteration;    /* 6 * params_active * tokens */
     fc_u128 six_n_no_embedding_per_iteration;
-    fc_u128 palm_flops_per_iteration;     /* (6N + 12*l*h*s) * tokens */
+    fc_u128 palm_flops_per_iteration;     /* (6N + 12*l*(a*d)*s) * tokens, N = params_active */
     fc_u128 tokens_per_iteration;
+    /* Added after the first draft. */
+    fc_u128 model_flops_per_token;        /* model / tokens, exact */
+    fc_u128 hardware_by_recompute[3];     /* hardware FLOPs for each enum fc_recompute */
+    fc_u128 attention_linear_forward;     /* QKV and output projections, forward */
+    fc_u128 mlp_forward;                  /* dense MLPs, routed and shared experts, forward */
+    fc_u128 router_forward;               /* MoE router GEMMs (h x experts), forward */
+    fc_u128 params_active;                /* weights one token goes through (= params if dense) */
+    fc_u128 params_active_no_embedding;
+    int64_t moe_layers;                   /* layers whose MLP is a mixture of experts */
+    int overflow;                         /* 1: a value passed 2^128 - 1 (saturated) */
 } fc_flops;
 
 /* 0 when the model is usable; else -1 and a one-line reason in err. */
 int fc_model_check(const fc_model *m, char *err, size_t errlen);
 /* Fills f; m must pass fc_model_check. */
 void fc_formula(const fc_model *m, fc_flops *f);
+
+/* Number of MoE layers: layers i in [moe_first_dense, layers) with
+ * i % moe_every == 0 (Megatron's --moe-layer-freq); 0 for a dense model. */
+int64_t fc_formula_moe_layers(const fc_model *m);
+/* Effective values of the fields whose 0 means "default". */
+int64_t fc_model_kv_heads(const fc_model *m);
+int64_t fc_model_head_dim(const fc_model *m);
+int64_t fc_model_ffn(const fc_model *m);
+int64_t fc_model_moe_ffn(const fc_model *m);
+int64_t fc_model_shared_ffn(const fc_model *m);
+/* "none"/"selective"/"full", "full"/"half"; NULL when out of range. */
+const char *fc_recompute_name(int recompute);
+const char *fc_causal_name(int causal);
+/* Inverses; -1 when the name is not known. */
+int fc_recompute_from_name(const char *name);
+int fc_causal_from_name(const char *name);
 
 #endif

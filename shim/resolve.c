@@ -73,6 +73,27 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
     return 0;
 }
 
+/* 1 the first time name misses: a hook keeps retrying (the library may be
+ * loaded later) but says so once. Names are the hooks' string literals. */
+static int first_miss(const char *name)
+{
+    static const char *missed[128];
+    for (unsigned i = 0; i < 128; i++) {
+        const char *cur = __atomic_load_n(&missed[i], __ATOMIC_ACQUIRE);
+        if (cur == name || (cur != NULL && strcmp(cur, name) == 0))
+            return 0;
+        if (cur == NULL) {
+            const char *expect = NULL;
+            if (__atomic_compare_exchange_n(&missed[i], &expect, name, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                return 1;
+            if (expect == name || strcmp(expect, name) == 0)
+                return 0;
+        }
+    }
+    return 0;
+}
+
 void *fc_resolve(int lib, const char *name)
 {
     int saved = errno;
@@ -94,7 +115,7 @@ void *fc_resolve(int lib, const char *name)
             fn = cand;
         /* The handle stays open: fn lives in that library. */
     }
-    if (fn == NULL)
+    if (fn == NULL && first_miss(name))
         fc_warn("cannot find the real %s; the call is not forwarded (returns a failure status)",
                 name);
     errno = saved;

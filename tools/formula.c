@@ -1,12 +1,288 @@
-/* formula.c - 'flopcount formula' (being built). */
+/* formula.c - 'flopcount formula': analytic model and hardware FLOPs of a
+ * decoder-only transformer, the 6N and PaLM forms beside them, parameter
+ * counts, and MFU/HFU when an iteration time and a peak are given. The
+ * arithmetic is analysis/formula.c; this file parses and prints. */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "../analysis/formula.h"
+#include "../analysis/jsonw.h"
+#include "../analysis/peak.h"
+#include "../analysis/utilization.h"
+#include "model_flags.h"
 #include "tools.h"
+
+#define SCHEMA "flopcount.formula/1"
+
+typedef struct job {
+    fc_model m;
+    fc_flops f;
+    fc_util_opts uo;
+    double peak;   /* FLOP/s per GPU; 0: no utilization */
+    fc_util util;
+    int json;
+} job;
+
+static void usage(FILE *out)
+{
+    fputs("usage: flopcount formula --layers L --hidden H --heads A --vocab V --seq S --batch B\n"
+          "                         [options] [--json]\n"
+          "Exact FLOPs per iteration of a decoder-only transformer (forward + backward).\n\n",
+          out);
+    fputs(fc_model_flags_help(), out);
+    fputs(fc_util_flags_help(), out);
+    fputs("output:\n  --json                 machine-readable, exact integers\n", out);
+}
+
+static int bad(const char *msg)
+{
+    fprintf(stderr, "flopcount formula: %s\n", msg);
+    return 2;
+}
+
+/* 0 when parsed; 1 for --help (exit 0); 2 on a usage error (printed). */
+static int parse(int argc, char **argv, job *j)
+{
+    char err[256];
+    fc_model_opts mo;
+    fc_model_opts_init(&mo);
+    fc_util_opts_init(&j->uo);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(a, "--json") == 0) {
+            j->json = 1;
+            continue;
+        }
+        int used = fc_model_flag(&mo, a, next, err, sizeof err);
+        if (used == 0)
+            used = fc_util_flag(&j->uo, a, next, err, sizeof err);
+        if (used < 0)
+            return bad(err);
+        if (used == 0) {
+            snprintf(err, sizeof err, "unknown option '%s' (try --help)", a);
+            return bad(err);
+        }
+        i += used - 1;
+    }
+    if (fc_model_opts_finish(&mo, &j->m, err, sizeof err) != 0)
+        return bad(err);
+    if (fc_util_opts_peak(&j->uo, &j->peak, err, sizeof err) != 0)
+        return bad(err);
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static void json_model(fc_jw *w, const job *j)
+{
+    const fc_model *m = &j->m;
+    fc_jw_obj_begin(w, "model");
+    fc_jw_i64(w, "layers", m->layers);
+    fc_jw_i64(w, "hidden", m->hidden);
+    fc_jw_i64(w, "heads", m->heads);
+    fc_jw_i64(w, "kv_heads", fc_model_kv_heads(m));
+    fc_jw_i64(w, "head_dim", fc_model_head_dim(m));
+    fc_jw_i64(w, "ffn", fc_model_ffn(m));
+    fc_jw_bool(w, "swiglu", m->swiglu);
+    fc_jw_i64(w, "vocab", m->vocab);
+    fc_jw_i64(w, "seq", m->seq);
+    fc_jw_i64(w, "batch", m->batch);
+    fc_jw_bool(w, "tied_embeddings", !m->untied_embeddings);
+    fc_jw_i64(w, "experts", m->experts);
+    if (m->experts > 0) {
+        fc_jw_i64(w, "topk", m->topk);
+        fc_jw_i64(w, "moe_ffn", fc_model_moe_ffn(m));
+        fc_jw_i64(w, "shared_experts", m->shared_experts);
+        fc_jw_i64(w, "shared_ffn", m->shared_experts ? fc_model_shared_ffn(m) : 0);
+        fc_jw_i64(w, "moe_every", m->moe_every > 1 ? m->moe_every : 1);
+        fc_jw_i64(w, "moe_first_dense", m->moe_first_dense);
+        fc_jw_i64(w, "moe_layers", j->f.moe_layers);
+    }
+    fc_jw_obj_end(w);
+}
+
+static void json_conventions(fc_jw *w, const fc_model *m)
+{
+    fc_jw_obj_begin(w, "conventions");
+    fc_jw_str(w, "causal_attention", fc_causal_name(m->causal));
+    fc_jw_str(w, "recompute", fc_recompute_name(m->recompute));
+    fc_jw_str(w, "backward", "2x forward (data and weight gradients)");
+    fc_jw_str(w, "mlp", m->swiglu ? "gated, 3 matrices" : "plain, 2 matrices");
+    fc_jw_str(w, "attention_core", "query heads; QK^T and attention*V");
+    fc_jw_str(w, "logits", "counted; not recomputed");
+    fc_jw_str(w, "moe_router", "counted: 2*tokens*hidden*experts per MoE layer");
+    fc_jw_str(w, "params", "GEMM weights, embeddings (output counted again only if untied), "
+                           "norm scales (2 per layer + 1); no biases, no position embeddings");
+    fc_jw_str(w, "six_n", "6 * active params * tokens");
+    fc_jw_obj_end(w);
+}
+
+static void json_flops(fc_jw *w, const fc_flops *f)
+{
+    fc_jw_u128(w, "tokens_per_iteration", f->tokens_per_iteration);
+    fc_jw_u128(w, "model_flops_per_iteration", f->model_flops_per_iteration);
+    fc_jw_u128(w, "hardware_flops_per_iteration", f->hardware_flops_per_iteration);
+    fc_jw_u128(w, "model_flops_per_token", f->model_flops_per_token);
+    fc_jw_obj_begin(w, "hardware_flops_by_recompute");
+    for (int r = 0; r < 3; r++)
+        fc_jw_u128(w, fc_recompute_name(r), f->hardware_by_recompute[r]);
+    fc_jw_obj_end(w);
+    fc_jw_u128(w, "forward_flops_per_iteration", f->forward_flops_per_iteration);
+    fc_jw_obj_begin(w, "forward_breakdown");
+    fc_jw_u128(w, "attention_linear", f->attention_linear_forward);
+    fc_jw_u128(w, "attention_core", f->attention_core_forward);
+    fc_jw_u128(w, "mlp", f->mlp_forward);
+    fc_jw_u128(w, "router", f->router_forward);
+    fc_jw_u128(w, "logits", f->logits_forward);
+    fc_jw_obj_end(w);
+    fc_jw_u128(w, "params", f->params);
+    fc_jw_u128(w, "params_no_embedding", f->params_no_embedding);
+    fc_jw_u128(w, "params_active", f->params_active);
+    fc_jw_u128(w, "params_active_no_embedding", f->params_active_no_embedding);
+    fc_jw_u128(w, "six_n_flops_per_iteration", f->six_n_flops_per_iteration);
+    fc_jw_u128(w, "six_n_no_embedding_flops_per_iteration", f->six_n_no_embedding_per_iteration);
+    fc_jw_u128(w, "palm_flops_per_iteration", f->palm_flops_per_iteration);
+}
+
+/* The table entry --gpu matched ("h100" is the SXM part): shown so that a
+ * wrong match is visible. */
+static const char *matched_gpu(const job *j)
+{
+    const fc_peak_device *d = j->uo.gpu ? fc_peak_find(j->uo.gpu) : NULL;
+    return d != NULL ? d->display : NULL;
+}
+
+static int print_json(const job *j)
+{
+    fc_jw w;
+    fc_jw_init(&w, STDOUT_FILENO, 1);
+    fc_jw_obj_begin(&w, NULL);
+    fc_jw_str(&w, "schema", SCHEMA);
+    json_model(&w, j);
+    json_conventions(&w, &j->m);
+    json_flops(&w, &j->f);
+    if (j->peak > 0) {
+        if (j->uo.gpu != NULL) {
+            fc_jw_str(&w, "gpu", j->uo.gpu);
+            fc_jw_str(&w, "gpu_matched", matched_gpu(j));
+            fc_jw_str(&w, "dtype", j->uo.dtype);
+        }
+        fc_util_json(&w, &j->util);
+    }
+    fc_jw_obj_end(&w);
+    if (fc_jw_finish(&w) != 0 || write(STDOUT_FILENO, "\n", 1) != 1) {
+        perror("flopcount formula: writing the output");
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- text ---- */
+
+/* "44040192  (4.4e+07)": exact, then a size the eye can take in. */
+static void line(const char *label, fc_u128 v)
+{
+    char s[FC_U128_DIGITS];
+    printf("  %-34s %26s", label, fc_u128_to_str(v, s));
+    if (v >= 1000000)
+        printf("  (%.3g)", fc_u128_to_double(v));
+    printf("\n");
+}
+
+/* A comparison form, with its ratio to the model FLOPs. */
+static void line_vs(const char *label, fc_u128 v, fc_u128 model)
+{
+    char s[FC_U128_DIGITS];
+    printf("  %-34s %26s  (%.3g, %.4fx model)\n", label, fc_u128_to_str(v, s),
+           fc_u128_to_double(v), fc_u128_to_double(v) / fc_u128_to_double(model));
+}
+
+static void text_model(const job *j)
+{
+    const fc_model *m = &j->m;
+    printf("model       l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld %s V=%lld%s\n",
+           (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+           (long long)fc_model_kv_heads(m), (long long)fc_model_head_dim(m),
+           (long long)fc_model_ffn(m), m->swiglu ? "gated-MLP" : "plain-MLP",
+           (long long)m->vocab, m->untied_embeddings ? " untied" : " tied");
+    if (m->experts > 0) {
+        printf("MoE         %lld experts, top-%lld, expert ffn %lld", (long long)m->experts,
+               (long long)m->topk, (long long)fc_model_moe_ffn(m));
+        if (m->shared_experts > 0)
+            printf(", %lld shared of ffn %lld", (long long)m->shared_experts,
+                   (long long)fc_model_shared_ffn(m));
+        printf("; MoE in %lld of %lld layers\n", (long long)j->f.moe_layers,
+               (long long)m->layers);
+    }
+    printf("iteration   s=%lld B=%lld sequences (all GPUs)\n", (long long)m->seq,
+           (long long)m->batch);
+    printf("conventions causal attention %s%s, recompute %s, backward = 2x forward,\n"
+           "            router and logits counted, logits not recomputed\n",
+           fc_causal_name(m->causal),
+           m->causal == FC_CAUSAL_HALF ? " (QK^T and AV halved, Megatron-LM since 2025-03)"
+                                       : " (not halved, as the papers)",
+           fc_recompute_name(m->recompute));
+}
+
+static void print_text(const job *j)
+{
+    const fc_flops *f = &j->f;
+    char hw[64];
+    text_model(j);
+    printf("\nFLOPs per iteration\n");
+    line("model (forward + backward)", f->model_flops_per_iteration);
+    snprintf(hw, sizeof hw, "hardware (recompute %s)", fc_recompute_name(j->m.recompute));
+    line(hw, f->hardware_flops_per_iteration);
+    line("forward", f->forward_flops_per_iteration);
+    line("  attention QKV + output proj", f->attention_linear_forward);
+    line("  attention core (QK^T, AV)", f->attention_core_forward);
+    line("  MLP / experts", f->mlp_forward);
+    if (j->m.experts > 0)
+        line("  router", f->router_forward);
+    line("  logits", f->logits_forward);
+    line("tokens", f->tokens_per_iteration);
+    line("model FLOPs per token", f->model_flops_per_token);
+    printf("\nparameters (GEMM weights + embeddings + norm scales)\n");
+    line("total", f->params);
+    line("without embeddings", f->params_no_embedding);
+    if (j->m.experts > 0)
+        line("active per token", f->params_active);
+    printf("\nfor comparison, per iteration\n");
+    line_vs("6N", f->six_n_flops_per_iteration, f->model_flops_per_iteration);
+    line_vs("6N without embeddings", f->six_n_no_embedding_per_iteration,
+            f->model_flops_per_iteration);
+    line_vs("PaLM 6N + 12*l*(a*d)*s per token", f->palm_flops_per_iteration,
+            f->model_flops_per_iteration);
+    if (j->peak > 0) {
+        char buf[512];
+        fc_util_text(&j->util, buf, sizeof buf);
+        printf("\nutilization");
+        if (j->uo.gpu != NULL)
+            printf(" (peak of %s = %s, %s)", j->uo.gpu, matched_gpu(j), j->uo.dtype);
+        printf("\n%s", buf);
+    }
+}
 
 int fc_cmd_formula(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "flopcount formula: not built yet\n");
-    return 2;
+    job j;
+    memset(&j, 0, sizeof j);
+    int rc = parse(argc, argv, &j);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    fc_formula(&j.m, &j.f);
+    if (j.peak > 0 &&
+        fc_util_compute(j.f.model_flops_per_iteration, j.f.hardware_flops_per_iteration,
+                        j.f.tokens_per_iteration, j.uo.iter_time, j.uo.gpus, j.peak,
+                        &j.util) != 0)
+        return bad("cannot compute utilization from these values");
+    if (j.json)
+        return print_json(&j);
+    print_text(&j);
+    return 0;
 }

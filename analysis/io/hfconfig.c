@@ -1,0 +1,301 @@
+/* hfconfig.c - a Hugging Face config.json as an fc_model, through json-c.
+ *
+ * Key names differ by family (Llama "hidden_size", GPT-2 "n_embd", Mixtral
+ * "num_local_experts", DeepSeek "n_routed_experts", Qwen-MoE
+ * "shared_expert_intermediate_size"); each field lists its spellings and
+ * the first present one wins. A field that is present but not a positive
+ * integer is an error, never a silent default. */
+#include "hfconfig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+/* Larger sizes are typos, and keep every product inside 128 bits' reach. */
+#define HF_MAX 1000000000000000LL
+
+typedef struct rd {
+    json_object *o;
+    char *err;
+    size_t n;
+    int bad;
+} rd;
+
+static void rd_fail(rd *r, const char *fmt, const char *a, const char *b)
+{
+    if (!r->bad && r->err != NULL && r->n > 0)
+        snprintf(r->err, r->n, fmt, a, b);
+    r->bad = 1;
+}
+
+/* The first of keys present with a non-null value, or NULL. */
+static json_object *lookup(rd *r, const char *const *keys, const char **which)
+{
+    for (; *keys != NULL; keys++) {
+        json_object *v;
+        if (json_object_object_get_ex(r->o, *keys, &v) && v != NULL) {
+            *which = *keys;
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* 1 and *out when present, 0 when absent or null, -1 when not an integer
+ * in [min, HF_MAX]. */
+static int get_int(rd *r, const char *const *keys, int64_t min, int64_t *out)
+{
+    const char *which = NULL;
+    json_object *v = lookup(r, keys, &which);
+    if (v == NULL)
+        return 0;
+    if (!json_object_is_type(v, json_type_int)) {
+        rd_fail(r, "%s is not an integer%s", which, "");
+        return -1;
+    }
+    errno = 0;
+    int64_t x = json_object_get_int64(v);
+    if (errno != 0 || x < min || x > HF_MAX) {
+        rd_fail(r, "%s is out of range%s", which, min > 0 ? " (must be positive)" : "");
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+static void set_int(rd *r, const char *const *keys, int64_t min, int64_t *field, unsigned bit,
+                    unsigned *found)
+{
+    int64_t v;
+    if (get_int(r, keys, min, &v) == 1) {
+        *field = v;
+        *found |= bit;
+    }
+}
+
+static const char *get_str(rd *r, const char *const *keys)
+{
+    const char *which = NULL;
+    json_object *v = lookup(r, keys, &which);
+    if (v == NULL)
+        return NULL;
+    if (!json_object_is_type(v, json_type_string)) {
+        rd_fail(r, "%s is not a string%s", which, "");
+        return NULL;
+    }
+    return json_object_get_string(v);
+}
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (; s != NULL && *list != NULL; list++)
+        if (strcmp(s, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* Gated MLP (3 matrices): SiLU/Swish activations are used gated in every
+ * family that ships them; Gemma gates a GELU, so its model_type counts. */
+static void read_activation(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const act_keys[] = {"hidden_act", "activation_function",
+                                            "hidden_activation", NULL};
+    static const char *const type_keys[] = {"model_type", NULL};
+    static const char *const gated_acts[] = {"silu", "swish", "swiglu", NULL};
+    static const char *const gated_types[] = {"llama", "mistral", "mixtral", "qwen2",
+                                              "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
+                                              "gemma2", "gemma3", "gemma3_text", "deepseek",
+                                              "phi3", "olmo", "olmo2", "olmoe", NULL};
+    const char *act = get_str(r, act_keys);
+    const char *type = get_str(r, type_keys);
+    if (act == NULL && !in_list(type, gated_types))
+        return;
+    m->swiglu = in_list(act, gated_acts) || in_list(type, gated_types);
+    *found |= FC_HF_SWIGLU;
+}
+
+static void read_dense(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const layers[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
+    static const char *const hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
+    static const char *const heads[] = {"num_attention_heads", "n_head", NULL};
+    static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", NULL};
+    static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", NULL};
+    static const char *const head_dim[] = {"head_dim", NULL};
+    static const char *const vocab[] = {"vocab_size", NULL};
+    set_int(r, layers, 1, &m->layers, FC_HF_LAYERS, found);
+    set_int(r, hidden, 1, &m->hidden, FC_HF_HIDDEN, found);
+    set_int(r, heads, 1, &m->heads, FC_HF_HEADS, found);
+    set_int(r, kv, 1, &m->kv_heads, FC_HF_KV_HEADS, found);
+    set_int(r, ffn, 1, &m->ffn, FC_HF_FFN, found);
+    set_int(r, head_dim, 1, &m->head_dim, FC_HF_HEAD_DIM, found);
+    set_int(r, vocab, 1, &m->vocab, FC_HF_VOCAB, found);
+    read_activation(r, m, found);
+
+    json_object *tie;
+    if (json_object_object_get_ex(r->o, "tie_word_embeddings", &tie) && tie != NULL) {
+        if (!json_object_is_type(tie, json_type_boolean)) {
+            rd_fail(r, "%s is not true or false%s", "tie_word_embeddings", "");
+            return;
+        }
+        m->untied_embeddings = !json_object_get_boolean(tie);
+        *found |= FC_HF_UNTIED;
+    }
+}
+
+/* Architectures whose FLOPs the formula would get wrong: refuse them. */
+static void refuse_unmodelled(rd *r)
+{
+    json_object *v;
+    if (json_object_object_get_ex(r->o, "kv_lora_rank", &v) && v != NULL)
+        rd_fail(r, "multi-latent attention (%s) is not modelled by the formula%s",
+                "kv_lora_rank", "");
+    if (json_object_object_get_ex(r->o, "mlp_only_layers", &v) && v != NULL &&
+        json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
+        rd_fail(r, "%s lists dense layers by index; give --moe-every/--moe-first-dense%s",
+                "mlp_only_layers", " instead");
+    int64_t step;
+    static const char *const sparse_step[] = {"decoder_sparse_step", NULL};
+    if (get_int(r, sparse_step, 1, &step) == 1 && step > 1)
+        rd_fail(r, "%s > 1 (MoE on layers counted from 1) is not modelled; %s",
+                "decoder_sparse_step", "give --moe-every/--moe-first-dense instead");
+}
+
+static void read_shared(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const count_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
+    static const char *const size_keys[] = {"shared_expert_intermediate_size", NULL};
+    int64_t count = 0, size = 0;
+    int has_count = get_int(r, count_keys, 0, &count) == 1;
+    int has_size = get_int(r, size_keys, 0, &size) == 1;
+    if (has_size && size > 0) {
+        /* Qwen-MoE: one shared MLP of this width; with a count, the width
+         * is their total (as Megatron's moe_shared_expert_intermediate_size). */
+        if (has_count && count > 0 && size % count != 0) {
+            rd_fail(r, "%s is not a multiple of %s", "shared_expert_intermediate_size",
+                    "n_shared_experts");
+            return;
+        }
+        m->shared_experts = has_count && count > 0 ? count : 1;
+        m->shared_ffn = size / m->shared_experts;
+        *found |= FC_HF_SHARED | FC_HF_SHARED_FFN;
+    } else if (has_count || has_size) {
+        m->shared_experts = has_size ? 0 : count;
+        *found |= FC_HF_SHARED;
+    }
+}
+
+static void read_moe(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
+                                          NULL};
+    static const char *const topk[] = {"num_experts_per_tok", NULL};
+    static const char *const moe_ffn[] = {"moe_intermediate_size", NULL};
+    static const char *const every[] = {"moe_layer_freq", NULL};
+    static const char *const first[] = {"first_k_dense_replace", NULL};
+    int64_t e = 0;
+    if (get_int(r, experts, 0, &e) != 1 || e == 0)
+        return; /* dense; expert fields of a dense config mean nothing */
+    m->experts = e;
+    *found |= FC_HF_EXPERTS;
+    set_int(r, topk, 1, &m->topk, FC_HF_TOPK, found);
+    set_int(r, moe_ffn, 1, &m->moe_ffn, FC_HF_MOE_FFN, found);
+    set_int(r, every, 1, &m->moe_every, FC_HF_MOE_EVERY, found);
+    set_int(r, first, 0, &m->moe_first_dense, FC_HF_FIRST_DENSE, found);
+    read_shared(r, m, found);
+}
+
+/* Multimodal configs keep the language model under "text_config". */
+static json_object *language_part(json_object *root)
+{
+    json_object *v, *text;
+    if (json_object_object_get_ex(root, "hidden_size", &v) ||
+        json_object_object_get_ex(root, "n_embd", &v))
+        return root;
+    if (json_object_object_get_ex(root, "text_config", &text) &&
+        json_object_is_type(text, json_type_object))
+        return text;
+    return root;
+}
+
+int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
+                      size_t errlen)
+{
+    unsigned dummy = 0;
+    if (found == NULL)
+        found = &dummy;
+    *found = 0;
+    struct json_tokener *tok = json_tokener_new();
+    if (tok == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    while (root != NULL && end < len && strchr(" \t\r\n", text[end]) != NULL && text[end])
+        end++;
+    if (root != NULL && jerr == json_tokener_success && end < len) {
+        snprintf(err, errlen, "not valid JSON (text after the object)");
+        json_object_put(root);
+        return -1;
+    }
+    if (root == NULL || jerr != json_tokener_success) {
+        snprintf(err, errlen, "not valid JSON (%s)",
+                 jerr == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(jerr));
+        json_object_put(root);
+        return -1;
+    }
+    if (!json_object_is_type(root, json_type_object)) {
+        snprintf(err, errlen, "not a JSON object");
+        json_object_put(root);
+        return -1;
+    }
+    rd r = {language_part(root), err, errlen, 0};
+    fc_model tmp = *m; /* all or nothing: m is untouched on error */
+    refuse_unmodelled(&r);
+    read_dense(&r, &tmp, found);
+    read_moe(&r, &tmp, found);
+    json_object_put(root);
+    if (r.bad) {
+        *found = 0;
+        return -1;
+    }
+    *m = tmp;
+    return 0;
+}
+
+int fc_hfconfig_read(const char *path, fc_model *m, unsigned *found, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* config.json files are a few KiB; 4 MiB is far past any real one. */
+    size_t cap = 4u << 20, len = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        fclose(f);
+        snprintf(err, errlen, "out of memory reading %s", path);
+        return -1;
+    }
+    len = fread(buf, 1, cap, f);
+    int rerr = ferror(f), big = len == cap;
+    fclose(f);
+    if (rerr || big) {
+        free(buf);
+        snprintf(err, errlen, "%s: %s", path, rerr ? "read error" : "larger than 4 MiB");
+        return -1;
+    }
+    char inner[200];
+    int rc = fc_hfconfig_parse(buf, len, m, found, inner, sizeof inner);
+    free(buf);
+    if (rc != 0)
+        snprintf(err, errlen, "%s: %s", path, inner);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* hfconfig.h - read a Hugging Face config.json into an fc_model (json-c).
+ *
+ * Reads the architecture only (sizes, heads, experts, activation, tied
+ * embeddings); the sequence length and batch are training choices and stay
+ * with the caller. Fields the file does not name are left untouched, so
+ * the caller decides what a flag overrides. */
+#ifndef FC_HFCONFIG_H
+#define FC_HFCONFIG_H
+
+#include <stddef.h>
+
+#include "formula.h"
+
+/* Bits of fc_hfconfig_read's *found: which fc_model fields the file set. */
+enum {
+    FC_HF_LAYERS = 1u << 0,
+    FC_HF_HIDDEN = 1u << 1,
+    FC_HF_HEADS = 1u << 2,
+    FC_HF_KV_HEADS = 1u << 3,
+    FC_HF_FFN = 1u << 4,
+    FC_HF_HEAD_DIM = 1u << 5,
+    FC_HF_VOCAB = 1u << 6,
+    FC_HF_SWIGLU = 1u << 7,
+    FC_HF_EXPERTS = 1u << 8,
+    FC_HF_TOPK = 1u << 9,
+    FC_HF_MOE_FFN = 1u << 10,
+    FC_HF_SHARED = 1u << 11,
+    FC_HF_SHARED_FFN = 1u << 12,
+    FC_HF_MOE_EVERY = 1u << 13,
+    FC_HF_FIRST_DENSE = 1u << 14,
+    FC_HF_UNTIED = 1u << 15,
+};
+
+/* Parses JSON text (len bytes). 0 on success; -1 with a one-line reason in
+ * err (no prefix) for malformed JSON, a wrong-typed field, or an
+ * architecture the formula does not model (multi-latent attention, MoE
+ * layer lists). found may be NULL. */
+int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
+                      size_t errlen);
+/* The same for a file; the reason names the path. */
+int fc_hfconfig_read(const char *path, fc_model *m, unsigned *found, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,283 @@
+/* model_flags.c - one table of model flags, parsed strictly, laid over an
+ * optional Hugging Face config; and the utilization flags with the peak
+ * table lookup. Shared by 'formula' and 'report'. */
+#include "model_flags.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../analysis/dtype.h"
+#include "../analysis/io/hfconfig.h"
+#include "../analysis/parse.h"
+#include "../analysis/peak.h"
+
+/* Sizes beyond this are typos; it also keeps products within 128 bits. */
+#define FLAG_MAX 1000000000000000ull
+
+enum kind { K_INT, K_ON, K_OFF, K_RECOMPUTE, K_CAUSAL, K_CONFIG };
+
+typedef struct flagdef {
+    const char *name;
+    enum kind kind;
+    size_t off;   /* field in fc_model */
+    int64_t min;  /* K_INT: smallest value accepted */
+} flagdef;
+
+#define F(field) offsetof(fc_model, field)
+static const flagdef defs[] = {
+    {"--layers", K_INT, F(layers), 1},
+    {"--hidden", K_INT, F(hidden), 1},
+    {"--heads", K_INT, F(heads), 1},
+    {"--kv-heads", K_INT, F(kv_heads), 1},
+    {"--ffn", K_INT, F(ffn), 1},
+    {"--head-dim", K_INT, F(head_dim), 1},
+    {"--vocab", K_INT, F(vocab), 1},
+    {"--seq", K_INT, F(seq), 1},
+    {"--batch", K_INT, F(batch), 1},
+    {"--swiglu", K_ON, F(swiglu), 0},
+    {"--no-swiglu", K_OFF, F(swiglu), 0},
+    {"--experts", K_INT, F(experts), 0},
+    {"--topk", K_INT, F(topk), 1},
+    {"--moe-ffn", K_INT, F(moe_ffn), 1},
+    {"--shared-experts", K_INT, F(shared_experts), 0},
+    {"--shared-ffn", K_INT, F(shared_ffn), 1},
+    {"--moe-every", K_INT, F(moe_every), 1},
+    {"--moe-first-dense", K_INT, F(moe_first_dense), 0},
+    {"--untied-embeddings", K_ON, F(untied_embeddings), 0},
+    {"--tied-embeddings", K_OFF, F(untied_embeddings), 0},
+    {"--recompute", K_RECOMPUTE, F(recompute), 0},
+    {"--causal-attention", K_CAUSAL, F(causal), 0},
+    {"--config", K_CONFIG, 0, 0},
+};
+#undef F
+#define NDEFS (sizeof defs / sizeof defs[0])
+
+void fc_model_opts_init(fc_model_opts *o) { memset(o, 0, sizeof *o); }
+
+int fc_model_opts_given(const fc_model_opts *o) { return o->set != 0 || o->config != NULL; }
+
+static int is_int_field(const flagdef *d) { return d->kind == K_INT; }
+
+/* Finds the definition; *inline_value is the text after '=' if any. */
+static const flagdef *find(const char *flag, const char **inline_value)
+{
+    const char *eq = strchr(flag, '=');
+    size_t len = eq ? (size_t)(eq - flag) : strlen(flag);
+    *inline_value = eq ? eq + 1 : NULL;
+    for (size_t i = 0; i < NDEFS; i++)
+        if (strlen(defs[i].name) == len && strncmp(defs[i].name, flag, len) == 0)
+            return &defs[i];
+    return NULL;
+}
+
+static int set_value(fc_model_opts *o, const flagdef *d, const char *v, char *err, size_t n)
+{
+    char *base = (char *)&o->flags;
+    if (d->kind == K_INT) {
+        uint64_t x;
+        if (fc_parse_u64(v, FLAG_MAX, &x) != 0 || (int64_t)x < d->min) {
+            snprintf(err, n, "bad value '%s' for %s (%s)", v, d->name,
+                     d->min > 0 ? "a positive integer" : "an integer >= 0");
+            return -1;
+        }
+        int64_t y = (int64_t)x;
+        memcpy(base + d->off, &y, sizeof y);
+        return 0;
+    }
+    int e = d->kind == K_RECOMPUTE ? fc_recompute_from_name(v) : fc_causal_from_name(v);
+    if (e < 0) {
+        snprintf(err, n, "bad value '%s' for %s (%s)", v, d->name,
+                 d->kind == K_RECOMPUTE ? "none, selective or full" : "full or half");
+        return -1;
+    }
+    memcpy(base + d->off, &e, sizeof e);
+    return 0;
+}
+
+int fc_model_flag(fc_model_opts *o, const char *flag, const char *value, char *err, size_t n)
+{
+    const char *inl;
+    const flagdef *d = find(flag, &inl);
+    if (d == NULL)
+        return 0;
+    uint64_t bit = 1ull << (d - defs);
+    if (d->kind == K_ON || d->kind == K_OFF) {
+        if (inl != NULL) {
+            snprintf(err, n, "%s takes no value", d->name);
+            return -1;
+        }
+        int v = d->kind == K_ON;
+        memcpy((char *)&o->flags + d->off, &v, sizeof v);
+        /* --swiglu and --no-swiglu write one field: the last one wins. */
+        o->set |= bit;
+        return 1;
+    }
+    const char *v = inl != NULL ? inl : value;
+    if (v == NULL || *v == '\0') {
+        snprintf(err, n, "%s needs a value", d->name);
+        return -1;
+    }
+    if (d->kind == K_CONFIG)
+        o->config = v;
+    else if (set_value(o, d, v, err, n) != 0)
+        return -1;
+    o->set |= bit;
+    return inl != NULL ? 1 : 2;
+}
+
+/* A config's MoE fields mean nothing once --experts 0 makes it dense. */
+static void drop_moe_if_dense(fc_model *m)
+{
+    if (m->experts != 0)
+        return;
+    m->topk = m->moe_ffn = m->shared_experts = m->shared_ffn = 0;
+    m->moe_every = m->moe_first_dense = 0;
+}
+
+int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n)
+{
+    fc_model m;
+    memset(&m, 0, sizeof m);
+    if (o->config != NULL && fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
+        return -1;
+    for (size_t i = 0; i < NDEFS; i++) {
+        if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
+            continue;
+        size_t size = is_int_field(&defs[i]) ? sizeof(int64_t) : sizeof(int);
+        memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
+    }
+    drop_moe_if_dense(&m);
+    if (fc_model_check(&m, err, n) != 0)
+        return -1;
+    *out = m;
+    return 0;
+}
+
+const char *fc_model_flags_help(void)
+{
+    return "model (a --config file is the base; flags override it):\n"
+           "  --config FILE          Hugging Face config.json (architecture only)\n"
+           "  --layers L --hidden H --heads A --vocab V\n"
+           "  --kv-heads G           key/value heads (GQA; default A)\n"
+           "  --head-dim D           per-head width (default H/A)\n"
+           "  --ffn F                MLP width (default 4H)\n"
+           "  --swiglu | --no-swiglu gated MLP, 3 matrices (default plain, 2)\n"
+           "  --tied-embeddings | --untied-embeddings  (parameter count only)\n"
+           "  --experts E --topk K   mixture of experts\n"
+           "  --moe-ffn F            width of one expert (default --ffn)\n"
+           "  --shared-experts N --shared-ffn F  always-on experts (width default --moe-ffn)\n"
+           "  --moe-every N          MoE on layers i % N == 0 (default every layer)\n"
+           "  --moe-first-dense K    the first K layers stay dense\n"
+           "training:\n"
+           "  --seq S --batch B      sequence length; sequences per iteration, all GPUs\n"
+           "  --recompute none|selective|full   (default none)\n"
+           "  --causal-attention full|half      (default full: papers, Megatron-LM < 2025-03)\n";
+}
+
+/* ---- utilization flags ---- */
+
+void fc_util_opts_init(fc_util_opts *u) { memset(u, 0, sizeof *u); }
+
+int fc_util_flag(fc_util_opts *u, const char *flag, const char *value, char *err, size_t n)
+{
+    static const char *const names[] = {"--iter-time", "--gpus", "--gpu", "--dtype",
+                                        "--peak-tflops"};
+    const char *eq = strchr(flag, '=');
+    size_t len = eq ? (size_t)(eq - flag) : strlen(flag);
+    int which = -1;
+    for (int i = 0; i < 5; i++)
+        if (strlen(names[i]) == len && strncmp(names[i], flag, len) == 0)
+            which = i;
+    if (which < 0)
+        return 0;
+    const char *v = eq ? eq + 1 : value;
+    if (v == NULL || *v == '\0') {
+        snprintf(err, n, "%s needs a value", names[which]);
+        return -1;
+    }
+    uint64_t g;
+    int bad = 0;
+    switch (which) {
+    case 0: bad = fc_parse_double(v, 1e-9, 1e9, &u->iter_time); break;
+    case 1:
+        bad = fc_parse_u64(v, 100000000, &g) != 0 || g == 0;
+        if (!bad)
+            u->gpus = (int64_t)g;
+        break;
+    case 2: u->gpu = v; break;
+    case 3: u->dtype = v; break;
+    default: bad = fc_parse_double(v, 1e-6, 1e9, &u->peak_tflops); break;
+    }
+    if (bad) {
+        snprintf(err, n, "bad value '%s' for %s (%s)", v, names[which],
+                 which == 1 ? "a positive integer" : "a positive number");
+        return -1;
+    }
+    return eq ? 1 : 2;
+}
+
+static int resolve_gpu(const fc_util_opts *u, double *peak, char *err, size_t n)
+{
+    const fc_peak_device *d = fc_peak_find(u->gpu);
+    if (d == NULL) {
+        snprintf(err, n, "unknown GPU '%s' (pass --peak-tflops X instead)", u->gpu);
+        return -1;
+    }
+    int dt = fc_dtype_from_name(u->dtype);
+    if (dt == FC_DT_UNKNOWN) {
+        snprintf(err, n, "unknown --dtype '%s' (fp32, tf32, fp16, bf16, fp8, int8, ...)",
+                 u->dtype);
+        return -1;
+    }
+    *peak = fc_peak_flops(d, dt);
+    if (!(*peak > 0)) {
+        snprintf(err, n, "no dense %s peak for %s in the table (pass --peak-tflops X)",
+                 fc_dtype_name(dt), d->display);
+        return -1;
+    }
+    return 0;
+}
+
+int fc_util_opts_peak(const fc_util_opts *u, double *peak_flops, char *err, size_t n)
+{
+    *peak_flops = 0;
+    int has_gpu = u->gpu != NULL, has_peak = u->peak_tflops > 0;
+    if (u->iter_time <= 0) {
+        if (u->gpus || has_gpu || has_peak || u->dtype != NULL) {
+            snprintf(err, n, "--gpus, --gpu, --dtype and --peak-tflops need --iter-time");
+            return -1;
+        }
+        return 0;
+    }
+    if (u->gpus <= 0) {
+        snprintf(err, n, "--iter-time needs --gpus N (GPUs the batch runs on)");
+        return -1;
+    }
+    if (has_gpu == has_peak) {
+        snprintf(err, n, "--iter-time needs the peak: --gpu NAME --dtype DTYPE, or "
+                         "--peak-tflops X (one of them)");
+        return -1;
+    }
+    if (has_peak) {
+        if (u->dtype != NULL) {
+            snprintf(err, n, "--dtype goes with --gpu, not with --peak-tflops");
+            return -1;
+        }
+        *peak_flops = u->peak_tflops * 1e12;
+        return 0;
+    }
+    if (u->dtype == NULL) {
+        snprintf(err, n, "--gpu needs --dtype (the precision the GEMMs run in, e.g. bf16)");
+        return -1;
+    }
+    return resolve_gpu(u, peak_flops, err, n);
+}
+
+const char *fc_util_flags_help(void)
+{
+    return "utilization (all optional; together they give MFU and HFU):\n"
+           "  --iter-time SECONDS    one iteration, wall clock\n"
+           "  --gpus N               GPUs sharing the batch\n"
+           "  --gpu NAME --dtype DT  peak from the table (e.g. --gpu h100-sxm --dtype bf16)\n"
+           "  --peak-tflops X        or the dense peak per GPU, in TFLOP/s\n";
+}
