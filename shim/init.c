@@ -16,6 +16,7 @@
 #include "rank.h"
 #include "report.h"
 #include "shim.h"
+#include "signals.h"
 
 FC_TLS int fc_tls_depth;
 
@@ -91,6 +92,7 @@ void fc_init(void)
     fc_rank_load();
     fc_report_init();
     fc_iter_init();
+    fc_signals_init();
     pthread_atfork(NULL, NULL, after_fork_child);
     atomic_store(&init_state, 2);
     errno = saved;
@@ -133,5 +135,5 @@ FC_EXPORT int flopcount_snapshot_get(flopcount_snapshot *out)
 FC_EXPORT int flopcount_write_report(void)
 {
     fc_init();
-    return fc_report_write(0);
+    return fc_signals_write_report("running");
 }

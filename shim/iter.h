@@ -18,4 +18,22 @@ void fc_iter_report_json(fc_jw *w);
 /* Lines of the human summary (fd 2). */
 void fc_iter_report_text(int fd);
 
+/* The report about to be written has this status ("complete", "running",
+ * "interrupted"): anything but "running" ends the detector's stream, so the
+ * last iteration is labelled. Call before fc_iter_report_json. */
+void fc_iter_report_status(const char *status);
+int fc_iter_report_is_final(void);
+/* The report is written from a fatal signal's handler: look nothing up. */
+int fc_iter_report_interrupted(void);
+/* A marker (enum fc_irec_kind) at this point of the calling thread's
+ * stream: flopcount_step(), the evaluation brackets, NVTX step ranges. */
+void fc_iter_mark(int kind);
+/* Drains all rings into the detector and takes the detector lock (waiting
+ * briefly); final also labels the last segments, once. 0, or -1 when the
+ * lock could not be had (then do not call fc_iter_release). */
+int fc_iter_collect(int final);
+void fc_iter_release(void);
+/* Records lost because a thread's ring was full (or >32 threads). */
+uint64_t fc_iter_dropped(void);
+
 #endif

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "rank.h"
 #include "shim.h"
+#include "signals.h"
 
 #define MAX_VIEWS (FC_SHAPE_CAPACITY + FC_API_COUNT * FC_DT_COUNT)
 
@@ -210,10 +211,18 @@ static void write_json(int fd, const char *status)
     fc_jw_obj_end(w);
     write_groups(w);
     write_shapes(w);
+    fc_iter_report_status(status);
     fc_iter_report_json(w);
     fc_jw_obj_end(w);
     if (fc_jw_finish(w) != 0)
         fc_warn("writing the report failed: %s", strerror(errno));
+}
+
+static int counted_anything(void)
+{
+    fc_totals t;
+    fc_counters_totals(&t);
+    return t.calls + t.failed_calls + t.invalid_calls + t.unresolved_calls > 0;
 }
 
 /* Expands %p (pid), %r (rank, 0 without a launcher), %h (host) and %%.
@@ -254,6 +263,8 @@ int fc_report_write_status(const char *status)
         return 0;
     if (fc_is_fork_child() && strstr(fc_opt.output, "%p") == NULL)
         return 0; /* the parent owns that file; see fc_report_at_exit */
+    if (fc_rank.rank < 0 && strstr(fc_opt.output, "%r") != NULL && !counted_anything())
+        return 0; /* a launcher (torchrun's agent, srun) would take rank 0's name */
     if (expand_path(fc_opt.output, path, sizeof path) != 0) {
         fc_warn("FLOPCOUNT_OUTPUT is too long; report not written");
         return -1;
@@ -281,11 +292,6 @@ int fc_report_write_status(const char *status)
         return -1;
     }
     return 0;
-}
-
-int fc_report_write(int at_exit)
-{
-    return fc_report_write_status(at_exit ? "complete" : "running");
 }
 
 /* 12345678901 -> "12.35 G" style, for the eye only. */
@@ -344,16 +350,17 @@ void fc_report_at_exit(void)
 {
     if (__atomic_exchange_n(&done_at_exit, 1, __ATOMIC_ACQ_REL))
         return;
+    fc_signals_exit_begin(); /* no snapshot or signal handler writes from here on */
     if (fc_is_fork_child()) {
-        fc_totals t;
-        fc_counters_totals(&t);
-        if (t.calls + t.failed_calls == 0)
+        if (!counted_anything())
             return; /* a worker that ran no GEMM has nothing to say */
         if (fc_opt.output[0] != '\0' && strstr(fc_opt.output, "%p") == NULL)
             fc_warn("forked child %ld ran GEMMs; put %%p in FLOPCOUNT_OUTPUT to keep its report",
                     my_pid);
     }
-    fc_report_write(1);
+    /* A program that handles SIGTERM itself and then exits normally was
+     * still interrupted. */
+    fc_report_write_status(fc_signals_received() ? "interrupted" : "complete");
     if (!fc_opt.quiet)
         summary();
 }

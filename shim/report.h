@@ -9,7 +9,6 @@ void fc_report_after_fork(void);
  * "complete", "interrupted" or "running" (periodic snapshot). Returns 0, or
  * -1 after one flopcount: line. */
 int fc_report_write_status(const char *status);
-int fc_report_write(int at_exit);
 /* The destructor's work: file and summary, once. */
 void fc_report_at_exit(void);
 int fc_is_fork_child(void);

@@ -73,6 +73,15 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
     return 0;
 }
 
+/* Keeps the library that defines fn loaded for good: a program may dlclose
+ * it (and load it again elsewhere) while our cached pointer lives on. */
+static void pin(void *fn)
+{
+    Dl_info info;
+    if (fn != NULL && dladdr(fn, &info) && info.dli_fname != NULL)
+        (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* 1 the first time name misses: a hook keeps retrying (the library may be
  * loaded later) but says so once. Names are the hooks' string literals. */
 static int first_miss(const char *name)
@@ -115,6 +124,7 @@ void *fc_resolve(int lib, const char *name)
             fn = cand;
         /* The handle stays open: fn lives in that library. */
     }
+    pin(fn);
     if (fn == NULL && first_miss(name))
         fc_warn("cannot find the real %s; the call is not forwarded (returns a failure status)",
                 name);

@@ -27,6 +27,7 @@ add_test(NAME core_units COMMAND test_core_units)
 add_test(NAME core_blas_hooks
   COMMAND ${FC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/core/test_core.py ${FC_CORE_DIR}
           $<TARGET_FILE:flopcount> $<TARGET_FILE:flopcount_cli> ${CMAKE_CURRENT_BINARY_DIR}/work-core)
+set_tests_properties(core_blas_hooks PROPERTIES ENVIRONMENT "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME}")
 
 add_test(NAME torch_gemm_counts
   COMMAND ${FC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/torch/gemm_counts.py

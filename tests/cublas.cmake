@@ -27,7 +27,7 @@ target_link_libraries(fc_cublas_check PUBLIC cmocka PkgConfig::JSONC m ${CMAKE_D
 
 # Environment of a test run under the shim; report at a path of its own.
 function(fc_cublas_env out name libdir)
-  set(${out} "LD_PRELOAD=$<TARGET_FILE:flopcount>"
+  set(${out} "LD_PRELOAD=${FC_PRELOAD}"
              "LD_LIBRARY_PATH=${libdir}"
              "FLOPCOUNT_OUTPUT=${FC_CUBLAS_TEST_DIR}/${name}.json"
              "FLOPCOUNT_QUIET=1" PARENT_SCOPE)

@@ -58,11 +58,11 @@ add_test(NAME cublaslt_emu_plain COMMAND test_cublaslt_emu)
 set_tests_properties(cublaslt_emu_plain PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=${FC_LT_EMU_DIR}")
 # ... and under it: same results, exact counts in the report.
 add_test(NAME cublaslt_emu_counts
-  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu.json $<TARGET_FILE:flopcount> ${FC_LT_EMU_DIR}
+  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
           $<TARGET_FILE:test_cublaslt_emu>)
 
 add_test(NAME cublaslt_missing_real
-  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/missing.json $<TARGET_FILE:flopcount>
+  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/missing.json "${FC_PRELOAD}"
           ${FC_LT_STUB_DIR} $<TARGET_FILE:test_cublaslt_missing>)
 set_tests_properties(cublaslt_missing_real PROPERTIES SKIP_RETURN_CODE 77)
 
@@ -74,7 +74,7 @@ if(FC_LT_REAL_LIB)
   get_filename_component(FC_LT_REAL_DIR ${FC_LT_REAL_LIB} DIRECTORY)
   set_target_properties(test_cublaslt_real PROPERTIES BUILD_RPATH ${FC_LT_REAL_DIR})
   add_test(NAME cublaslt_real_lib
-    COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/real.json $<TARGET_FILE:flopcount> ""
+    COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/real.json "${FC_PRELOAD}" ""
             $<TARGET_FILE:test_cublaslt_real>)
 else()
   message(STATUS "flopcount: no libcublasLt in the CUDA toolkit; cublaslt_real_lib not built")

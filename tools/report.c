@@ -1,12 +1,246 @@
-/* report.c - 'flopcount report' (being built). */
+/* report.c - 'flopcount report FILE.json [model flags] [--gpus N]
+ * [--gpu NAME --dtype D | --peak-tflops X] [--json]': the measured side of a
+ * report (a rank's or a merged one) and, given a model, the analytic
+ * formula beside it with the difference explained (report_gap.c). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "model_flags.h"
+#include "parse.h"
+#include "report.h"
+#include "report_peak.h"
 #include "tools.h"
+#include "utilization.h"
+
+typedef struct args {
+    const char *path;
+    fc_model_opts model;
+    fc_peak_opt peak;
+    int64_t gpus; /* 0: not given */
+    int json;
+} args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: flopcount report FILE.json [model flags | --config hf.json] [--gpus N]\n"
+            "                        [--gpu NAME --dtype D | --peak-tflops X] [--json]\n"
+            "The measured side of a report (one rank's, or 'flopcount merge --json' output):\n"
+            "totals, top shapes, iterations, HFU/MFU when a peak is known; with model flags\n"
+            "also the formula's FLOPs and MFU, and the difference explained.\n\n");
+    fputs(fc_model_flags_help(), f);
+    fprintf(f, "utilization:\n"
+               "  --gpus N               GPUs the iteration time covers (default: the\n"
+               "                         report's world size, else 1)\n"
+               "  --gpu NAME --dtype D   per-GPU peak from the table ('flopcount peak')\n"
+               "  --peak-tflops X        per-GPU dense peak in TFLOP/s\n"
+               "                         (default: the peak the report carries, if any)\n"
+               "output:\n"
+               "  --json                 machine-readable, exact integers\n");
+}
+
+static int bad(const char *msg, const char *arg)
+{
+    fprintf(stderr, "flopcount report: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    return -1;
+}
+
+static int take_gpus(args *a, int argc, char **argv, int *i)
+{
+    const char *v = NULL;
+    if (strncmp(argv[*i], "--gpus=", 7) == 0)
+        v = argv[*i] + 7;
+    else if (*i + 1 < argc)
+        v = argv[++*i];
+    uint64_t g;
+    if (v == NULL || fc_parse_u64(v, 100000000, &g) != 0 || g == 0)
+        return bad("--gpus needs a positive integer, not", v ? v : "nothing");
+    a->gpus = (int64_t)g;
+    return 0;
+}
+
+static int parse_args(args *a, int argc, char **argv)
+{
+    char err[512];
+    fc_model_opts_init(&a->model);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int used = fc_model_flag(&a->model, s, i + 1 < argc ? argv[i + 1] : NULL, err, sizeof err);
+        if (used < 0)
+            return bad(err, NULL);
+        if (used > 0) {
+            i += used - 1;
+            continue;
+        }
+        int t = fc_peak_opt_take(&a->peak, "report", argc, argv, &i);
+        if (t < 0)
+            return -1;
+        if (t > 0)
+            continue;
+        if (strcmp(s, "--json") == 0)
+            a->json = 1;
+        else if (strcmp(s, "--gpus") == 0 || strncmp(s, "--gpus=", 7) == 0) {
+            if (take_gpus(a, argc, argv, &i) != 0)
+                return -1;
+        } else if (s[0] == '-' && s[1] != '\0')
+            return bad("unknown option (try --help):", s);
+        else if (a->path != NULL)
+            return bad("one report at a time; merge ranks first with 'flopcount merge'. Extra:", s);
+        else
+            a->path = s;
+    }
+    if (a->path == NULL)
+        return bad("no report given (try --help)", NULL);
+    return 0;
+}
+
+/* The dtype with the most FLOPs, for --gpu without --dtype. */
+static const char *main_dtype(const fc_report *r)
+{
+    const fc_report_group *best = NULL;
+    for (size_t i = 0; i < r->n_by_dtype; i++)
+        if (best == NULL || r->by_dtype[i].flops > best->flops)
+            best = &r->by_dtype[i];
+    return best ? best->name : NULL;
+}
+
+static int cmp_u128(const void *a, const void *b)
+{
+    fc_u128 x = *(const fc_u128 *)a, y = *(const fc_u128 *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Medians (the lower middle: exact, and a value some iteration had) of the
+ * steady iterations; a merged report's list is already the steady steps. */
+static int steady_medians(fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    size_t from = 0, to = r->iterations.n_list, nt = 0;
+    if (!r->is_merge)
+        fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
+    size_t n = to - from;
+    fc_u128 *f = malloc((n ? n : 1) * sizeof *f), *rc = malloc((n ? n : 1) * sizeof *rc);
+    double *t = malloc((n ? n : 1) * sizeof *t);
+    if (f == NULL || rc == NULL || t == NULL) {
+        free(f);
+        free(rc);
+        free(t);
+        return bad("out of memory", NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fc_report_iter *it = &r->iterations.list[from + i];
+        f[i] = it->flops;
+        rc[i] = it->recompute_flops;
+        if (!isnan(it->seconds))
+            t[nt++] = it->seconds;
+    }
+    qsort(f, n, sizeof *f, cmp_u128);
+    qsort(rc, n, sizeof *rc, cmp_u128);
+    qsort(t, nt, sizeof *t, cmp_double);
+    v->n_steady = n;
+    v->has_iterations = n > 0;
+    v->file_flops = n ? f[(n - 1) / 2] : 0;
+    v->file_recompute = n ? rc[(n - 1) / 2] : 0;
+    /* the report's own median (the shim's, or the merge's) when it has one */
+    v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
+                 : nt                                   ? t[(nt - 1) / 2]
+                                                        : NAN;
+    free(f);
+    free(rc);
+    free(t);
+    return 0;
+}
+
+/* Job figures: a merged report is the job; one rank of W stands for W
+ * data-parallel replicas (said in the output); anything else is itself. */
+static void job_scale(fc_report_view *v, const args *a)
+{
+    const fc_report *r = &v->rep;
+    long world = r->world_size > 0 ? r->world_size : 1;
+    v->scale = (!r->is_merge && r->rank >= 0 && world > 1) ? world : 1;
+    v->job_flops = fc_u128_sat_mul(v->file_flops, (fc_u128)v->scale);
+    v->job_recompute = fc_u128_sat_mul(v->file_recompute, (fc_u128)v->scale);
+    v->gpus = a->gpus ? a->gpus : world;
+    v->gpus_from = a->gpus ? 2 : r->world_size > 0 ? 1 : 0;
+}
+
+static int measured(fc_report_view *v, const args *a)
+{
+    if (steady_medians(v) != 0)
+        return -1;
+    job_scale(v, a);
+    if (fc_peak_opt_resolve(&a->peak, "report", main_dtype(&v->rep), &v->peak, v->peak_desc,
+                            sizeof v->peak_desc) != 0)
+        return -1;
+    if (v->peak == 0 && v->rep.has_utilization && v->rep.utilization.peak_flops > 0) {
+        v->peak = v->rep.utilization.peak_flops;
+        snprintf(v->peak_desc, sizeof v->peak_desc, "from the report: %.4g TFLOP/s%s%.64s",
+                 v->peak / 1e12, v->rep.utilization.device[0] ? ", " : "",
+                 v->rep.utilization.device);
+    }
+    v->hfu = v->mfu = NAN;
+    if (v->has_iterations) {
+        fc_u128 model = v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute
+                                                                          : v->job_flops);
+        v->hfu = fc_utilization(v->job_flops, v->seconds, v->gpus, v->peak);
+        v->mfu = fc_utilization(model, v->seconds, v->gpus, v->peak);
+    }
+    return 0;
+}
+
+static int formula(fc_report_view *v, const args *a)
+{
+    char err[512];
+    v->formula_mfu = v->formula_hfu = NAN;
+    if (!fc_model_opts_given(&a->model))
+        return 0;
+    if (fc_model_opts_finish(&a->model, &v->model, err, sizeof err) != 0)
+        return bad(err, NULL);
+    v->has_model = 1;
+    fc_formula(&v->model, &v->f);
+    v->formula_mfu = fc_utilization(v->f.model_flops_per_iteration, v->seconds, v->gpus, v->peak);
+    v->formula_hfu =
+        fc_utilization(v->f.hardware_flops_per_iteration, v->seconds, v->gpus, v->peak);
+    if (v->has_iterations)
+        fc_report_gap(v);
+    return 0;
+}
 
 int fc_cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "flopcount report: not built yet\n");
-    return 2;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+    args a;
+    memset(&a, 0, sizeof a);
+    if (parse_args(&a, argc, argv) != 0)
+        return 2;
+    static fc_report_view v;
+    char err[512];
+    v.path = a.path;
+    if (fc_report_load(a.path, &v.rep, err, sizeof err) != 0) {
+        fprintf(stderr, "flopcount report: %s: %s\n", a.path, err);
+        return 2;
+    }
+    int rc = 2;
+    if (measured(&v, &a) == 0 && formula(&v, &a) == 0) {
+        if (a.json)
+            rc = fc_report_print_json(&v) == 0 ? 0 : 2;
+        else {
+            fc_report_print_text(&v);
+            rc = fflush(stdout) == 0 ? 0 : 2;
+        }
+    }
+    fc_report_free(&v.rep);
+    return rc;
 }

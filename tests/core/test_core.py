@@ -20,6 +20,8 @@ def run(args, report, extra_env=None, preload=True, check=True):
     env.pop("FLOPCOUNT_OUTPUT", None)
     if preload:
         env["LD_PRELOAD"] = SHIM
+        if os.environ.get("FC_SANITIZER_RUNTIME"):  # a sanitized shim needs its runtime first
+            env["LD_PRELOAD"] = os.environ["FC_SANITIZER_RUNTIME"] + ":" + SHIM
     if report:
         env["FLOPCOUNT_OUTPUT"] = report
     env.update(extra_env or {})
@@ -118,6 +120,28 @@ class Core(unittest.TestCase):
         self.assertEqual(r["totals"]["gemm_flops"], 2 * 8 * 8 * 8)
         self.assertIn("put %p in FLOPCOUNT_OUTPUT", p.stderr)
 
+    def test_rank_template(self):
+        tmpl = os.path.join(WORK, "rank%r.json")
+        # A launcher process (no rank, no GEMM) must not take rank 0's name.
+        run(["sh", "-c", "exit 0"], tmpl, {"FLOPCOUNT_QUIET": "1"})
+        self.assertFalse(os.path.exists(os.path.join(WORK, "rank0.json")))
+        run([os.path.join(BIN, "blas_calls"), "zero"], tmpl,
+            {"FLOPCOUNT_QUIET": "1", "RANK": "3", "LOCAL_RANK": "1", "WORLD_SIZE": "4"})
+        r = load(os.path.join(WORK, "rank3.json"))
+        self.assertEqual((r["process"]["rank"], r["process"]["local_rank"], r["process"]["world_size"]),
+                         (3, 1, 4))
+        self.assertEqual(r["process"]["launcher"], "torchrun")
+        run([os.path.join(BIN, "blas_calls"), "zero"], tmpl,
+            {"FLOPCOUNT_QUIET": "1", "OMPI_COMM_WORLD_RANK": "5", "OMPI_COMM_WORLD_SIZE": "8"})
+        self.assertEqual(load(os.path.join(WORK, "rank5.json"))["process"]["launcher"], "openmpi")
+        run([os.path.join(BIN, "blas_calls"), "zero"], tmpl,
+            {"FLOPCOUNT_QUIET": "1", "SLURM_PROCID": "6", "SLURM_NTASKS": "8", "SLURM_LOCALID": "2"})
+        r = load(os.path.join(WORK, "rank6.json"))
+        self.assertEqual((r["process"]["launcher"], r["process"]["local_rank"]), ("slurm", 2))
+        run([os.path.join(BIN, "blas_calls"), "zero"], tmpl,
+            {"FLOPCOUNT_QUIET": "1", "PMI_RANK": "7", "PMI_SIZE": "8"})
+        self.assertEqual(load(os.path.join(WORK, "rank7.json"))["process"]["launcher"], "pmi")
+
     def test_no_temp_files_left(self):
         path = self.report_path("atomic")
         run([os.path.join(BIN, "blas_calls"), "fortran"], path)
@@ -136,6 +160,8 @@ class Core(unittest.TestCase):
         self.assertIn("4 GEMM calls", p.stderr)
 
     def test_run_verb(self):
+        if os.environ.get("FC_SANITIZER_RUNTIME"):
+            self.skipTest("flopcount run puts the shim first in LD_PRELOAD, before any sanitizer runtime")
         path = self.report_path("run")
         p = run([EXE, "run", "--output", path, "--quiet", "--", os.path.join(BIN, "blas_calls"), "fortran"],
                 None, preload=False)

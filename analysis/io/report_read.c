@@ -1,0 +1,576 @@
+/* report_read.c - parse a schema-1 JSON report (or a merged one) into an
+ * fc_report, exactly: big integers are quoted before json-c sees them and
+ * parsed here into fc_u128. Every field is type-checked; errors name the
+ * field ("totals.gemm_flops: expected a non-negative integer"). */
+#include "report_read.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FILE_BYTES (512u << 20)
+
+typedef struct ctx {
+    char *err;
+    size_t errlen;
+    int failed;
+} ctx;
+
+static void fail(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(ctx *c, const char *fmt, ...)
+{
+    if (c->failed)
+        return; /* the first reason is the useful one */
+    c->failed = 1;
+    if (c->err == NULL || c->errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- typed getters: absent members keep the default ---- */
+
+static json_object *member(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (o == NULL || !json_object_object_get_ex(o, key, &v))
+        return NULL;
+    return v;
+}
+
+/* Integer from a JSON int (>= 0) or a string of digits (big values). */
+static int to_u128(json_object *v, fc_u128 *out)
+{
+    if (json_object_is_type(v, json_type_int)) {
+        int64_t x = json_object_get_int64(v);
+        if (x < 0)
+            return -1;
+        *out = (fc_u128)x;
+        return 0;
+    }
+    if (json_object_is_type(v, json_type_string))
+        return fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out);
+    return -1;
+}
+
+static void get_u128(ctx *c, json_object *o, const char *sec, const char *key, fc_u128 *out,
+                     int required)
+{
+    json_object *v = member(o, key);
+    if (v == NULL) {
+        if (required)
+            fail(c, "%s%s%s: missing", sec, *sec ? "." : "", key);
+        return;
+    }
+    if (to_u128(v, out) != 0)
+        fail(c, "%s%s%s: expected a non-negative integer", sec, *sec ? "." : "", key);
+}
+
+static void get_u64(ctx *c, json_object *o, const char *sec, const char *key, uint64_t *out,
+                    int required)
+{
+    fc_u128 v = *out;
+    get_u128(c, o, sec, key, &v, required);
+    if (v > UINT64_MAX)
+        fail(c, "%s%s%s: %s", sec, *sec ? "." : "", key, "too large");
+    else
+        *out = (uint64_t)v;
+}
+
+/* Signed integer; null means "not known" and gives -1. */
+static void get_i64(ctx *c, json_object *o, const char *sec, const char *key, int64_t *out)
+{
+    json_object *v = member(o, key);
+    if (v == NULL)
+        return;
+    if (json_object_is_type(v, json_type_null))
+        *out = -1;
+    else if (json_object_is_type(v, json_type_int))
+        *out = json_object_get_int64(v);
+    else
+        fail(c, "%s%s%s: expected an integer", sec, *sec ? "." : "", key);
+}
+
+static void get_long(ctx *c, json_object *o, const char *sec, const char *key, long *out)
+{
+    int64_t v = *out;
+    get_i64(c, o, sec, key, &v);
+    if (v < -1 || v > (1 << 30))
+        fail(c, "%s%s%s: out of range", sec, *sec ? "." : "", key);
+    else
+        *out = (long)v;
+}
+
+/* Finite number; null (how the writer spells NaN) keeps NaN. */
+static void get_double(ctx *c, json_object *o, const char *sec, const char *key, double *out)
+{
+    json_object *v = member(o, key);
+    if (v == NULL || json_object_is_type(v, json_type_null))
+        return;
+    fc_u128 big;
+    double d;
+    if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+        d = json_object_get_double(v);
+    else if (json_object_is_type(v, json_type_string) && to_u128(v, &big) == 0)
+        d = fc_u128_to_double(big); /* a 19+ digit literal we quoted */
+    else {
+        fail(c, "%s%s%s: expected a number", sec, *sec ? "." : "", key);
+        return;
+    }
+    if (!isfinite(d))
+        fail(c, "%s%s%s: not a finite number", sec, *sec ? "." : "", key);
+    else
+        *out = d;
+}
+
+/* Copies a string member (truncated to size); null leaves "". */
+static void get_str(ctx *c, json_object *o, const char *sec, const char *key, char *out,
+                    size_t size)
+{
+    json_object *v = member(o, key);
+    if (v == NULL || json_object_is_type(v, json_type_null))
+        return;
+    if (!json_object_is_type(v, json_type_string)) {
+        fail(c, "%s%s%s: expected a string", sec, *sec ? "." : "", key);
+        return;
+    }
+    snprintf(out, size, "%s", json_object_get_string(v));
+}
+
+static void get_bool(ctx *c, json_object *o, const char *sec, const char *key, int *out)
+{
+    json_object *v = member(o, key);
+    if (v == NULL)
+        return;
+    if (!json_object_is_type(v, json_type_boolean))
+        fail(c, "%s%s%s: expected true or false", sec, *sec ? "." : "", key);
+    else
+        *out = json_object_get_boolean(v) ? 1 : 0;
+}
+
+/* The member as an object/array, NULL when absent; wrong type fails. */
+static json_object *section(ctx *c, json_object *o, const char *key, enum json_type want)
+{
+    json_object *v = member(o, key);
+    if (v == NULL || json_object_is_type(v, json_type_null))
+        return NULL;
+    if (!json_object_is_type(v, want)) {
+        fail(c, "%s: expected %s", key, want == json_type_object ? "an object" : "an array");
+        return NULL;
+    }
+    return v;
+}
+
+/* ---- sections ---- */
+
+static void read_schema(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *v = member(root, "schema");
+    if (v == NULL) {
+        fail(c, "not a flopcount report (no \"schema\" member)");
+        return;
+    }
+    if (!json_object_is_type(v, json_type_int)) {
+        fail(c, "unknown report schema (\"schema\" is not an integer)");
+        return;
+    }
+    int64_t s = json_object_get_int64(v);
+    if (s != FC_REPORT_SCHEMA) {
+        fail(c, "report schema %lld is not one this flopcount reads (it reads %d)", (long long)s,
+             FC_REPORT_SCHEMA);
+        return;
+    }
+    r->schema = (int)s;
+    char kind[32] = "";
+    get_str(c, root, "", "kind", kind, sizeof kind);
+    if (kind[0] != '\0' && strcmp(kind, "merge") != 0)
+        fail(c, "unknown report kind '%s'", kind);
+    r->is_merge = strcmp(kind, "merge") == 0;
+    json_object *tool = section(c, root, "tool", json_type_object);
+    char name[32] = "";
+    get_str(c, tool, "tool", "name", name, sizeof name);
+    if (tool != NULL && strcmp(name, "flopcount") != 0)
+        fail(c, "not a flopcount report (tool.name is '%s')", name);
+    get_str(c, tool, "tool", "version", r->tool_version, sizeof r->tool_version);
+}
+
+static void read_process(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *p = section(c, root, "process", json_type_object);
+    int64_t pid = -1;
+    get_i64(c, p, "process", "pid", &pid);
+    r->pid = (long)pid;
+    json_object *cmd = member(p, "command");
+    if (cmd != NULL && json_object_is_type(cmd, json_type_string)) {
+        char *s = strdup(json_object_get_string(cmd));
+        if (s == NULL) {
+            fail(c, "out of memory");
+            return;
+        }
+        free(r->command);
+        r->command = s;
+    } else if (cmd != NULL && !json_object_is_type(cmd, json_type_null)) {
+        fail(c, "process.command: expected a string");
+    }
+    get_str(c, p, "process", "hostname", r->hostname, sizeof r->hostname);
+    get_long(c, p, "process", "rank", &r->rank);
+    get_long(c, p, "process", "local_rank", &r->local_rank);
+    get_long(c, p, "process", "world_size", &r->world_size);
+    get_str(c, p, "process", "launcher", r->launcher, sizeof r->launcher);
+    get_bool(c, p, "process", "fork_child", &r->fork_child);
+    get_str(c, root, "", "status", r->status, sizeof r->status);
+    get_double(c, root, "", "wall_seconds", &r->wall_seconds);
+}
+
+static void read_totals(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *t = member(root, "totals");
+    if (t == NULL || !json_object_is_type(t, json_type_object)) {
+        fail(c, "totals: missing or not an object");
+        return;
+    }
+    get_u64(c, t, "totals", "gemm_calls", &r->totals.gemm_calls, 1);
+    get_u128(c, t, "totals", "gemm_flops", &r->totals.gemm_flops, 1);
+    get_u64(c, t, "totals", "failed_calls", &r->totals.failed_calls, 0);
+    get_u64(c, t, "totals", "invalid_calls", &r->totals.invalid_calls, 0);
+    get_u64(c, t, "totals", "unresolved_calls", &r->totals.unresolved_calls, 0);
+    get_u64(c, t, "totals", "distinct_shapes", &r->totals.distinct_shapes, 0);
+    get_u64(c, t, "totals", "overflow_calls", &r->totals.overflow_calls, 0);
+}
+
+static void *alloc_array(ctx *c, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (p == NULL)
+        fail(c, "out of memory");
+    return p;
+}
+
+static void read_groups(ctx *c, json_object *root, const char *key, fc_report_group **out,
+                        size_t *n_out)
+{
+    json_object *g = section(c, root, key, json_type_object);
+    if (g == NULL)
+        return;
+    size_t n = (size_t)json_object_object_length(g), i = 0;
+    fc_report_group *arr = alloc_array(c, n, sizeof *arr);
+    if (arr == NULL)
+        return;
+    *out = arr;
+    json_object_object_foreach(g, name, v)
+    {
+        if (i >= n || c->failed)
+            break;
+        if (!json_object_is_type(v, json_type_object)) {
+            fail(c, "%s.%s: expected an object", key, name);
+            break;
+        }
+        snprintf(arr[i].name, sizeof arr[i].name, "%s", name);
+        get_u64(c, v, key, "calls", &arr[i].calls, 0);
+        get_u128(c, v, key, "flops", &arr[i].flops, 1);
+        i++;
+    }
+    *n_out = i;
+}
+
+static char trans_char(ctx *c, json_object *o, const char *key)
+{
+    char s[4] = "";
+    get_str(c, o, "shapes[]", key, s, sizeof s);
+    if (s[0] == '\0')
+        return '?';
+    if (s[1] != '\0' || strchr("NTC", s[0]) == NULL)
+        fail(c, "shapes[].%s: expected \"N\", \"T\" or \"C\"", key);
+    return s[0];
+}
+
+static void read_shape(ctx *c, json_object *o, fc_report_shape *s)
+{
+    s->m = s->n = s->k = s->batch = -1;
+    get_str(c, o, "shapes[]", "api", s->api, sizeof s->api);
+    get_bool(c, o, "shapes[]", "overflow", &s->overflow);
+    get_i64(c, o, "shapes[]", "m", &s->m);
+    get_i64(c, o, "shapes[]", "n", &s->n);
+    get_i64(c, o, "shapes[]", "k", &s->k);
+    get_i64(c, o, "shapes[]", "batch", &s->batch);
+    s->transa = trans_char(c, o, "transa");
+    s->transb = trans_char(c, o, "transb");
+    get_str(c, o, "shapes[]", "dtype", s->dtype, sizeof s->dtype);
+    get_str(c, o, "shapes[]", "out_dtype", s->out_dtype, sizeof s->out_dtype);
+    get_str(c, o, "shapes[]", "compute", s->compute, sizeof s->compute);
+    get_u64(c, o, "shapes[]", "calls", &s->calls, 0);
+    get_u64(c, o, "shapes[]", "failed_calls", &s->failed_calls, 0);
+    get_u128(c, o, "shapes[]", "flops", &s->flops, 1);
+}
+
+static void read_shapes(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *a = section(c, root, "shapes", json_type_array);
+    if (a == NULL)
+        return;
+    size_t n = json_object_array_length(a);
+    if ((r->shapes = alloc_array(c, n, sizeof *r->shapes)) == NULL)
+        return;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(a, i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "shapes[%zu]: expected an object", i);
+            break;
+        }
+        read_shape(c, o, &r->shapes[i]);
+        r->n_shapes = i + 1;
+    }
+}
+
+static void read_iter(ctx *c, json_object *o, size_t i, fc_report_iter *it)
+{
+    it->index = i;
+    it->start_seconds = it->seconds = NAN;
+    get_u64(c, o, "iterations.list[]", "index", &it->index, 0);
+    get_double(c, o, "iterations.list[]", "start_seconds", &it->start_seconds);
+    get_double(c, o, "iterations.list[]", "seconds", &it->seconds);
+    get_u128(c, o, "iterations.list[]", "flops", &it->flops, 1);
+    get_u128(c, o, "iterations.list[]", "forward_flops", &it->forward_flops, 0);
+    get_u128(c, o, "iterations.list[]", "backward_flops", &it->backward_flops, 0);
+    get_u128(c, o, "iterations.list[]", "recompute_flops", &it->recompute_flops, 0);
+    get_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
+    get_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
+    if (!c->failed && it->seconds < 0)
+        fail(c, "iterations.list[%zu].seconds: negative", i);
+}
+
+static void read_iterations(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *s = section(c, root, "iterations", json_type_object);
+    if (s == NULL)
+        return;
+    r->has_iterations = 1;
+    get_u64(c, s, "iterations", "count", &r->iterations.count, 0);
+    get_str(c, s, "iterations", "detected_by", r->iterations.detected_by,
+            sizeof r->iterations.detected_by);
+    get_str(c, s, "iterations", "method", r->iterations.method, sizeof r->iterations.method);
+    get_double(c, s, "iterations", "median_seconds", &r->iterations.median_seconds);
+    get_u128(c, s, "iterations", "flops", &r->iterations.flops, 0);
+    get_u128(c, s, "iterations", "forward_flops", &r->iterations.forward_flops, 0);
+    get_u128(c, s, "iterations", "backward_flops", &r->iterations.backward_flops, 0);
+    get_u128(c, s, "iterations", "recompute_flops", &r->iterations.recompute_flops, 0);
+    get_u128(c, s, "iterations", "other_flops", &r->iterations.other_flops, 0);
+    get_bool(c, s, "iterations", "list_truncated", &r->iterations.list_truncated);
+    json_object *a = section(c, s, "list", json_type_array);
+    if (a == NULL)
+        return;
+    size_t n = json_object_array_length(a);
+    if ((r->iterations.list = alloc_array(c, n, sizeof *r->iterations.list)) == NULL)
+        return;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(a, i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "iterations.list[%zu]: expected an object", i);
+            break;
+        }
+        read_iter(c, o, i, &r->iterations.list[i]);
+        r->iterations.n_list = i + 1;
+    }
+}
+
+/* Only counted: an object with a "top" array (the shim), or a bare array. */
+static void read_callsites(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *cs = member(root, "callsites");
+    if (cs == NULL || json_object_is_type(cs, json_type_null))
+        return;
+    if (json_object_is_type(cs, json_type_object))
+        cs = section(c, cs, "top", json_type_array);
+    else if (!json_object_is_type(cs, json_type_array))
+        fail(c, "callsites: expected an object or an array");
+    if (cs != NULL && json_object_is_type(cs, json_type_array))
+        r->n_callsites = json_object_array_length(cs);
+}
+
+static void read_extras(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *e = section(c, root, "eval_passes", json_type_object);
+    if (e != NULL) {
+        r->has_eval = 1;
+        get_u64(c, e, "eval_passes", "count", &r->eval_passes.count, 0);
+        get_u128(c, e, "eval_passes", "flops", &r->eval_passes.flops, 0);
+    }
+    json_object *rc = section(c, root, "recompute", json_type_object);
+    if (rc != NULL) {
+        r->has_recompute = 1;
+        get_u128(c, rc, "recompute", "flops", &r->recompute.flops, 0);
+        get_double(c, rc, "recompute", "fraction", &r->recompute.fraction);
+    }
+    json_object *u = section(c, root, "utilization", json_type_object);
+    if (u != NULL) {
+        r->has_utilization = 1;
+        get_double(c, u, "utilization", "peak_flops", &r->utilization.peak_flops);
+        get_double(c, u, "utilization", "hfu", &r->utilization.hfu);
+        get_double(c, u, "utilization", "mfu", &r->utilization.mfu);
+        get_str(c, u, "utilization", "device", r->utilization.device,
+                sizeof r->utilization.device);
+        get_str(c, u, "utilization", "dtype", r->utilization.dtype, sizeof r->utilization.dtype);
+    }
+    get_str(c, root, "", "utilization_reason", r->utilization_reason,
+            sizeof r->utilization_reason);
+    read_callsites(c, root, r);
+}
+
+static void empty(fc_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->pid = r->rank = r->local_rank = r->world_size = -1;
+    r->wall_seconds = r->iterations.median_seconds = r->recompute.fraction = NAN;
+    r->utilization.peak_flops = r->utilization.hfu = r->utilization.mfu = NAN;
+}
+
+void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to)
+{
+    *from = n >= 2 ? 1 : 0;
+    *to = n;
+    if (*to - *from >= 2 && list[*to - 1].open_end)
+        (*to)--;
+}
+
+void fc_report_free(fc_report *r)
+{
+    if (r == NULL)
+        return;
+    free(r->command);
+    free(r->by_api);
+    free(r->by_dtype);
+    free(r->shapes);
+    free(r->iterations.list);
+    empty(r);
+}
+
+static json_object *tokenize(ctx *c, const char *text, size_t len)
+{
+    if (len > INT32_MAX) {
+        fail(c, "report too large");
+        return NULL;
+    }
+    json_tokener *tok = json_tokener_new_ex(64);
+    if (tok == NULL) {
+        fail(c, "out of memory");
+        return NULL;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    size_t used = json_tokener_get_parse_end(tok);
+    if (root == NULL || e != json_tokener_success) {
+        fail(c, "not valid JSON (%s at byte %zu)",
+             e == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(e), used);
+        json_object_put(root);
+        root = NULL;
+    } else {
+        while (used < len && strchr(" \t\r\n", text[used]) != NULL && text[used] != '\0')
+            used++;
+        if (used < len) {
+            fail(c, "not valid JSON (trailing data at byte %zu)", used);
+            json_object_put(root);
+            root = NULL;
+        }
+    }
+    json_tokener_free(tok);
+    return root;
+}
+
+int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
+{
+    ctx c = {err, errlen, 0};
+    empty(out);
+    if (err && errlen)
+        err[0] = '\0';
+    if (text == NULL) {
+        fail(&c, "no text");
+        return -1;
+    }
+    size_t qlen;
+    char *quoted = fc_report_quote_big_ints(text, len, &qlen);
+    if (quoted == NULL) {
+        fail(&c, "out of memory");
+        return -1;
+    }
+    json_object *root = tokenize(&c, quoted, qlen);
+    free(quoted);
+    if (root != NULL && !json_object_is_type(root, json_type_object))
+        fail(&c, "not a flopcount report (the top level is not an object)");
+    if (!c.failed)
+        read_schema(&c, root, out);
+    if (!c.failed)
+        read_process(&c, root, out);
+    if (!c.failed)
+        read_totals(&c, root, out);
+    if (!c.failed)
+        read_groups(&c, root, "by_api", &out->by_api, &out->n_by_api);
+    if (!c.failed)
+        read_groups(&c, root, "by_dtype", &out->by_dtype, &out->n_by_dtype);
+    if (!c.failed)
+        read_shapes(&c, root, out);
+    if (!c.failed)
+        read_iterations(&c, root, out);
+    if (!c.failed)
+        read_extras(&c, root, out);
+    json_object_put(root);
+    if (c.failed) {
+        fc_report_free(out);
+        return -1;
+    }
+    if (out->command == NULL && (out->command = strdup("")) == NULL) {
+        fail(&c, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
+{
+    ctx c = {err, errlen, 0};
+    empty(out);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fail(&c, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0 || len > MAX_FILE_BYTES)
+            break;
+        if (len == cap) {
+            char *bigger = realloc(buf, cap * 2);
+            if (bigger == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    int rc = -1;
+    if (buf == NULL)
+        fail(&c, "out of memory");
+    else if (bad)
+        fail(&c, "read error");
+    else if (len > MAX_FILE_BYTES)
+        fail(&c, "larger than %u MiB; not a report", MAX_FILE_BYTES >> 20);
+    else if (len == 0)
+        fail(&c, "empty file (a rank that never finished?)");
+    else
+        rc = fc_report_parse(buf, len, out, err, errlen);
+    free(buf);
+    return rc;
+}

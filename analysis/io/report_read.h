@@ -1,0 +1,118 @@
+/* report_read.h - the JSON report (schema 1) read back into memory, exactly.
+ *
+ * Used by 'flopcount report' and 'flopcount merge'. FLOP counts pass 2^64 in
+ * long runs, and json-c saturates integers there, so the reader quotes every
+ * integer literal of 19 or more digits before json-c sees it and parses the
+ * digits itself into fc_u128. Sections the shim adds over time (iterations,
+ * recompute, utilization) are optional: has_* says whether they were there.
+ * A missing or unknown "schema", or a known field of the wrong type, is an
+ * error with a one-line reason; members the reader does not know are skipped
+ * (later minor additions to schema 1). The output of 'flopcount merge' uses
+ * the same layout plus "kind": "merge", so 'report' reads both. */
+#ifndef FC_REPORT_READ_H
+#define FC_REPORT_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "u128.h"
+
+#define FC_REPORT_SCHEMA 1
+
+typedef struct fc_report_shape {
+    char api[48];
+    int overflow;           /* the bucket of shapes beyond the shim's table */
+    int64_t m, n, k, batch; /* -1 in the overflow bucket */
+    char transa, transb;    /* 'N', 'T', 'C'; '?' when absent */
+    char dtype[24], out_dtype[24], compute[32]; /* "" when absent or null */
+    uint64_t calls, failed_calls;
+    fc_u128 flops;
+} fc_report_shape;
+
+typedef struct fc_report_group { /* one member of "by_api" or "by_dtype" */
+    char name[48];
+    uint64_t calls;
+    fc_u128 flops;
+} fc_report_group;
+
+typedef struct fc_report_iter {
+    uint64_t index;
+    double start_seconds, seconds; /* NaN when absent */
+    fc_u128 flops, forward_flops, backward_flops, recompute_flops;
+    uint64_t calls;
+    int open_end; /* the last iteration, its end not seen: its time is short */
+} fc_report_iter;
+
+typedef struct fc_report {
+    int schema;
+    int is_merge;        /* "kind": "merge": written by 'flopcount merge' */
+    char tool_version[32];
+    /* process */
+    long pid;            /* -1 when absent */
+    char *command;       /* malloc'd; "" when absent */
+    char hostname[256];
+    long rank, local_rank, world_size; /* -1 when null or absent */
+    char launcher[32];
+    int fork_child;
+    char status[32];     /* "complete", "running", ... */
+    double wall_seconds; /* NaN when absent */
+    struct {
+        uint64_t gemm_calls, failed_calls, invalid_calls, unresolved_calls;
+        uint64_t distinct_shapes, overflow_calls;
+        fc_u128 gemm_flops;
+    } totals;
+    fc_report_group *by_api, *by_dtype;
+    size_t n_by_api, n_by_dtype;
+    fc_report_shape *shapes;
+    size_t n_shapes;
+
+    int has_iterations;
+    struct {
+        uint64_t count;        /* iterations finished (the list may hold fewer) */
+        char detected_by[48];  /* "marker", "nvtx", "auto", "none" */
+        char method[256];
+        double median_seconds; /* NaN when absent or null */
+        fc_u128 flops, forward_flops, backward_flops, recompute_flops, other_flops;
+        int list_truncated;
+        fc_report_iter *list;
+        size_t n_list;
+    } iterations;
+    int has_eval;
+    struct {
+        uint64_t count;
+        fc_u128 flops;
+    } eval_passes;
+    int has_recompute;
+    struct {
+        fc_u128 flops;
+        double fraction; /* NaN when absent */
+    } recompute;
+    int has_utilization;
+    struct {
+        double peak_flops, hfu, mfu; /* NaN when absent or null */
+        char device[128], dtype[24]; /* "" when absent */
+    } utilization;
+    char utilization_reason[256]; /* why "utilization" is null, when it is */
+    size_t n_callsites; /* entries of "callsites" ("top", or the array) (not kept) */
+} fc_report;
+
+/* Parses len bytes of text (need not be NUL-terminated; may hold any bytes).
+ * Returns 0 with *out filled, or -1 with a one-line reason in err and *out
+ * left empty (safe to pass to fc_report_free either way). */
+int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen);
+/* Reads and parses a file; the reason names the problem, not the path. */
+int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
+/* Frees what a parse allocated and empties *r. */
+void fc_report_free(fc_report *r);
+
+/* The steady iterations of a list, as the shim's own utilization takes
+ * them: all but the first (warm-up) when there are two or more, and
+ * without a last open_end one while two or more remain. Sets [*from, *to). */
+void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to);
+
+/* Rewrites integer literals of 19+ digits outside strings as JSON strings
+ * ("123..."), so json-c keeps them exact. Returns a malloc'd NUL-terminated
+ * copy (length in *outlen), or NULL when out of memory. Exposed for tests. */
+char *fc_report_quote_big_ints(const char *text, size_t len, size_t *outlen);
+
+#endif

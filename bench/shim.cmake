@@ -1,0 +1,13 @@
+# bench/shim_overhead: the shim's cost per intercepted call against a no-op
+# BLAS, compared with a naive per-call logger (bench/README.md). The paths
+# of the no-op BLAS and of libflopcount.so are compiled in for the build
+# tree; --blas and --shim override them.
+add_library(fc_noop_blas SHARED ${CMAKE_CURRENT_LIST_DIR}/noop_blas.c)
+add_executable(shim_overhead ${CMAKE_CURRENT_LIST_DIR}/shim_overhead.c
+                             ${CMAKE_CURRENT_LIST_DIR}/naive_logger.c)
+target_link_libraries(shim_overhead PRIVATE ${CMAKE_DL_LIBS} pthread)
+target_compile_definitions(shim_overhead PRIVATE
+  FC_BENCH_SHIM="$<TARGET_FILE:flopcount>" FC_BENCH_BLAS="$<TARGET_FILE:fc_noop_blas>")
+add_dependencies(shim_overhead flopcount fc_noop_blas)
+set_target_properties(shim_overhead fc_noop_blas PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)

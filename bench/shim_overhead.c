@@ -1,0 +1,320 @@
+/* shim_overhead.c - what the shim adds to one intercepted GEMM call.
+ *
+ * sgemm_ of a no-op BLAS (libfc_noop_blas.so) is called three ways,
+ * interleaved in batches (the order rotates each round, so drift and cache
+ * state fall on all three alike):
+ *   direct  through a function pointer from dlopen of the no-op BLAS;
+ *   shim    through libflopcount.so's sgemm_ (dlopen'ed, it finds the no-op
+ *           BLAS as its real function), which counts and forwards;
+ *   logger  through a naive per-call logger (naive_logger.c).
+ * Then 10 million shim calls spread over 100,000 distinct shapes, far more
+ * than the shim's table holds, to see that memory stays bounded and that
+ * the shapes beyond the table are still counted exactly.
+ * Allocations are counted by interposing malloc and friends in this
+ * executable; counting is on only while the shim is being called, after
+ * warm-up. The last line of output is one JSON object (bench/README.md).
+ *
+ * usage: shim_overhead [--batch N] [--rounds N] [--period N] [--shape-calls N]
+ *                      [--shapes N] [--shim PATH] [--blas PATH] [--log PATH]
+ *                      [--check]
+ * --period N: the timed calls cycle over N weight matrices (default 64), like
+ * a training loop over N layers; --period 1 repeats one call, which makes
+ * every call look like a whole training iteration to the shim.
+ * --check: exit 1 unless allocations are 0, every count is exact and RSS
+ * grew at most 8 MiB (the ctest smoke run; timings are never checked). */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../include/flopcount.h"
+#include "naive_logger.h"
+
+#ifndef FC_BENCH_SHIM
+#define FC_BENCH_SHIM "libflopcount.so"
+#endif
+#ifndef FC_BENCH_BLAS
+#define FC_BENCH_BLAS "libfc_noop_blas.so"
+#endif
+
+/* ---- allocation counter ---- */
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+
+static atomic_int counting;
+static atomic_ulong allocations;
+
+static void count(void)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+}
+
+void *malloc(size_t n)
+{
+    count();
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    count();
+    return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    count();
+    return __libc_realloc(p, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    count();
+    return __libc_memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    count();
+    void *p = __libc_memalign(align, n);
+    if (p == NULL)
+        return 12; /* ENOMEM */
+    *out = p;
+    return 0;
+}
+
+/* ---- set-up ---- */
+static long period = 64; /* --period, see ns_per_call */
+typedef struct bench {
+    long batch, rounds, shape_calls, shapes;
+    const char *shim_path, *blas_path, *log_path;
+    int check;
+    bench_sgemm_fn direct, shim;
+    unsigned long *noop_calls;
+    int (*snapshot)(flopcount_snapshot *);
+} bench;
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static long rss_kib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL)
+        return -1;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = -1;
+    fclose(f);
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static int parse_args(bench *b, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long *num = strcmp(a, "--batch") == 0         ? &b->batch
+                    : strcmp(a, "--period") == 0      ? &period
+                    : strcmp(a, "--rounds") == 0      ? &b->rounds
+                    : strcmp(a, "--shape-calls") == 0 ? &b->shape_calls
+                    : strcmp(a, "--shapes") == 0      ? &b->shapes
+                                                      : NULL;
+        const char **str = strcmp(a, "--shim") == 0   ? &b->shim_path
+                           : strcmp(a, "--blas") == 0 ? &b->blas_path
+                           : strcmp(a, "--log") == 0  ? &b->log_path
+                                                      : NULL;
+        if (strcmp(a, "--check") == 0) {
+            b->check = 1;
+        } else if (num != NULL && v != NULL && (*num = strtol(v, NULL, 10)) > 0) {
+            i++;
+        } else if (str != NULL && v != NULL) {
+            *str = v;
+            i++;
+        } else {
+            fprintf(stderr,
+                    "shim_overhead: bad argument '%s' (see the header of shim_overhead.c)\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The no-op BLAS first and global, so the shim (loaded second) finds it as
+ * the real sgemm_; FLOPCOUNT_QUIET unless the caller set it. */
+static int load(bench *b)
+{
+    setenv("FLOPCOUNT_QUIET", "1", 0);
+    void *blas = dlopen(b->blas_path, RTLD_NOW | RTLD_GLOBAL);
+    void *shim = blas ? dlopen(b->shim_path, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (shim == NULL) {
+        fprintf(stderr, "shim_overhead: %s\n", dlerror());
+        return -1;
+    }
+    b->direct = (bench_sgemm_fn)dlsym(blas, "sgemm_");
+    b->noop_calls = (unsigned long *)dlsym(blas, "noop_blas_calls");
+    b->shim = (bench_sgemm_fn)dlsym(shim, "sgemm_");
+    b->snapshot = (int (*)(flopcount_snapshot *))dlsym(shim, "flopcount_snapshot_get");
+    if (!b->direct || !b->noop_calls || !b->shim || !b->snapshot || b->shim == b->direct) {
+        fprintf(stderr, "shim_overhead: %s or %s lacks sgemm_ / counters\n", b->blas_path,
+                b->shim_path);
+        return -1;
+    }
+    if (naive_logger_open(b->log_path, b->direct) != 0) {
+        fprintf(stderr, "shim_overhead: cannot open %s\n", b->log_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- measuring ---- */
+#define MAX_PERIOD 4096
+static float alpha = 1, beta = 0, mat[64], weights[MAX_PERIOD];
+static const int ld = 64, dim = 64; /* timed shape 64x64x64: 2*64^3 = 524,288 FLOPs */
+
+/* Call i passes weights + i % period as A: a training loop over `period`
+ * layers, each with its own weight matrix, as the shim's iteration
+ * detector sees one (period 1 repeats one call: its worst case). */
+static double ns_per_call(bench_sgemm_fn fn, long calls)
+{
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < calls; i++)
+        fn("N", "N", &dim, &dim, &dim, &alpha, weights + i % period, &ld, mat, &ld, &beta, mat, &ld,
+           1, 1);
+    return (double)(now_ns() - t0) / (double)calls;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct timing {
+    double direct, shim, added, logger, logger_added;
+} timing;
+
+/* Interleaved rounds; medians of per-call times, and of the per-round
+ * differences (added cost), which cancels slow drift between rounds. */
+static void time_rounds(const bench *b, timing *t)
+{
+    long n = b->rounds;
+    double *v = calloc((size_t)n * 5, sizeof *v);
+    double *d = v, *s = v + n, *l = v + 2 * n, *sd = v + 3 * n, *ld_ = v + 4 * n;
+    for (long r = 0; r < n; r++) {
+        for (int j = 0; j < 3; j++) {
+            switch ((r + j) % 3) {
+            case 0:
+                d[r] = ns_per_call(b->direct, b->batch);
+                break;
+            case 1:
+                atomic_store(&counting, 1);
+                s[r] = ns_per_call(b->shim, b->batch);
+                atomic_store(&counting, 0);
+                break;
+            default:
+                l[r] = ns_per_call(naive_logger_sgemm, b->batch);
+                break;
+            }
+        }
+        sd[r] = s[r] - d[r];
+        ld_[r] = l[r] - d[r];
+    }
+    t->added = median(sd, n);
+    t->logger_added = median(ld_, n);
+    t->direct = median(d, n);
+    t->shim = median(s, n);
+    t->logger = median(l, n);
+    free(v);
+}
+
+/* b->shape_calls shim calls cycling over b->shapes shapes m x 8 x 8,
+ * m = 1..shapes. Returns ns per call; *flops gets the exact sum by hand:
+ * each call 2*m*8*8 = 128*m FLOPs. */
+static double many_shapes(const bench *b, unsigned __int128 *flops)
+{
+    const int eight = 8;
+    *flops = 0;
+    atomic_store(&counting, 1);
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < b->shape_calls; i++) {
+        int m = (int)(1 + i % b->shapes);
+        b->shim("N", "N", &m, &eight, &eight, &alpha, mat, &ld, mat, &ld, &beta, mat, &ld, 1, 1);
+    }
+    double ns = (double)(now_ns() - t0) / (double)b->shape_calls;
+    atomic_store(&counting, 0);
+    for (long i = 0; i < b->shape_calls; i++)
+        *flops += 128u * (unsigned __int128)(1 + i % b->shapes);
+    return ns;
+}
+
+int main(int argc, char **argv)
+{
+    bench b = {.batch = 10000,
+               .rounds = 300,
+               .shape_calls = 10000000,
+               .shapes = 100000,
+               .shim_path = FC_BENCH_SHIM,
+               .blas_path = FC_BENCH_BLAS,
+               .log_path = "/dev/null"};
+    if (parse_args(&b, argc, argv) != 0 || load(&b) != 0)
+        return 2;
+    if (period > MAX_PERIOD) {
+        fprintf(stderr, "shim_overhead: --period at most %d\n", MAX_PERIOD);
+        return 2;
+    }
+    const long warm = 20000;
+    ns_per_call(b.direct, warm); /* warm-up: lazy symbol lookup, first table slot, */
+    ns_per_call(b.shim, warm);   /* the logger's stdio buffer */
+    ns_per_call(naive_logger_sgemm, warm);
+
+    timing t;
+    time_rounds(&b, &t);
+    long rss0 = rss_kib();
+    unsigned __int128 shape_flops;
+    double shape_ns = many_shapes(&b, &shape_flops);
+    long rss_growth = rss_kib() - rss0;
+
+    /* Exact counts: every shim call counted, every call forwarded. */
+    long shim_calls = warm + b.rounds * b.batch + b.shape_calls;
+    unsigned __int128 want = (unsigned __int128)(warm + b.rounds * b.batch) * 524288u + shape_flops;
+    flopcount_snapshot s = {.size = sizeof s};
+    int exact = b.snapshot(&s) == 0 && s.gemm_calls == (uint64_t)shim_calls &&
+                s.gemm_flops_lo == (uint64_t)want && s.gemm_flops_hi == (uint64_t)(want >> 64) &&
+                /* direct, shim and logger each forward warm + rounds*batch */
+                *b.noop_calls == (unsigned long)(3 * (warm + b.rounds * b.batch) + b.shape_calls);
+    naive_logger_close();
+    unsigned long allocs = atomic_load(&allocations);
+
+    printf("direct %.2f ns, shim %.2f ns (+%.2f), naive logger %.2f ns (+%.2f) per call\n",
+           t.direct, t.shim, t.added, t.logger, t.logger_added);
+    printf("%ld calls over %ld shapes: %.2f ns per shim call, RSS +%ld KiB, counts %s\n",
+           b.shape_calls, b.shapes, shape_ns, rss_growth, exact ? "exact" : "WRONG");
+    printf("{\"direct_ns\": %.2f, \"shim_ns\": %.2f, \"added_ns\": %.2f, "
+           "\"allocations_after_warmup\": %lu, \"rss_growth_kib\": %ld, "
+           "\"logger_ns\": %.2f, \"logger_added_ns\": %.2f, \"logger_to_shim_added_ratio\": %.1f, "
+           "\"many_shapes_ns\": %.2f, \"calls_per_batch\": %ld, \"rounds\": %ld, \"period\": %ld, "
+           "\"shape_calls\": %ld, \"shapes\": %ld, \"counts_exact\": %s}\n",
+           t.direct, t.shim, t.added, allocs, rss_growth, t.logger, t.logger_added,
+           t.added > 0 ? t.logger_added / t.added : 0.0, shape_ns, b.batch, b.rounds, period,
+           b.shape_calls, b.shapes, exact ? "true" : "false");
+    if (b.check && (allocs != 0 || !exact || rss_growth > 8192))
+        return 1;
+    return 0;
+}

@@ -1,0 +1,254 @@
+/* iter_report.c - the report sections about iterations: "iterations",
+ * "eval_passes", "recompute", "utilization" (+ "utilization_reason") and
+ * "callsites" in the JSON, and their lines in the stderr summary. Field
+ * meanings: docs/iterations.md. Static buffers only. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "callsite.h"
+#include "clock.h"
+#include "counters.h"
+#include "iter.h"
+#include "options.h"
+#include "peak_choice.h"
+#include "segment.h"
+#include "steps.h"
+
+/* What the steady state is: iterations after the first (all of them when
+ * there is only one), leaving out a last one whose end is not known. */
+typedef struct steady {
+    uint64_t n;
+    double median_seconds;
+    double flops, rec; /* mean per iteration */
+} steady;
+
+static double secs_buf[16384];
+
+static void steady_of(const fc_steps_view *v, steady *s)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t from = v->stored >= 2 ? 1 : 0, to = v->stored;
+    if (to - from >= 2 && v->list[to - 1].open_end)
+        to--;
+    for (uint64_t i = from; i < to && s->n < 16384; i++) {
+        const fc_iteration *it = &v->list[i];
+        secs_buf[s->n++] = fc_iteration_seconds(it);
+        s->flops += fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
+        s->rec += fc_u128_to_double(it->rec);
+    }
+    if (s->n == 0)
+        return;
+    s->flops /= (double)s->n;
+    s->rec /= (double)s->n;
+    for (uint64_t gap = s->n / 2; gap > 0; gap /= 2)
+        for (uint64_t i = gap; i < s->n; i++) {
+            double t = secs_buf[i];
+            uint64_t j = i;
+            for (; j >= gap && secs_buf[j - gap] > t; j -= gap)
+                secs_buf[j] = secs_buf[j - gap];
+            secs_buf[j] = t;
+        }
+    s->median_seconds = s->n % 2 ? secs_buf[s->n / 2]
+                                 : (secs_buf[s->n / 2 - 1] + secs_buf[s->n / 2]) / 2.0;
+}
+
+static const char *mode_name(int mode, uint64_t count)
+{
+    switch (mode) {
+    case FC_MODE_MARKER: return "marker";
+    case FC_MODE_NVTX: return "nvtx";
+    default: return count ? "auto" : "none";
+    }
+}
+
+static void method_text(int mode, char *out, size_t size)
+{
+    if (mode == FC_MODE_MARKER)
+        snprintf(out, size, "flopcount_step() markers: one iteration ends at each call");
+    else if (mode == FC_MODE_NVTX)
+        snprintf(out, size, "NVTX ranges named '%.64s': one iteration from push to pop", fc_opt.nvtx_step);
+    else
+        snprintf(out, size, "automatic: the first forward GEMM's weight recurring starts an iteration; "
+                            "forward, backward and recompute told apart by how weights are used");
+}
+
+/* FLOPs by dtype and whether they ran on a GPU, over every counted call. */
+struct mix {
+    fc_u128 by_dtype[FC_DT_COUNT];
+    fc_u128 gpu, cpu;
+};
+
+static void add_mix(const fc_shape_view *v, void *ctx)
+{
+    struct mix *m = ctx;
+    m->by_dtype[v->key.dtype % FC_DT_COUNT] = fc_u128_sat_add(m->by_dtype[v->key.dtype % FC_DT_COUNT], v->flops);
+    if (v->key.api < FC_API_BLAS_SGEMM)
+        m->gpu = fc_u128_sat_add(m->gpu, v->flops);
+    else
+        m->cpu = fc_u128_sat_add(m->cpu, v->flops);
+}
+
+static int choose_peak(fc_peak_choice *pc, int may_look)
+{
+    static struct mix m;
+    memset(&m, 0, sizeof m);
+    fc_counters_foreach(add_mix, &m);
+    int best = FC_DT_UNKNOWN;
+    for (int d = 1; d < FC_DT_COUNT; d++)
+        if (m.by_dtype[d] > m.by_dtype[best])
+            best = d;
+    return fc_peak_choose(best, m.gpu > m.cpu, may_look, pc);
+}
+
+static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s)
+{
+    char method[256];
+    fc_seg_stats st;
+    fc_seg_stats_get(&st);
+    method_text(v->mode, method, sizeof method);
+    fc_jw_obj_begin(w, "iterations");
+    fc_jw_u64(w, "count", v->count);
+    fc_jw_str(w, "detected_by", mode_name(v->mode, v->count));
+    fc_jw_str(w, "method", method);
+    if (s->n > 0)
+        fc_jw_double(w, "median_seconds", s->median_seconds);
+    else
+        fc_jw_null(w, "median_seconds");
+    fc_jw_u128(w, "flops", fc_u128_sat_add(v->fwd, fc_u128_sat_add(v->bwd, v->rec)));
+    fc_jw_u128(w, "forward_flops", v->fwd);
+    fc_jw_u128(w, "backward_flops", v->bwd);
+    fc_jw_u128(w, "recompute_flops", v->rec);
+    fc_jw_u128(w, "other_flops", fc_steps_other(v->mode));
+    fc_jw_obj_begin(w, "detector");
+    fc_jw_u64(w, "segments", st.segments);
+    fc_jw_u64(w, "truncated_segments", st.truncated);
+    fc_jw_u64(w, "weights", st.weights);
+    fc_jw_bool(w, "anchor_found", st.anchor);
+    fc_jw_u64(w, "dropped_records", fc_iter_dropped());
+    fc_jw_obj_end(w);
+    fc_jw_bool(w, "list_truncated", v->stored < v->count);
+    fc_jw_arr_begin(w, "list");
+    for (uint64_t i = 0; i < v->stored; i++) {
+        const fc_iteration *it = &v->list[i];
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_u64(w, "index", i + 1);
+        fc_jw_double(w, "start_seconds", fc_ticks_since_start(it->t0));
+        fc_jw_double(w, "seconds", fc_iteration_seconds(it));
+        fc_jw_u128(w, "flops", fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
+        fc_jw_u128(w, "forward_flops", it->fwd);
+        fc_jw_u128(w, "backward_flops", it->bwd);
+        fc_jw_u128(w, "recompute_flops", it->rec);
+        fc_jw_u64(w, "calls", it->calls);
+        if (it->open_end)
+            fc_jw_bool(w, "open_end", 1);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+    fc_jw_obj_end(w);
+}
+
+static void write_utilization(fc_jw *w, const steady *s)
+{
+    fc_peak_choice pc;
+    const char *why = NULL;
+    char reason[600];
+    if (s->n == 0 || s->median_seconds <= 0)
+        why = "no training iterations with a measured time";
+    else if (choose_peak(&pc, !fc_iter_report_interrupted()) != 0)
+        why = pc.reason;
+    if (why != NULL) {
+        snprintf(reason, sizeof reason, "%s", why);
+        fc_jw_null(w, "utilization");
+        fc_jw_str(w, "utilization_reason", reason);
+        return;
+    }
+    double denom = pc.flops * s->median_seconds;
+    fc_jw_obj_begin(w, "utilization");
+    fc_jw_double(w, "peak_flops", pc.flops);
+    fc_jw_str(w, "peak_source", pc.source);
+    fc_jw_str(w, "device", pc.device[0] ? pc.device : NULL);
+    fc_jw_str(w, "dtype", fc_dtype_name(pc.dtype));
+    fc_jw_double(w, "seconds", s->median_seconds);
+    fc_jw_double(w, "hardware_flops_per_iteration", s->flops);
+    fc_jw_double(w, "model_flops_per_iteration", s->flops - s->rec);
+    fc_jw_double(w, "achieved_flops_per_second", s->flops / s->median_seconds);
+    fc_jw_double(w, "hfu", s->flops / denom);
+    fc_jw_double(w, "mfu", (s->flops - s->rec) / denom);
+    fc_jw_obj_end(w);
+}
+
+void fc_iter_report_json(fc_jw *w)
+{
+    int locked = fc_iter_collect(fc_iter_report_is_final()) == 0;
+    fc_steps_view v;
+    fc_eval_view ev;
+    steady s;
+    fc_steps_get(fc_steps_mode(), &v);
+    fc_steps_eval(&ev);
+    steady_of(&v, &s);
+    write_iterations(w, &v, &s);
+    fc_jw_obj_begin(w, "eval_passes");
+    fc_jw_u64(w, "count", ev.count);
+    fc_jw_u128(w, "flops", ev.flops);
+    fc_jw_double(w, "seconds", fc_ticks_seconds(ev.ticks));
+    fc_jw_obj_end(w);
+    fc_u128 hw = fc_u128_sat_add(v.fwd, fc_u128_sat_add(v.bwd, v.rec));
+    fc_jw_obj_begin(w, "recompute");
+    fc_jw_u128(w, "flops", v.rec);
+    fc_jw_double(w, "fraction", hw ? fc_u128_to_double(v.rec) / fc_u128_to_double(hw) : 0.0);
+    fc_jw_obj_end(w);
+    write_utilization(w, &s);
+    fc_callsite_report_json(w);
+    if (locked)
+        fc_iter_release();
+}
+
+static void say(int fd, const char *line, int n)
+{
+    if (n <= 0)
+        return;
+    ssize_t wr = write(fd, line, (size_t)n);
+    (void)wr;
+}
+
+void fc_iter_report_text(int fd)
+{
+    char line[600];
+    int locked = fc_iter_collect(1) == 0;
+    fc_steps_view v;
+    fc_eval_view ev;
+    steady s;
+    fc_steps_get(fc_steps_mode(), &v);
+    fc_steps_eval(&ev);
+    steady_of(&v, &s);
+    if (v.count > 0) {
+        fc_u128 hw = fc_u128_sat_add(v.fwd, fc_u128_sat_add(v.bwd, v.rec));
+        double f = fc_u128_to_double(v.fwd), b = fc_u128_to_double(v.bwd), r = fc_u128_to_double(v.rec);
+        say(fd, line, snprintf(line, sizeof line,
+                               "flopcount: %llu iterations (%s), median %.4f s, %.4g FLOP each; "
+                               "forward %.1f%% backward %.1f%% recompute %.1f%%\n",
+                               (unsigned long long)v.count, mode_name(v.mode, v.count), s.median_seconds,
+                               s.flops, 100 * f / fc_u128_to_double(hw), 100 * b / fc_u128_to_double(hw),
+                               100 * r / fc_u128_to_double(hw)));
+        fc_peak_choice pc;
+        if (s.n > 0 && s.median_seconds > 0) {
+            if (choose_peak(&pc, !fc_iter_report_interrupted()) == 0)
+                say(fd, line, snprintf(line, sizeof line,
+                                       "flopcount: HFU %.1f%% MFU %.1f%% of %.4g TFLOP/s (%s, %s%s%s)\n",
+                                       100 * s.flops / (pc.flops * s.median_seconds),
+                                       100 * (s.flops - s.rec) / (pc.flops * s.median_seconds),
+                                       pc.flops / 1e12, fc_dtype_name(pc.dtype), pc.source,
+                                       pc.device[0] ? ": " : "", pc.device));
+            else
+                say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc.reason));
+        }
+    }
+    if (ev.count > 0)
+        say(fd, line, snprintf(line, sizeof line, "flopcount: %llu evaluation passes, %.4g FLOP\n",
+                               (unsigned long long)ev.count, fc_u128_to_double(ev.flops)));
+    if (v.count > 0 || ev.count > 0)
+        fc_callsite_report_text(fd);
+    if (locked)
+        fc_iter_release();
+}

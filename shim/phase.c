@@ -1,0 +1,529 @@
+/* phase.c - the labelling half of the detector (segment.c cuts the
+ * stream): which addresses are weights, where a segment's backward starts,
+ * and whether each call after it is backward or recompute. Method and
+ * limits: docs/iterations.md.
+ *
+ * Addresses are tracked per segment in a generation-tagged table (no
+ * clearing); weights across segments in a bounded table with a trust score.
+ * Everything is static and bounded; nothing allocates. */
+#include "phase.h"
+
+#include <string.h>
+
+#define ADDR_MAX (1u << 19)  /* per-segment address table, at most */
+#define W_CAP (1u << 16)     /* weight candidates */
+#define SIG_CAP (1u << 12)   /* shapes */
+#define NOROLE 0xffu
+
+typedef struct aent {
+    const void *addr;
+    uint32_t gen, mat, first;
+    uint8_t first_role, roles, fwd_roles, bwd_roles;
+    uint8_t written : 1;
+} aent;
+
+typedef struct went {
+    const void *addr;
+    uint32_t key;      /* forward role key */
+    uint16_t count;    /* segments whose first use had this key */
+    uint8_t notweight; /* written by a GEMM at some point */
+    int8_t trust;      /* labelled segments that agreed (+1) or not (-1) */
+    uint32_t last_seg, bwd_seg, mark_seg, judged_seg;
+} went;
+
+static aent atab[ADDR_MAX];
+static uint32_t acap, agen;
+static went wtab[W_CAP];
+
+typedef struct sigset {
+    uint32_t sig[SIG_CAP], gen_of[SIG_CAP], pos[SIG_CAP], gen;
+} sigset;
+static sigset fwd_sigs, seen_sigs; /* forward shapes without weights; shapes of this segment */
+static uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
+static int bootstrap = 1;      /* the first segments: nothing confirmed yet */
+static uint32_t newest_seg;     /* id of the last segment learned */
+
+static inline uint32_t hash_ptr(const void *p)
+{
+    return fc_mix32((uint64_t)(uintptr_t)p);
+}
+
+/* ---- per-segment address table (generation-tagged: no clearing) ---- */
+
+static uint32_t alist[ADDR_MAX], n_alist; /* entries created this pass */
+
+static void atab_begin(uint64_t nrec)
+{
+    uint64_t want = nrec * 6; /* up to three addresses a call, half full */
+    n_alist = 0;
+    acap = 256;
+    while (acap < want && acap < ADDR_MAX)
+        acap <<= 1;
+    if (++agen == 0) { /* wrapped: old tags could alias */
+        memset(atab, 0, sizeof atab);
+        agen = 1;
+    }
+}
+
+/* The entry of p, created when absent (*fresh = 1); NULL when full. */
+static aent *atab_get(const void *p, int *fresh)
+{
+    uint32_t i = hash_ptr(p);
+    for (uint32_t probe = 0; probe < 64; probe++, i++) {
+        aent *e = &atab[i & (acap - 1)];
+        if (e->gen != agen) {
+            *e = (aent){.addr = p, .gen = agen, .first_role = NOROLE};
+            *fresh = 1;
+            alist[n_alist++] = i & (acap - 1);
+            return e;
+        }
+        if (e->addr == p) {
+            *fresh = 0;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* ---- weights ---- */
+
+static went *wtab_get(const void *p, int create)
+{
+    uint32_t i = hash_ptr(p);
+    went *victim = NULL;
+    for (uint32_t probe = 0; probe < 16; probe++, i++) {
+        went *w = &wtab[i & (W_CAP - 1)];
+        if (w->addr == p)
+            return w;
+        if (w->addr == NULL) {
+            victim = victim ? victim : w;
+            break;
+        }
+        if (victim == NULL && w->count < 2 && w->last_seg + 4 <= newest_seg)
+            victim = w; /* a one-off address seen long ago */
+    }
+    if (!create || victim == NULL)
+        return NULL;
+    memset(victim, 0, sizeof *victim);
+    victim->addr = p;
+    return victim;
+}
+
+/* A weight: never written by a GEMM, first used with the same role in two
+ * segments, and - once the first segments are labelled - confirmed by a
+ * labelled segment that used it first in its forward. */
+static inline const went *weight_of(const void *p, uint32_t key)
+{
+    const went *w = p ? wtab_get(p, 0) : NULL;
+    if (w == NULL || w->notweight || w->count < 2 || FC_MAT(w->key) != FC_MAT(key))
+        return NULL;
+    if (w->trust < 0 || (w->trust == 0 && !bootstrap))
+        return NULL;
+    return w;
+}
+
+/* Confirmed twice, or any candidate while the first segments are labelled
+ * (nothing is confirmed yet then). */
+static inline int proven(const went *w)
+{
+    return w != NULL && (w->trust >= 2 || bootstrap);
+}
+
+/* What a labelled training segment says about candidate p at its first
+ * use: a weight is first used in the forward; an address first used in the
+ * backward is an activation or a gradient the allocator happened to place
+ * where a weight-like tensor was before. */
+static void judge(const void *p, uint32_t k, int fresh, uint32_t i, uint32_t t_bwd, uint32_t seg_id)
+{
+    went *w = fresh ? wtab_get(p, 0) : NULL;
+    if (w == NULL || w->notweight || w->count < 2 || FC_MAT(w->key) != FC_MAT(k))
+        return;
+    if (i >= t_bwd) {
+        w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+    } else if (w->judged_seg != seg_id) {
+        w->judged_seg = seg_id; /* agreement counts once a segment */
+        w->trust = (int8_t)(w->trust < 3 ? w->trust + 1 : 3);
+    }
+}
+
+/* Slot of s in t, or -1. */
+static int64_t sig_find(const sigset *t, uint32_t s)
+{
+    for (uint32_t i = s, n = 0; n < 32; n++, i++) {
+        uint32_t j = i & (SIG_CAP - 1);
+        if (t->gen_of[j] != t->gen)
+            return -1;
+        if (t->sig[j] == s)
+            return j;
+    }
+    return -1;
+}
+
+static int sig_has(const sigset *t, uint32_t s)
+{
+    return sig_find(t, s) >= 0;
+}
+
+/* Adds s (first seen at pos) unless present. */
+static void sig_add(sigset *t, uint32_t s, uint32_t pos)
+{
+    for (uint32_t i = s, n = 0; n < 32; n++, i++) {
+        uint32_t j = i & (SIG_CAP - 1);
+        if (t->gen_of[j] != t->gen) {
+            t->gen_of[j] = t->gen;
+            t->sig[j] = s;
+            t->pos[j] = pos;
+            return;
+        }
+        if (t->sig[j] == s)
+            return;
+    }
+}
+
+static void sig_clear(sigset *t)
+{
+    if (++t->gen == 0) {
+        memset(t, 0, sizeof *t);
+        t->gen = 1;
+    }
+}
+
+/* Notes a use of p in role key k (first use, roles seen); 1 when p is an
+ * address seen before in another role of the same matrix. */
+static int note_use(aent *e, int fresh, uint32_t k, uint32_t i)
+{
+    if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
+        int written = e->written && !fresh;
+        uint32_t gen = e->gen;
+        const void *p = e->addr;
+        memset(e, 0, sizeof *e);
+        e->gen = gen;
+        e->addr = p;
+        e->written = written;
+        e->mat = FC_MAT(k);
+        e->first = i;
+        e->first_role = (uint8_t)FC_ROLE(k);
+        e->roles = (uint8_t)(1u << FC_ROLE(k));
+        return 0;
+    }
+    int conflict_here = !(e->roles & (1u << FC_ROLE(k)));
+    e->roles |= (uint8_t)(1u << FC_ROLE(k));
+    return conflict_here;
+}
+
+/* A GEMM wrote c: whatever tensor the address held is gone, so its next
+ * use as an operand is a new tensor's (an allocator handing a freed block
+ * on), not a saved one coming back in a new role. */
+static void overwritten(const void *c)
+{
+    int fresh;
+    aent *e = c ? atab_get(c, &fresh) : NULL;
+    if (e == NULL)
+        return;
+    e->mat = 0;
+    e->first_role = NOROLE;
+    e->roles = e->fwd_roles = e->bwd_roles = 0;
+}
+
+/* ---- learning: first uses of a closed segment ---- */
+
+void fc_phase_learn(const fc_pend *s)
+{
+    newest_seg = s->id;
+    atab_begin(s->end - s->start);
+    for (uint64_t x = s->start; x < s->end; x++) {
+        const fc_irec *r = fc_seg_rec(x);
+        if (!fc_irec_is_call(r))
+            continue;
+        int fresh;
+        aent *e;
+        if (r->a && (e = atab_get(r->a, &fresh)) != NULL)
+            note_use(e, fresh, r->ka, (uint32_t)(x - s->start));
+        if (r->b && (e = atab_get(r->b, &fresh)) != NULL)
+            note_use(e, fresh, r->kb, (uint32_t)(x - s->start));
+        if (r->c && (e = atab_get(r->c, &fresh)) != NULL)
+            e->written = 1;
+    }
+    for (uint32_t x = 0; x < n_alist; x++) {
+        aent *e = &atab[alist[x]];
+        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written);
+        if (w == NULL)
+            continue;
+        if (e->written) {
+            w->notweight = 1;
+            continue;
+        }
+        uint32_t key = e->mat << 3 | e->first_role;
+        if (w->notweight || w->last_seg == s->id)
+            continue;
+        if (w->count == 0 || w->key == key) {
+            w->key = key;
+            if (w->count < 0xffff)
+                w->count++;
+        } else if (w->count >= 2) {
+            w->count--; /* a weight keeps its role through one odd segment */
+        } else {
+            w->key = key;
+            w->count = 1;
+        }
+        w->last_seg = s->id;
+    }
+}
+
+/* ---- phase: where the backward starts ---- */
+
+/* Index (relative) of the first backward call of s, or -1 when s has no
+ * backward (an evaluation pass). Fills conflict[].
+ *
+ * The backward starts with the first call after the forward's last call
+ * that reuses an address in a new role (a saved tensor feeding a gradient).
+ * The forward's last call is the last one that could only be forward: a
+ * shape new to the segment, on a tensor never seen, with no tensor reused in
+ * a new role (a backward call always reuses a saved tensor; a recompute
+ * repeats a shape). Looking only past it keeps an allocator that reuses a
+ * freed activation's address inside a forward (no_grad, checkpoints) from
+ * passing for a backward. */
+int64_t fc_phase_find_backward(const fc_pend *s)
+{
+    uint64_t n = s->end - s->start, last_fwd = 0;
+    int any_fwd = 0, bwd_started = 0;
+    atab_begin(n);
+    memset(conflict, 0, n);
+    sig_clear(&seen_sigs);
+    for (uint64_t i = 0; i < n; i++) {
+        const fc_irec *r = fc_seg_rec(s->start + i);
+        if (!fc_irec_is_call(r))
+            continue;
+        const void *p[2] = {r->a, r->b};
+        uint32_t k[2] = {r->ka, r->kb};
+        int fresh_any = 0, weight_first = 0;
+        for (int o = 0; o < 2; o++) {
+            int fresh;
+            aent *e = p[o] ? atab_get(p[o], &fresh) : NULL;
+            if (e == NULL)
+                continue;
+            if (note_use(e, fresh, k[o], (uint32_t)i)) {
+                conflict[i] = 1;
+                if (!bwd_started) { /* a proven weight's backward use */
+                    const went *w = weight_of(p[o], k[o]);
+                    bwd_started = proven(w) && w->key != k[o];
+                }
+            } else if (e->first == i) {
+                fresh_any = 1;
+                if (!bwd_started && !weight_first) {
+                    const went *w = weight_of(p[o], k[o]);
+                    weight_first = proven(w) && w->key == k[o];
+                }
+            }
+        }
+        overwritten(r->c);
+        /* Only forward: a shape new to the segment on a new tensor with no
+         * tensor reused in a new role, or a proven weight's first use (its
+         * shape may repeat an earlier layer's, and the other operand may
+         * sit where a freed tensor was used another way). */
+        int novel = !sig_has(&seen_sigs, r->sig);
+        if (novel)
+            sig_add(&seen_sigs, r->sig, (uint32_t)i);
+        if ((novel && fresh_any && !conflict[i]) || weight_first) {
+            last_fwd = i;
+            any_fwd = 1;
+        }
+    }
+    for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n; i++)
+        if (conflict[i])
+            return (int64_t)i;
+    return -1;
+}
+
+/* ---- labels of the calls of one segment ---- */
+
+/* The forward call a recompute replays next after position `at`: the next
+ * call of the segment's forward, or -1. */
+static int64_t next_forward_call(const fc_pend *s, int64_t at, uint32_t t_bwd)
+{
+    for (int64_t j = at + 1; j < (int64_t)t_bwd; j++)
+        if (fc_irec_is_call(fc_seg_rec(s->start + (uint64_t)j)))
+            return j;
+    return -1;
+}
+
+/* A call after the first backward call. e[o] is the running entry of
+ * operand o, NULL when this is its first use in the segment. A weight only
+ * counts as one when the segment used it before the backward started: an
+ * address first seen in the backward is a gradient or a recomputed
+ * activation, whatever it held in other segments. *cursor is the forward
+ * position a recompute is replaying (-1: none). */
+static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, const fc_irec *r,
+                                   aent *const e[2], uint32_t t_bwd, fc_seg_result *res, int64_t *cursor)
+{
+    const void *p[2] = {r->a, r->b};
+    uint32_t k[2] = {r->ka, r->kb};
+    int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
+    int64_t replayed = -1;
+    for (int o = 0; o < 2; o++) {
+        if (p[o] == NULL)
+            continue;
+        int seen = e[o] != NULL && e[o]->mat == FC_MAT(k[o]);
+        if (p[o] == ctx->anchor_p && FC_MAT(k[o]) == FC_MAT(ctx->anchor_k) && k[o] != ctx->anchor_k)
+            res->anchor_bwd = 1;
+        went *w = seen && e[o]->first < t_bwd ? (went *)weight_of(p[o], k[o]) : NULL;
+        if (w != NULL && (e[o]->first_role != FC_ROLE(w->key) ||
+                          (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
+            w = NULL; /* not used in this forward the one way it was elsewhere */
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles) {
+            /* Its forward role again after its backward use: a block the
+             * allocator reused, not a weight being recomputed. */
+            w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+            w = NULL;
+        }
+        if (w != NULL) {
+            if (w->key == k[o]) {
+                fwd_weight = 1;
+                replayed = e[o]->first;
+            } else {
+                bwd_weight = 1;
+                if (w->mark_seg != s->id) {
+                    w->mark_seg = s->id;
+                    res->bwd_weights++;
+                    if (ctx->group_open && w->bwd_seg >= ctx->group_first)
+                        res->bwd_overlap++;
+                    w->bwd_seg = s->id;
+                }
+            }
+            continue;
+        }
+        if (seen && e[o]->fwd_roles && !(e[o]->fwd_roles & (1u << FC_ROLE(k[o])))) {
+            if (e[o]->bwd_roles && !(e[o]->bwd_roles & (1u << FC_ROLE(k[o])))) {
+                /* A saved tensor is gone once its backward used it; a third
+                 * role means a new tensor in the freed block. */
+                e[o]->first_role = NOROLE;
+                continue;
+            }
+            reused_new_role = reused[o] = 1;
+        }
+    }
+    int64_t expect = *cursor >= 0 ? next_forward_call(s, *cursor, t_bwd) : -1;
+    *cursor = -1;
+    if (bwd_weight)
+        return FC_CLS_BWD;
+    if (fwd_weight) {
+        *cursor = replayed;
+        return FC_CLS_REC;
+    }
+    /* A recompute replays the forward in order: a call without weights
+     * that repeats the next forward call's shape continues it, even when
+     * the allocator handed it an address another tensor used. */
+    if (expect >= 0 && !weighted[expect] && fc_seg_rec(s->start + (uint64_t)expect)->sig == r->sig) {
+        *cursor = expect;
+        for (int o = 0; o < 2; o++)
+            if (reused[o]) /* so a new tensor there: forget the old one's roles */
+                e[o]->first_role = NOROLE;
+        return FC_CLS_REC;
+    }
+    if (reused_new_role)
+        return FC_CLS_BWD; /* a saved activation feeding a gradient */
+    if (!sig_has(&fwd_sigs, r->sig))
+        return FC_CLS_BWD;
+    int64_t slot = sig_find(&seen_sigs, r->sig);
+    if (slot >= 0 && seen_sigs.pos[slot] < t_bwd)
+        *cursor = seen_sigs.pos[slot];
+    return FC_CLS_REC;
+}
+
+/* Records the use in the running table (after labelling). */
+static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
+{
+    if (e == NULL)
+        return;
+    uint8_t bit = (uint8_t)(1u << FC_ROLE(k));
+    /* In a forward a tensor has one role; a new one is a new tensor the
+     * allocator put where a freed one was. */
+    if (c == FC_CLS_FWD && !(e->roles & bit))
+        e->first_role = NOROLE;
+    if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
+        note_use(e, fresh, k, i);
+        e->fwd_roles = e->bwd_roles = 0;
+    } else {
+        e->roles |= bit;
+    }
+    if (c == FC_CLS_FWD || c == FC_CLS_REC)
+        e->fwd_roles |= bit;
+    else if (c == FC_CLS_BWD && e->fwd_roles && !(e->fwd_roles & bit))
+        e->bwd_roles |= bit;
+}
+
+void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res)
+{
+    uint64_t n = s->end - s->start;
+    int64_t cursor = -1;
+    atab_begin(n);
+    for (uint64_t i = 0; i < n; i++) {
+        const fc_irec *r = fc_seg_rec(s->start + i);
+        weighted[i] = 0;
+        if (r->kind != FC_IREC_GEMM) {
+            cls[i] = FC_CLS_MARK;
+            continue;
+        }
+        if (r->flags & FC_IREC_XEVAL) {
+            cls[i] = FC_CLS_XEVAL;
+            continue;
+        }
+        int fa = 0, fb = 0;
+        aent *ea = r->a ? atab_get(r->a, &fa) : NULL;
+        aent *eb = r->b ? atab_get(r->b, &fb) : NULL;
+        uint8_t c;
+        if (t_bwd < 0) {
+            c = FC_CLS_EVAL;
+        } else if ((int64_t)i < t_bwd) {
+            c = FC_CLS_FWD;
+            weighted[i] = weight_of(r->a, r->ka) || weight_of(r->b, r->kb);
+            if (!weighted[i])
+                sig_add(&fwd_sigs, r->sig, 0);
+        } else {
+            aent *const e[2] = {fa ? NULL : ea, fb ? NULL : eb};
+            c = label_backward_call(s, ctx, r, e, (uint32_t)t_bwd, res, &cursor);
+        }
+        cls[i] = c;
+        if (t_bwd >= 0) {
+            if (r->a)
+                judge(r->a, r->ka, fa, (uint32_t)i, (uint32_t)t_bwd, s->id);
+            if (r->b)
+                judge(r->b, r->kb, fb, (uint32_t)i, (uint32_t)t_bwd, s->id);
+        }
+        track(ea, fa, r->ka, (uint32_t)i, c);
+        track(eb, fb, r->kb, (uint32_t)i, c);
+        overwritten(r->c);
+    }
+    res->has_bwd = t_bwd >= 0;
+}
+
+uint8_t fc_phase_class(uint64_t rel)
+{
+    return cls[rel];
+}
+
+void fc_phase_set_bootstrap(int on)
+{
+    bootstrap = on;
+}
+
+uint64_t fc_phase_weights(void)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < W_CAP; i++)
+        if (wtab[i].addr && !wtab[i].notweight && wtab[i].count >= 2 && wtab[i].trust > 0)
+            n++;
+    return n;
+}
+
+void fc_phase_reset(void)
+{
+    agen = 0;
+    bootstrap = 1;
+    newest_seg = 0;
+    memset(atab, 0, sizeof atab);
+    memset(wtab, 0, sizeof wtab);
+    memset(&fwd_sigs, 0, sizeof fwd_sigs);
+    memset(&seen_sigs, 0, sizeof seen_sigs);
+    fwd_sigs.gen = seen_sigs.gen = 1;
+}

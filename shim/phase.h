@@ -1,0 +1,57 @@
+/* phase.h - between the two halves of the detector: segment.c cuts the
+ * stream into segments and decides what each is; phase.c learns weights,
+ * finds where a segment's backward starts and labels its calls. Internal. */
+#ifndef FC_PHASE_H
+#define FC_PHASE_H
+
+#include <stdint.h>
+
+#include "irec.h"
+#include "segment.h"
+
+#define FC_SEG_CAP (1u << 17) /* records held while segments wait to be labelled */
+
+/* A closed segment: buffer indices [start, end), times, id. */
+typedef struct fc_pend {
+    uint64_t start, end, t0, t1;
+    uint32_t id;
+    uint8_t truncated, at_end; /* at_end: closed by the end of the stream */
+} fc_pend;
+
+/* What segment.c knows that labelling needs. */
+typedef struct fc_phase_ctx {
+    const void *anchor_p; /* the anchor weight and its role key */
+    uint32_t anchor_k;
+    int group_open;       /* an iteration is in progress ... */
+    uint32_t group_first; /* ... since this segment */
+} fc_phase_ctx;
+
+typedef struct fc_seg_result {
+    int has_bwd;
+    int anchor_bwd;       /* the anchor weight was used the backward way */
+    uint64_t bwd_weights; /* weights used the backward way */
+    uint64_t bwd_overlap; /* ... of which the current iteration had too */
+} fc_seg_result;
+
+/* The record at buffer index idx (segment.c). */
+const fc_irec *fc_seg_rec(uint64_t idx);
+
+static inline int fc_irec_is_call(const fc_irec *r)
+{
+    return r->kind == FC_IREC_GEMM && !(r->flags & FC_IREC_XEVAL);
+}
+
+void fc_phase_reset(void);
+/* A segment just closed: learn its first uses (weights recur in a role). */
+void fc_phase_learn(const fc_pend *s);
+/* 0 once the first segments are labelled: weights must then be confirmed. */
+void fc_phase_set_bootstrap(int on);
+/* Index (relative) of the first backward call, -1: no backward. */
+int64_t fc_phase_find_backward(const fc_pend *s);
+/* Labels every record of s (read back with fc_phase_class). */
+void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res);
+uint8_t fc_phase_class(uint64_t rel);
+/* Addresses currently taken as weights. */
+uint64_t fc_phase_weights(void);
+
+#endif

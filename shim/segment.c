@@ -1,0 +1,308 @@
+/* segment.c - the automatic iteration detector, first half: cutting the
+ * GEMM stream into segments and deciding what each is (method and limits:
+ * docs/iterations.md; phase.c labels the calls inside a segment).
+ *
+ * Anchor: the weight of the first forward GEMM (the A operand of the first
+ * call, once it comes back in the same role). Each time it comes back a new
+ * segment starts: one forward, with a backward when there is one. Segments
+ * wait in a bounded buffer until the first three are in (weights are
+ * learned from how addresses recur across them), then are labelled, in
+ * order, as soon as they close. A segment with no backward is an evaluation
+ * pass; one whose backward reaches weights the previous segment had not
+ * reached yet (the first layer was recomputed, which repeats the anchor)
+ * continues that iteration; any other starts a new one.
+ *
+ * Everything is static and bounded; nothing allocates. */
+#include "segment.h"
+
+#include <string.h>
+
+#include "phase.h"
+#include "steps.h"
+
+#define SEG_MASK (FC_SEG_CAP - 1)
+#define MAX_PEND 16
+#define NCAND 16
+#define LEARN_SEGMENTS 3
+
+static fc_irec buf[FC_SEG_CAP];
+static uint64_t head, tail, open_start;
+static fc_pend pending[MAX_PEND];
+static int n_pend;
+static uint32_t next_id = 1;
+static int learned;
+
+static struct cand {
+    const void *p;
+    uint32_t k;
+    uint64_t at; /* buffer index of the candidate call */
+} cand_a[NCAND], cand_b[NCAND];
+static uint64_t anchor_first; /* where the anchor was first seen */
+static uint8_t a_hit[NCAND];
+static int n_cand, b_hit = -1;
+static int anchored;
+static const void *anchor_p;
+static uint32_t anchor_k;
+static int anchor_slot; /* 0: A operand, 1: B operand */
+
+/* The labelling state of the iteration in progress (auto mode). */
+static int group_open, group_anchor_bwd;
+static uint32_t group_first;
+static fc_seg_stats stats;
+
+static inline const fc_irec *rec_at(uint64_t idx)
+{
+    return &buf[idx & SEG_MASK];
+}
+
+const fc_irec *fc_seg_rec(uint64_t idx)
+{
+    return rec_at(idx);
+}
+
+static inline int is_call(const fc_irec *r)
+{
+    return fc_irec_is_call(r);
+}
+
+/* ---- deciding what a labelled segment is, and handing it on ---- */
+
+static int decide_kind(const fc_seg_result *res)
+{
+    if (!res->has_bwd)
+        return FC_SEG_EVAL;
+    if (!group_open || group_anchor_bwd)
+        return FC_SEG_NEW;
+    if (res->anchor_bwd)
+        return FC_SEG_CONT; /* the anchor's own backward was still to come */
+    /* The anchor weight has no backward use to go by (a first layer whose
+     * input needs no gradient): continue when most weights this segment
+     * differentiates were not differentiated earlier in the iteration. */
+    if (res->bwd_weights > 0 && res->bwd_overlap * 2 < res->bwd_weights)
+        return FC_SEG_CONT;
+    return FC_SEG_NEW;
+}
+
+static void emit(const fc_pend *s)
+{
+    fc_seg_result res = {0};
+    fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
+    int64_t t_bwd = fc_phase_find_backward(s);
+    fc_phase_label(s, &ctx, t_bwd, &res);
+    int kind = decide_kind(&res);
+    if (kind == FC_SEG_EVAL) {
+        group_open = 0;
+    } else if (kind == FC_SEG_NEW) {
+        group_open = 1;
+        group_first = s->id;
+        group_anchor_bwd = res.anchor_bwd;
+    } else {
+        group_anchor_bwd |= res.anchor_bwd;
+    }
+    fc_steps_segment_begin(kind, s->t0);
+    for (uint64_t x = s->start; x < s->end; x++) {
+        uint8_t c = fc_phase_class(x - s->start);
+        if (kind == FC_SEG_CONT && c == FC_CLS_FWD)
+            c = FC_CLS_REC; /* the first layer recomputed before its backward */
+        fc_steps_record(rec_at(x), c);
+    }
+    /* With the anchor's backward done the iteration cannot continue, so it
+     * can be closed now rather than at the next segment. */
+    fc_steps_segment_end(s->t1, kind != FC_SEG_EVAL && group_anchor_bwd, s->at_end);
+    stats.segments++;
+    if (stats.segments >= LEARN_SEGMENTS)
+        fc_phase_set_bootstrap(0);
+    stats.truncated += s->truncated;
+    tail = s->end;
+}
+
+static void emit_pending(int force)
+{
+    if (!force && learned < LEARN_SEGMENTS)
+        return;
+    for (int i = 0; i < n_pend; i++)
+        emit(&pending[i]);
+    n_pend = 0;
+}
+
+/* Closes the open segment at index `at` (exclusive); t1 is when the next
+ * one starts. */
+static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
+{
+    uint64_t x = open_start;
+    while (x < at && !is_call(rec_at(x)))
+        x++;
+    if (x == at)
+        return; /* markers only: they open the next segment */
+    if (n_pend == MAX_PEND)
+        emit_pending(1);
+    fc_pend *s = &pending[n_pend++];
+    s->start = open_start;
+    s->end = at;
+    s->id = next_id++;
+    s->t0 = rec_at(open_start)->t;
+    s->t1 = t1;
+    s->truncated = (uint8_t)truncated;
+    s->at_end = (uint8_t)at_end;
+    open_start = at;
+    fc_phase_learn(s);
+    learned++;
+    emit_pending(0);
+}
+
+static int matches(const fc_irec *r, const void *p, uint32_t k, int slot)
+{
+    return slot == 0 ? (r->a == p && r->ka == k) : (r->b == p && r->kb == k);
+}
+
+/* Splits the open segment at every occurrence of the anchor but its
+ * first: calls before the first one (a stray GEMM, a warm-up) stay in the
+ * first segment rather than passing for an evaluation pass. */
+static void split_open(void)
+{
+    uint64_t end = head;
+    for (uint64_t x = open_start + 1; x < end; x++) {
+        const fc_irec *r = rec_at(x);
+        if (x != anchor_first && is_call(r) && matches(r, anchor_p, anchor_k, anchor_slot))
+            close_open(x, r->t, 0, 0);
+    }
+}
+
+static void set_anchor(const struct cand *c, int slot)
+{
+    const void *p = c->p;
+    uint32_t k = c->k;
+    anchor_first = c->at;
+    anchored = 1;
+    stats.anchor = 1;
+    anchor_p = p;
+    anchor_k = k;
+    anchor_slot = slot;
+}
+
+/* Before the anchor is known: the first NCAND calls are candidates. The
+ * first call's A operand wins as soon as it recurs in the same role (torch
+ * and cuBLAS callers pass a Linear's weight as A); a later candidate only
+ * when the first never recurs (a stray GEMM before training), since an
+ * activation's address can recur within one iteration. */
+static void search_anchor(const fc_irec *r)
+{
+    for (int j = 0; j < n_cand; j++) {
+        if (r->a == cand_a[j].p && r->ka == cand_a[j].k) {
+            if (j == 0) {
+                set_anchor(&cand_a[0], 0);
+                return;
+            }
+            a_hit[j] = 1;
+        }
+        if (b_hit < 0 && r->b == cand_b[j].p && r->kb == cand_b[j].k)
+            b_hit = j;
+    }
+    if (n_cand < NCAND && r->a != NULL) {
+        cand_a[n_cand].p = r->a;
+        cand_a[n_cand].k = r->ka;
+        cand_a[n_cand].at = head;
+        cand_b[n_cand].p = r->b;
+        cand_b[n_cand].k = r->kb;
+        cand_b[n_cand].at = head;
+        a_hit[n_cand] = 0;
+        n_cand++;
+    }
+}
+
+/* The first candidate never came back: take the earliest that did. */
+static int settle_anchor(void)
+{
+    for (int j = 1; j < n_cand; j++)
+        if (a_hit[j]) {
+            set_anchor(&cand_a[j], 0);
+            return 1;
+        }
+    if (b_hit >= 0) {
+        set_anchor(&cand_b[b_hit], 1);
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t last_t(void)
+{
+    return head > tail ? rec_at(head - 1)->t : 0;
+}
+
+static void make_room(void)
+{
+    if (n_pend > 0) {
+        emit_pending(1);
+        if (head - tail < FC_SEG_CAP)
+            return;
+    }
+    close_open(head, last_t(), 1, 0); /* one segment fills the buffer: cut it */
+    emit_pending(1);
+    if (!anchored) { /* look for an anchor afresh */
+        n_cand = 0;
+        b_hit = -1;
+    }
+}
+
+static int xeval_depth; /* inside flopcount_eval_begin/end */
+
+void fc_seg_push(const fc_irec *in)
+{
+    fc_irec rec = *in;
+    const fc_irec *r = &rec;
+    if (rec.kind == FC_IREC_EVAL_BEGIN)
+        xeval_depth++;
+    else if (rec.kind == FC_IREC_EVAL_END && xeval_depth > 0)
+        xeval_depth--;
+    else if (rec.kind == FC_IREC_GEMM && xeval_depth > 0)
+        rec.flags |= FC_IREC_XEVAL;
+    if (head - tail >= FC_SEG_CAP)
+        make_room();
+    if (is_call(r)) {
+        if (!anchored) {
+            search_anchor(r);
+            if (!anchored && head - open_start >= FC_SEG_CAP / 2)
+                settle_anchor();
+            if (anchored)
+                split_open();
+        }
+        if (anchored && head > open_start && matches(r, anchor_p, anchor_k, anchor_slot))
+            close_open(head, r->t, 0, 0);
+    }
+    buf[head & SEG_MASK] = rec;
+    head++;
+}
+
+void fc_seg_flush(void)
+{
+    if (!anchored && settle_anchor())
+        split_open();
+    close_open(head, last_t(), 0, 1);
+    emit_pending(1);
+    fc_steps_finish();
+}
+
+void fc_seg_reset(void)
+{
+    head = tail = open_start = 0;
+    n_pend = 0;
+    next_id = 1;
+    learned = 0;
+    fc_phase_reset();
+    n_cand = 0;
+    b_hit = -1;
+    anchored = 0;
+    anchor_p = NULL;
+    anchor_k = 0;
+    group_open = group_anchor_bwd = 0;
+    group_first = 0;
+    xeval_depth = 0;
+    memset(&stats, 0, sizeof stats);
+}
+
+void fc_seg_stats_get(fc_seg_stats *out)
+{
+    *out = stats;
+    out->weights = fc_phase_weights();
+}

@@ -1,0 +1,38 @@
+/* segment.h - the automatic detector: cuts the GEMM stream into segments
+ * (one forward, with or without a backward) and labels every call forward,
+ * backward, recompute or evaluation. Method and limits: docs/iterations.md.
+ *
+ * Single consumer: fed in stream order by whoever holds the drain lock.
+ * Results go to steps.h as whole, labelled segments. */
+#ifndef FC_SEGMENT_H
+#define FC_SEGMENT_H
+
+#include <stdint.h>
+
+#include "irec.h"
+
+/* What a finished segment is. */
+enum fc_seg_kind {
+    FC_SEG_NEW = 0, /* a training iteration starts here (auto mode) */
+    FC_SEG_CONT,    /* the rest of the previous iteration's backward */
+    FC_SEG_EVAL     /* a forward with no backward: an evaluation pass */
+};
+
+/* Label of one call. */
+enum fc_cls { FC_CLS_FWD = 0, FC_CLS_BWD, FC_CLS_REC, FC_CLS_EVAL, FC_CLS_XEVAL, FC_CLS_MARK };
+
+typedef struct fc_seg_stats {
+    uint64_t segments;   /* segments labelled so far */
+    uint64_t truncated;  /* cut short because the buffer filled */
+    uint64_t weights;    /* addresses taken as weights */
+    int anchor;          /* 1 once the first forward call's weight was found again */
+} fc_seg_stats;
+
+void fc_seg_reset(void);
+/* One event, in stream order. */
+void fc_seg_push(const fc_irec *r);
+/* End of the stream (report time): labels everything still held. */
+void fc_seg_flush(void);
+void fc_seg_stats_get(fc_seg_stats *out);
+
+#endif

@@ -1,0 +1,151 @@
+/* merge.h - what 'flopcount merge' keeps of each rank's report and what it
+ * works out for the job: sums, iterations aligned across ranks, the
+ * straggler, ranks whose FLOPs differ, missing and duplicate ranks.
+ * Internal to the flopcount command (merge.c, merge_analyze.c, merge_out.c). */
+#ifndef FC_MERGE_H
+#define FC_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report_read.h"
+#include "u128.h"
+
+/* One rank's report, reduced to what the merge needs (the full report is
+ * freed after reading, so 1,024 ranks cost little memory). */
+typedef struct fc_merge_rank {
+    const char *path;
+    long rank;           /* -1: the report names none */
+    long world_size;
+    char host[256];
+    char status[32];
+    char launcher[32];
+    double wall_seconds;
+    uint64_t gemm_calls, failed_calls;
+    fc_u128 gemm_flops, recompute_flops;
+    int has_iterations;
+    uint64_t iter_count;
+    size_t n_list;       /* iterations listed (may be fewer than iter_count) */
+    fc_report_iter *list;/* sorted by index, one entry per index */
+    double median_seconds;       /* of the listed iterations; NaN without */
+    fc_u128 flops_per_iteration; /* median of the listed iterations */
+    double peak_flops;           /* the rank's own utilization.peak_flops, or NaN */
+    int duplicate;               /* a later report of a rank seen before */
+} fc_merge_rank;
+
+typedef struct fc_merge_group { /* a by_api / by_dtype row, summed */
+    char name[48];
+    uint64_t calls;
+    fc_u128 flops;
+} fc_merge_group;
+
+typedef struct fc_merge_step { /* one iteration index present on every rank */
+    uint64_t index;
+    double seconds;      /* of the slowest rank */
+    long slowest_rank;
+    fc_u128 flops, forward, backward, recompute; /* summed over ranks */
+} fc_merge_step;
+
+enum fc_flops_verdict {
+    FC_FLOPS_SAME = 0,   /* every rank equal */
+    FC_FLOPS_STAGES,     /* k equal-sized groups: pipeline stages */
+    FC_FLOPS_OUTLIERS,   /* a majority agrees, some ranks differ */
+    FC_FLOPS_MIXED,      /* no majority */
+};
+
+typedef struct fc_merge_fgroup { /* ranks sharing one FLOP count */
+    fc_u128 flops;
+    size_t n_ranks;
+    long first_rank;
+    long *ranks; /* n_ranks, ascending */
+} fc_merge_fgroup;
+
+typedef struct fc_merge {
+    fc_merge_rank *ranks; /* sorted by rank; duplicates and rankless last */
+    size_t n_ranks;       /* reports read */
+    size_t n_used;        /* ranks merged: unique ranks (first n_used entries) */
+    long world_size;      /* largest world size the reports name, else n_used */
+    int world_disagrees;  /* reports name different world sizes */
+    long *missing;        /* ranks 0..world_size-1 with no report */
+    size_t n_missing;
+    size_t n_rankless;    /* reports naming no rank: numbered in file order */
+    size_t n_skipped;     /* rankless reports without a GEMM (launchers): left out */
+    size_t n_not_complete;/* reports whose status is not "complete" */
+    size_t n_hosts;
+    char launcher[32];
+    /* sums over the merged ranks */
+    uint64_t gemm_calls, failed_calls, invalid_calls, unresolved_calls;
+    fc_u128 gemm_flops, recompute_flops;
+    double wall_seconds; /* the longest */
+    fc_merge_group *by_api, *by_dtype;
+    size_t n_by_api, n_by_dtype;
+    fc_report_shape *shapes; /* summed by shape; largest first after analysis */
+    size_t n_shapes, cap_shapes;
+    size_t *shape_slots; /* open-addressing index into shapes (+1; 0 = empty) */
+    size_t n_slots;
+    /* iterations */
+    size_t n_with_iterations;
+    fc_merge_step *steps; /* aligned: indices every merged rank listed */
+    size_t n_steps;
+    uint64_t iter_count;  /* fewest iterations any rank counted */
+    double median_step_seconds;      /* median over steps of the slowest rank */
+    fc_u128 flops_per_iteration;     /* median over steps of the summed FLOPs */
+    fc_u128 recompute_per_iteration;
+    /* straggler (by median step time; by wall time without iterations) */
+    long straggler;                  /* -1 when fewer than two ranks */
+    int straggler_by_wall;
+    double straggler_seconds, others_seconds; /* its median vs the median of the rest */
+    size_t straggler_slowest_steps;  /* steps in which it was the slowest */
+    /* FLOP consistency across ranks */
+    int flops_basis_iteration;       /* 1: per-iteration FLOPs, 0: totals */
+    int verdict;                     /* enum fc_flops_verdict */
+    int stages_contiguous;           /* FC_FLOPS_STAGES: groups are blocks of ranks */
+    fc_merge_fgroup *fgroups;        /* largest group first */
+    size_t n_fgroups;
+    /* utilization, when a peak is known */
+    double peak_flops; /* per GPU, FLOP/s; 0 when unknown */
+    char peak_desc[128];
+    double hfu, mfu;   /* cluster; NaN when not computable */
+} fc_merge;
+
+/* Reads one report into a slot; -1 with a reason in err. */
+int fc_merge_add(fc_merge_rank *slot, const char *path, const fc_report *r, char *err,
+                 size_t errlen);
+/* Works everything out from the n_ranks slots. Returns -1 on out of memory. */
+int fc_merge_analyze(fc_merge *m);
+/* Sums of by_api / by_dtype / shapes, fed one report at a time; -1 on out
+ * of memory. */
+int fc_merge_sum_report(fc_merge *m, const fc_report *r);
+/* The shapes part of it (merge_shapes.c), and their final order. */
+int fc_merge_sum_shapes(fc_merge *m, const fc_report *r);
+void fc_merge_sort_shapes(fc_merge *m);
+/* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of
+ * memory. */
+int fc_merge_align(fc_merge *m);
+void fc_merge_straggler(fc_merge *m);
+int fc_merge_consistency(fc_merge *m);
+void fc_merge_utilization(fc_merge *m);
+void fc_merge_free(fc_merge *m);
+
+/* Reads the reports (merge_load.c: several threads, a batch at a time) and
+ * calls take for each in the order given, stopping at the first -1. A
+ * report that cannot be read is one "flopcount merge: PATH: reason" line
+ * and -1. take must not keep r (it is freed after the call). */
+typedef int (*fc_merge_take_fn)(void *ctx, size_t i, const char *path, fc_report *r);
+int fc_merge_load_all(char *const *paths, size_t n, fc_merge_take_fn take, void *ctx);
+
+/* One sentence on what the FLOP consistency verdict means. */
+const char *fc_merge_verdict_words(const fc_merge *m);
+/* Output (merge_out.c, merge_json.c). all_ranks: list every rank in text even when many. */
+void fc_merge_print_text(const fc_merge *m, int all_ranks);
+int fc_merge_print_json(const fc_merge *m);
+
+/* Median (the lower middle value, so integers stay exact); sorts v. NaN
+ * and 0 for an empty list. */
+double fc_median_double(double *v, size_t n);
+fc_u128 fc_median_u128(fc_u128 *v, size_t n);
+
+/* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit). */
+void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size);
+
+#endif

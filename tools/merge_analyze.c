@@ -1,0 +1,262 @@
+/* merge_analyze.c - the arithmetic of 'flopcount merge': per-rank summaries,
+ * sums, iterations aligned across ranks, the straggler, FLOP consistency
+ * and cluster utilization. No printing here (merge_out.c does that). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u128(const void *a, const void *b)
+{
+    fc_u128 x = *(const fc_u128 *)a, y = *(const fc_u128 *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n values (the lower one of the middle two: stays exact for
+ * integers and is a value some step really had). Sorts v in place. */
+double fc_median_double(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return v[(n - 1) / 2];
+}
+
+fc_u128 fc_median_u128(fc_u128 *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_u128);
+    return v[(n - 1) / 2];
+}
+
+static int by_index(const void *a, const void *b)
+{
+    const fc_report_iter *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The rank's steady iterations (no warm-up, no open end: see
+ * fc_report_steady) sorted by index (a repeated index keeps its first
+ * entry), so steps can be found by binary search. */
+static int copy_list(fc_merge_rank *s, const fc_report *r)
+{
+    size_t from, to;
+    fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
+    size_t n = to - from;
+    s->list = malloc((n ? n : 1) * sizeof *s->list);
+    if (s->list == NULL)
+        return -1;
+    memcpy(s->list, r->iterations.list + from, n * sizeof *s->list);
+    qsort(s->list, n, sizeof *s->list, by_index);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || s->list[i].index != s->list[k - 1].index)
+            s->list[k++] = s->list[i];
+    s->n_list = k;
+    return 0;
+}
+
+/* Median step time and FLOPs of the rank's own list (steps without a time
+ * are left out of the time). */
+static int rank_medians(fc_merge_rank *s)
+{
+    double *t = malloc((s->n_list ? s->n_list : 1) * sizeof *t);
+    fc_u128 *f = malloc((s->n_list ? s->n_list : 1) * sizeof *f);
+    if (t == NULL || f == NULL) {
+        free(t);
+        free(f);
+        return -1;
+    }
+    size_t nt = 0;
+    for (size_t i = 0; i < s->n_list; i++) {
+        if (!isnan(s->list[i].seconds))
+            t[nt++] = s->list[i].seconds;
+        f[i] = s->list[i].flops;
+    }
+    s->median_seconds = fc_median_double(t, nt);
+    s->flops_per_iteration = fc_median_u128(f, s->n_list);
+    free(t);
+    free(f);
+    return 0;
+}
+
+int fc_merge_add(fc_merge_rank *s, const char *path, const fc_report *r, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->rank = r->rank;
+    s->world_size = r->world_size;
+    snprintf(s->host, sizeof s->host, "%s", r->hostname);
+    snprintf(s->status, sizeof s->status, "%s", r->status);
+    snprintf(s->launcher, sizeof s->launcher, "%s", r->launcher);
+    s->wall_seconds = r->wall_seconds;
+    s->gemm_calls = r->totals.gemm_calls;
+    s->failed_calls = r->totals.failed_calls;
+    s->gemm_flops = r->totals.gemm_flops;
+    s->recompute_flops = r->has_recompute ? r->recompute.flops : 0;
+    s->median_seconds = NAN;
+    s->peak_flops = r->has_utilization ? r->utilization.peak_flops : NAN;
+    s->has_iterations = r->has_iterations && r->iterations.n_list > 0;
+    s->iter_count = r->iterations.count;
+    if (s->has_iterations && (copy_list(s, r) != 0 || rank_medians(s) != 0)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+
+void fc_merge_free(fc_merge *m)
+{
+    for (size_t i = 0; i < m->n_ranks; i++)
+        free(m->ranks[i].list);
+    for (size_t i = 0; i < m->n_fgroups; i++)
+        free(m->fgroups[i].ranks);
+    free(m->ranks);
+    free(m->missing);
+    free(m->by_api);
+    free(m->by_dtype);
+    free(m->shapes);
+    free(m->shape_slots);
+    free(m->steps);
+    free(m->fgroups);
+    memset(m, 0, sizeof *m);
+}
+
+/* Duplicates and rankless reports go last; the rest by rank. */
+static int cmp_rank(const void *a, const void *b)
+{
+    const fc_merge_rank *x = a, *y = b;
+    int kx = x->duplicate || x->rank < 0, ky = y->duplicate || y->rank < 0;
+    if (kx != ky)
+        return kx - ky;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int count_hosts(fc_merge *m)
+{
+    const char **h = malloc((m->n_used ? m->n_used : 1) * sizeof *h);
+    if (h == NULL)
+        return -1;
+    for (size_t i = 0; i < m->n_used; i++)
+        h[i] = m->ranks[i].host;
+    qsort(h, m->n_used, sizeof *h, cmp_str_ptr);
+    m->n_hosts = 0;
+    for (size_t i = 0; i < m->n_used; i++)
+        if (i == 0 || strcmp(h[i], h[i - 1]) != 0)
+            m->n_hosts++;
+    free(h);
+    return 0;
+}
+
+/* World size: the largest any report names (or implied by its ranks). */
+static int find_missing(fc_merge *m)
+{
+    long world = -1, named = -1;
+    for (size_t i = 0; i < m->n_used; i++) {
+        const fc_merge_rank *s = &m->ranks[i];
+        if (s->world_size > 0) {
+            if (named > 0 && s->world_size != named)
+                m->world_disagrees = 1;
+            named = s->world_size > named ? s->world_size : named;
+        }
+        if (s->rank + 1 > world)
+            world = s->rank + 1;
+    }
+    if (named > 0 && world > named)
+        m->world_disagrees = 1; /* a rank beyond the world it names */
+    m->world_size = named > world ? named : world;
+    if (m->world_size < (long)m->n_used)
+        m->world_size = (long)m->n_used;
+    m->missing = malloc((size_t)(m->world_size > 0 ? m->world_size : 1) * sizeof *m->missing);
+    if (m->missing == NULL)
+        return -1;
+    size_t j = 0;
+    for (long r = 0; r < m->world_size; r++) {
+        while (j < m->n_used && m->ranks[j].rank < r)
+            j++;
+        if (j >= m->n_used || m->ranks[j].rank != r)
+            m->missing[m->n_missing++] = r;
+    }
+    return 0;
+}
+
+static void sum_totals(fc_merge *m, const fc_report *r)
+{
+    m->gemm_calls += r->totals.gemm_calls;
+    m->failed_calls += r->totals.failed_calls;
+    m->invalid_calls += r->totals.invalid_calls;
+    m->unresolved_calls += r->totals.unresolved_calls;
+    m->gemm_flops = fc_u128_sat_add(m->gemm_flops, r->totals.gemm_flops);
+    if (r->has_recompute)
+        m->recompute_flops = fc_u128_sat_add(m->recompute_flops, r->recompute.flops);
+    if (!isnan(r->wall_seconds) && r->wall_seconds > m->wall_seconds)
+        m->wall_seconds = r->wall_seconds;
+}
+
+static int sum_groups(fc_merge_group **arr, size_t *n, const fc_report_group *add, size_t n_add)
+{
+    for (size_t i = 0; i < n_add; i++) {
+        size_t j = 0;
+        while (j < *n && strcmp((*arr)[j].name, add[i].name) != 0)
+            j++;
+        if (j == *n) {
+            fc_merge_group *g = realloc(*arr, (*n + 1) * sizeof **arr);
+            if (g == NULL)
+                return -1;
+            *arr = g;
+            memset(&g[j], 0, sizeof g[j]);
+            snprintf(g[j].name, sizeof g[j].name, "%s", add[i].name);
+            (*n)++;
+        }
+        (*arr)[j].calls += add[i].calls;
+        (*arr)[j].flops = fc_u128_sat_add((*arr)[j].flops, add[i].flops);
+    }
+    return 0;
+}
+
+int fc_merge_sum_report(fc_merge *m, const fc_report *r)
+{
+    sum_totals(m, r);
+    if (sum_groups(&m->by_api, &m->n_by_api, r->by_api, r->n_by_api) != 0 ||
+        sum_groups(&m->by_dtype, &m->n_by_dtype, r->by_dtype, r->n_by_dtype) != 0)
+        return -1;
+    return fc_merge_sum_shapes(m, r);
+}
+
+int fc_merge_analyze(fc_merge *m)
+{
+    qsort(m->ranks, m->n_ranks, sizeof *m->ranks, cmp_rank);
+    m->n_used = 0;
+    m->n_not_complete = 0;
+    for (size_t i = 0; i < m->n_ranks; i++)
+        if (m->ranks[i].rank >= 0 && !m->ranks[i].duplicate)
+            m->n_used++;
+    for (size_t i = 0; i < m->n_used; i++)
+        if (strcmp(m->ranks[i].status, "complete") != 0)
+            m->n_not_complete++;
+    if (m->n_used > 0) /* the lowest rank's launcher speaks for the job */
+        memcpy(m->launcher, m->ranks[0].launcher, sizeof m->launcher);
+    fc_merge_sort_shapes(m);
+    if (count_hosts(m) != 0 || find_missing(m) != 0 || fc_merge_align(m) != 0)
+        return -1;
+    fc_merge_straggler(m);
+    if (fc_merge_consistency(m) != 0)
+        return -1;
+    fc_merge_utilization(m);
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* merge_out.c - the merged job as text for people (merge_json.c writes the
+ * JSON). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "merge.h"
+#include "report_fmt.h"
+
+/* Above this many ranks the text lists only the ranks worth a look. */
+#define LIST_ALL_UP_TO 32
+/* A rank this much (in %) slower than the median of the others is named a
+ * straggler; below it the difference is run-to-run noise. */
+#define STRAGGLER_PCT 5.0
+
+void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+            j++;
+        char piece[48];
+        if (j == i)
+            snprintf(piece, sizeof piece, "%s%ld", i ? ", " : "", ranks[i]);
+        else
+            snprintf(piece, sizeof piece, "%s%ld-%ld", i ? ", " : "", ranks[i], ranks[j]);
+        size_t len = strlen(piece);
+        if (o + len + 5 > size) {
+            snprintf(out + o, size - o, ", ...");
+            return;
+        }
+        memcpy(out + o, piece, len + 1);
+        o += len;
+        i = j + 1;
+    }
+}
+
+const char *fc_merge_verdict_words(const fc_merge *m)
+{
+    switch (m->verdict) {
+    case FC_FLOPS_SAME:
+        return "equal on every rank: data-parallel replicas (or tensor-parallel shards) agree";
+    case FC_FLOPS_STAGES:
+        return m->stages_contiguous
+                   ? "differ in equal groups of contiguous ranks: pipeline stages (legitimate)"
+                   : "differ in equal groups of strided ranks: pipeline stages or expert/tensor "
+                     "groups doing different work (legitimate)";
+    case FC_FLOPS_OUTLIERS:
+        return "differ on a few ranks: data-parallel replicas should match (uneven batches? "
+               "extra or skipped steps?)";
+    default:
+        return "differ with no majority: pipeline stages legitimately differ; data-parallel "
+               "replicas would not";
+    }
+}
+
+static void text_header(const fc_merge *m)
+{
+    char ranks[256], f1[48], e1[FC_U128_DIGITS];
+    printf("flopcount merge: %zu report%s, world size %ld, %zu rank%s merged on %zu host%s "
+           "(launcher %s)\n",
+           m->n_ranks, m->n_ranks == 1 ? "" : "s", m->world_size, m->n_used,
+           m->n_used == 1 ? "" : "s", m->n_hosts, m->n_hosts == 1 ? "" : "s",
+           m->launcher[0] ? m->launcher : "unknown");
+    if (m->n_missing) {
+        fc_rank_ranges(m->missing, m->n_missing, ranks, sizeof ranks);
+        printf("  MISSING ranks: %s (%zu of %ld)\n", ranks, m->n_missing, m->world_size);
+    }
+    for (size_t i = m->n_used; i < m->n_ranks; i++)
+        printf("  DUPLICATE rank %ld: %s ignored\n", m->ranks[i].rank, m->ranks[i].path);
+    if (m->world_disagrees)
+        printf("  WARNING: the reports name different world sizes; the largest is used\n");
+    if (m->n_rankless)
+        printf("  note: the reports name no rank; numbered in the order given\n");
+    if (m->n_not_complete)
+        printf("  note: %zu report%s not complete (a snapshot, or the rank was killed)\n",
+               m->n_not_complete, m->n_not_complete == 1 ? " is" : "s are");
+    printf("  GEMM totals      %s (%s) in %llu calls on all ranks; %llu failed, %llu invalid\n",
+           fc_u128_to_str(m->gemm_flops, e1), fc_fmt_flop(m->gemm_flops, f1, sizeof f1),
+           (unsigned long long)m->gemm_calls, (unsigned long long)m->failed_calls,
+           (unsigned long long)m->invalid_calls);
+}
+
+static void text_iterations(const fc_merge *m)
+{
+    char t[32], f1[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
+    if (m->n_with_iterations == 0) {
+        printf("  iterations       no iterations found\n");
+        return;
+    }
+    if (m->n_with_iterations < m->n_used) {
+        printf("  iterations       found on %zu of %zu ranks only; not aligned\n",
+               m->n_with_iterations, m->n_used);
+        return;
+    }
+    printf("  iterations       %zu aligned across %zu ranks (fewest counted by a rank: %llu); "
+           "median step %s (slowest rank per step)\n",
+           m->n_steps, m->n_used, (unsigned long long)m->iter_count,
+           fc_fmt_seconds(m->median_step_seconds, t, sizeof t));
+    if (m->n_steps == 0)
+        return;
+    printf("  per iteration    %s (%s) on all ranks; recompute %s\n",
+           fc_u128_to_str(m->flops_per_iteration, e1),
+           fc_fmt_flop(m->flops_per_iteration, f1, sizeof f1),
+           fc_u128_to_str(m->recompute_per_iteration, e2));
+}
+
+static void text_straggler(const fc_merge *m)
+{
+    char a[32], b[32];
+    if (m->straggler < 0) {
+        printf("  straggler        n/a (%s)\n", m->n_used < 2 ? "one rank" : "ranks lack times");
+        return;
+    }
+    double behind = m->straggler_seconds - m->others_seconds;
+    double pct = m->others_seconds > 0 ? behind / m->others_seconds * 100.0 : NAN;
+    const char *what = m->straggler_by_wall ? "wall time" : "median step";
+    if (pct < STRAGGLER_PCT)
+        printf("  straggler        none: the slowest rank (%ld, %s %s) is within %.0f%% of the "
+               "others\n",
+               m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
+               STRAGGLER_PCT);
+    else
+        printf("  straggler        rank %ld: %s %s vs %s for the others (+%.4f s, +%.1f%%)",
+               m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
+               fc_fmt_seconds(m->others_seconds, b, sizeof b), behind, pct);
+    if (pct >= STRAGGLER_PCT && !m->straggler_by_wall)
+        printf("; slowest in %zu of %zu steps\n", m->straggler_slowest_steps, m->n_steps);
+    else if (pct >= STRAGGLER_PCT)
+        printf(" (no iterations: whole-run wall time, startup included)\n");
+}
+
+static void text_consistency(const fc_merge *m)
+{
+    char e[FC_U128_DIGITS], ranks[200];
+    const char *basis = m->flops_basis_iteration ? "per iteration" : "totals: no iterations";
+    printf("  FLOPs per rank   %s (compared %s)\n", fc_merge_verdict_words(m), basis);
+    if (m->verdict == FC_FLOPS_SAME)
+        return;
+    double ref = fc_u128_to_double(m->fgroups[0].flops);
+    for (size_t g = 0; g < m->n_fgroups && g < 12; g++) {
+        const fc_merge_fgroup *fg = &m->fgroups[g];
+        fc_rank_ranges(fg->ranks, fg->n_ranks, ranks, sizeof ranks);
+        double d = ref > 0 ? (fc_u128_to_double(fg->flops) - ref) / ref * 100.0 : NAN;
+        printf("    %s FLOPs: %zu rank%s (%s)", fc_u128_to_str(fg->flops, e), fg->n_ranks,
+               fg->n_ranks == 1 ? "" : "s", ranks);
+        if (g > 0)
+            printf(", %+.2f%% vs the largest group", d);
+        printf("\n");
+    }
+    if (m->n_fgroups > 12)
+        printf("    ... %zu groups in all\n", m->n_fgroups);
+}
+
+static void text_utilization(const fc_merge *m)
+{
+    char h[16], u[16];
+    if (m->peak_flops <= 0) {
+        printf("  utilization      no peak given (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        return;
+    }
+    if (isnan(m->hfu)) {
+        printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
+        return;
+    }
+    printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less recompute) "
+           "on %zu ranks; peak %s\n",
+           fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u), m->n_used,
+           m->peak_desc);
+}
+
+static int in_largest_group(const fc_merge *m, long rank)
+{
+    const fc_merge_fgroup *g = &m->fgroups[0];
+    for (size_t i = 0; i < g->n_ranks; i++)
+        if (g->ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+static void text_rank_row(const fc_merge *m, const fc_merge_rank *s)
+{
+    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], h[16];
+    double hfu = NAN;
+    if (m->peak_flops > 0 && s->median_seconds > 0)
+        hfu = fc_u128_to_double(s->flops_per_iteration) / (m->peak_flops * s->median_seconds);
+    printf("  %5ld  %-16.16s %-9.9s %24s %8llu %11s %22s %7s\n", s->rank, s->host, s->status,
+           fc_u128_to_str(s->gemm_flops, e1), (unsigned long long)s->iter_count,
+           fc_fmt_seconds(s->median_seconds, t, sizeof t),
+           s->has_iterations ? fc_u128_to_str(s->flops_per_iteration, e2) : "-",
+           fc_fmt_pct(hfu, h, sizeof h));
+}
+
+static void text_ranks(const fc_merge *m, int all)
+{
+    printf("\n  %5s  %-16s %-9s %24s %8s %11s %22s %7s\n", "rank", "host", "status",
+           "GEMM FLOPs", "iters", "median step", "FLOPs/iteration", "HFU");
+    size_t shown = 0;
+    int every = all || m->n_used <= LIST_ALL_UP_TO;
+    for (size_t i = 0; i < m->n_used; i++) {
+        const fc_merge_rank *s = &m->ranks[i];
+        int worth = i == 0 || s->rank == m->straggler ||
+                    (m->verdict != FC_FLOPS_SAME && !in_largest_group(m, s->rank));
+        if (every || (worth && shown < LIST_ALL_UP_TO)) {
+            text_rank_row(m, s);
+            shown++;
+        }
+    }
+    if (shown < m->n_used)
+        printf("  (%zu of %zu ranks shown: rank 0, the straggler and differing ranks; "
+               "--all-ranks lists every one)\n",
+               shown, m->n_used);
+}
+
+void fc_merge_print_text(const fc_merge *m, int all_ranks)
+{
+    text_header(m);
+    text_iterations(m);
+    text_straggler(m);
+    if (m->n_used > 1)
+        text_consistency(m);
+    text_utilization(m);
+    if (m->n_used > 0)
+        text_ranks(m, all_ranks);
+}

@@ -1,0 +1,233 @@
+/* merge_steps.c - what 'flopcount merge' concludes across ranks: the
+ * iterations every rank listed, aligned by index (a step lasts as long as
+ * its slowest rank); the straggler; whether the ranks ran the same FLOPs;
+ * cluster HFU/MFU. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+static const fc_report_iter *find_step(const fc_merge_rank *s, uint64_t index)
+{
+    size_t lo = 0, hi = s->n_list;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->list[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_list && s->list[lo].index == index ? &s->list[lo] : NULL;
+}
+
+/* Step `index` summed over the merged ranks; 0 when some rank lacks it. */
+static int build_step(const fc_merge *m, uint64_t index, fc_merge_step *st)
+{
+    memset(st, 0, sizeof *st);
+    st->index = index;
+    st->seconds = NAN;
+    st->slowest_rank = -1;
+    for (size_t r = 0; r < m->n_used; r++) {
+        const fc_report_iter *it = find_step(&m->ranks[r], index);
+        if (it == NULL)
+            return 0;
+        if (!isnan(it->seconds) && (isnan(st->seconds) || it->seconds > st->seconds)) {
+            st->seconds = it->seconds;
+            st->slowest_rank = m->ranks[r].rank;
+        }
+        st->flops = fc_u128_sat_add(st->flops, it->flops);
+        st->forward = fc_u128_sat_add(st->forward, it->forward_flops);
+        st->backward = fc_u128_sat_add(st->backward, it->backward_flops);
+        st->recompute = fc_u128_sat_add(st->recompute, it->recompute_flops);
+    }
+    return 1;
+}
+
+static int step_medians(fc_merge *m)
+{
+    size_t n = m->n_steps ? m->n_steps : 1, nt = 0;
+    double *t = malloc(n * sizeof *t);
+    fc_u128 *f = malloc(n * sizeof *f), *rc = malloc(n * sizeof *rc);
+    if (t == NULL || f == NULL || rc == NULL) {
+        free(t);
+        free(f);
+        free(rc);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n_steps; i++) {
+        if (!isnan(m->steps[i].seconds))
+            t[nt++] = m->steps[i].seconds;
+        f[i] = m->steps[i].flops;
+        rc[i] = m->steps[i].recompute;
+    }
+    m->median_step_seconds = fc_median_double(t, nt);
+    m->flops_per_iteration = fc_median_u128(f, m->n_steps);
+    m->recompute_per_iteration = fc_median_u128(rc, m->n_steps);
+    free(t);
+    free(f);
+    free(rc);
+    return 0;
+}
+
+int fc_merge_align(fc_merge *m)
+{
+    m->median_step_seconds = NAN;
+    m->n_with_iterations = 0;
+    uint64_t fewest = UINT64_MAX;
+    for (size_t r = 0; r < m->n_used; r++)
+        if (m->ranks[r].has_iterations) {
+            m->n_with_iterations++;
+            if (m->ranks[r].iter_count < fewest)
+                fewest = m->ranks[r].iter_count;
+        }
+    if (m->n_used == 0 || m->n_with_iterations < m->n_used)
+        return 0; /* alignment needs every rank; the text says which lack them */
+    m->iter_count = fewest;
+    const fc_merge_rank *first = &m->ranks[0];
+    m->steps = malloc((first->n_list ? first->n_list : 1) * sizeof *m->steps);
+    if (m->steps == NULL)
+        return -1;
+    for (size_t i = 0; i < first->n_list; i++)
+        if (build_step(m, first->list[i].index, &m->steps[m->n_steps]))
+            m->n_steps++;
+    return step_medians(m);
+}
+
+/* The slowest rank by median step time, against the median of the others;
+ * by wall time when the ranks have no iterations. */
+void fc_merge_straggler(fc_merge *m)
+{
+    m->straggler = -1;
+    m->straggler_seconds = m->others_seconds = NAN;
+    if (m->n_used < 2)
+        return;
+    int by_wall = m->n_with_iterations < m->n_used;
+    double *v = malloc(m->n_used * sizeof *v);
+    if (v == NULL)
+        return;
+    size_t worst = 0, nv = 0;
+    for (size_t r = 0; r < m->n_used; r++) {
+        const fc_merge_rank *s = &m->ranks[r];
+        double x = by_wall ? s->wall_seconds : s->median_seconds;
+        if (isnan(x)) {
+            free(v);
+            return; /* some rank has no time at all: no fair comparison */
+        }
+        if (x > (by_wall ? m->ranks[worst].wall_seconds : m->ranks[worst].median_seconds))
+            worst = r;
+    }
+    for (size_t r = 0; r < m->n_used; r++)
+        if (r != worst)
+            v[nv++] = by_wall ? m->ranks[r].wall_seconds : m->ranks[r].median_seconds;
+    m->straggler = m->ranks[worst].rank;
+    m->straggler_by_wall = by_wall;
+    m->straggler_seconds = by_wall ? m->ranks[worst].wall_seconds : m->ranks[worst].median_seconds;
+    m->others_seconds = fc_median_double(v, nv);
+    m->straggler_slowest_steps = 0;
+    for (size_t i = 0; i < m->n_steps; i++)
+        if (m->steps[i].slowest_rank == m->straggler)
+            m->straggler_slowest_steps++;
+    free(v);
+}
+
+typedef struct pair {
+    fc_u128 flops;
+    long rank;
+} pair;
+
+static int by_flops(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    if (x->flops != y->flops)
+        return x->flops < y->flops ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int bigger_group(const void *a, const void *b)
+{
+    const fc_merge_fgroup *x = a, *y = b;
+    if (x->n_ranks != y->n_ranks)
+        return x->n_ranks < y->n_ranks ? 1 : -1;
+    return (x->first_rank > y->first_rank) - (x->first_rank < y->first_rank);
+}
+
+/* Ranks grouped by equal FLOPs (per iteration when every rank has
+ * iterations, else totals), largest group first. */
+static int group_ranks(fc_merge *m)
+{
+    m->flops_basis_iteration = m->n_used > 0 && m->n_with_iterations == m->n_used;
+    pair *p = malloc((m->n_used ? m->n_used : 1) * sizeof *p);
+    m->fgroups = calloc(m->n_used ? m->n_used : 1, sizeof *m->fgroups);
+    if (p == NULL || m->fgroups == NULL) {
+        free(p);
+        return -1;
+    }
+    for (size_t r = 0; r < m->n_used; r++) {
+        p[r].flops = m->flops_basis_iteration ? m->ranks[r].flops_per_iteration
+                                              : m->ranks[r].gemm_flops;
+        p[r].rank = m->ranks[r].rank;
+    }
+    qsort(p, m->n_used, sizeof *p, by_flops);
+    for (size_t i = 0, j; i < m->n_used; i = j) {
+        for (j = i; j < m->n_used && p[j].flops == p[i].flops; j++)
+            ;
+        fc_merge_fgroup *g = &m->fgroups[m->n_fgroups++];
+        g->flops = p[i].flops;
+        g->n_ranks = j - i;
+        g->first_rank = p[i].rank;
+        if ((g->ranks = malloc(g->n_ranks * sizeof *g->ranks)) == NULL) {
+            free(p);
+            return -1;
+        }
+        for (size_t k = i; k < j; k++)
+            g->ranks[k - i] = p[k].rank;
+    }
+    free(p);
+    qsort(m->fgroups, m->n_fgroups, sizeof *m->fgroups, bigger_group);
+    return 0;
+}
+
+/* Data-parallel replicas (and tensor-parallel shards) run equal FLOPs;
+ * pipeline stages legitimately differ, in groups of equal replicas. */
+int fc_merge_consistency(fc_merge *m)
+{
+    if (group_ranks(m) != 0)
+        return -1;
+    if (m->n_fgroups <= 1) {
+        m->verdict = FC_FLOPS_SAME;
+        return 0;
+    }
+    size_t smallest = m->fgroups[m->n_fgroups - 1].n_ranks;
+    int stages = smallest >= 2;
+    for (size_t g = 0; g < m->n_fgroups && stages; g++)
+        stages = m->fgroups[g].n_ranks % smallest == 0;
+    if (stages) {
+        m->verdict = FC_FLOPS_STAGES;
+        m->stages_contiguous = 1;
+        for (size_t g = 0; g < m->n_fgroups; g++)
+            for (size_t k = 1; k < m->fgroups[g].n_ranks; k++)
+                if (m->fgroups[g].ranks[k] != m->fgroups[g].ranks[k - 1] + 1)
+                    m->stages_contiguous = 0;
+    } else if (m->fgroups[0].n_ranks * 2 > m->n_used) {
+        m->verdict = FC_FLOPS_OUTLIERS;
+    } else {
+        m->verdict = FC_FLOPS_MIXED;
+    }
+    return 0;
+}
+
+/* Cluster HFU = FLOPs of a step on all merged ranks / (ranks x peak x the
+ * step's time); MFU leaves recomputed FLOPs out (measured, not formula). */
+void fc_merge_utilization(fc_merge *m)
+{
+    m->hfu = m->mfu = NAN;
+    if (m->peak_flops <= 0 || m->n_steps == 0 || !(m->median_step_seconds > 0))
+        return;
+    double denom = (double)m->n_used * m->peak_flops * m->median_step_seconds;
+    fc_u128 model = m->flops_per_iteration - (m->recompute_per_iteration < m->flops_per_iteration
+                                                  ? m->recompute_per_iteration
+                                                  : m->flops_per_iteration);
+    m->hfu = fc_u128_to_double(m->flops_per_iteration) / denom;
+    m->mfu = fc_u128_to_double(model) / denom;
+}

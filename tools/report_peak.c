@@ -1,0 +1,104 @@
+/* report_peak.c - --gpu/--dtype/--peak-tflops for 'report' and 'merge':
+ * strict parsing, and the peak looked up in the shared table (peak.h). */
+#include "report_peak.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "parse.h"
+#include "peak.h"
+
+/* "--gpu" or "--gpu=NAME": the flag's name length, or 0 when a is not it. */
+static size_t flag_is(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=') ? n : 0;
+}
+
+int fc_peak_opt_take(fc_peak_opt *o, const char *verb, int argc, char **argv, int *i)
+{
+    static const char *const names[] = {"--gpu", "--dtype", "--peak-tflops"};
+    const char **slots[] = {&o->gpu, &o->dtype, &o->tflops};
+    const char *a = argv[*i];
+    for (int k = 0; k < 3; k++) {
+        size_t n = flag_is(a, names[k]);
+        if (n == 0)
+            continue;
+        if (a[n] == '=') {
+            *slots[k] = a + n + 1;
+        } else if (*i + 1 < argc) {
+            *slots[k] = argv[++*i];
+        } else {
+            fprintf(stderr, "flopcount %s: %s needs a value\n", verb, names[k]);
+            return -1;
+        }
+        if (**slots[k] == '\0') {
+            fprintf(stderr, "flopcount %s: %s needs a value\n", verb, names[k]);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int from_table(const fc_peak_opt *o, const char *verb, const char *dtype_name,
+                      double *flops, char *desc, size_t size)
+{
+    const fc_peak_device *d = fc_peak_find(o->gpu);
+    if (d == NULL) {
+        fprintf(stderr,
+                "flopcount %s: unknown GPU '%s' ('flopcount peak' lists the known ones; "
+                "or give --peak-tflops)\n",
+                verb, o->gpu);
+        return -1;
+    }
+    int dt = fc_dtype_from_name(dtype_name);
+    if (dt == FC_DT_UNKNOWN) {
+        fprintf(stderr, "flopcount %s: unknown dtype '%s'\n", verb, dtype_name);
+        return -1;
+    }
+    double f = fc_peak_flops(d, dt);
+    if (!(f > 0)) {
+        fprintf(stderr, "flopcount %s: %s has no %s peak in the table; give --peak-tflops\n",
+                verb, d->display, fc_dtype_name(dt));
+        return -1;
+    }
+    *flops = f;
+    snprintf(desc, size, "%s, %s dense: %.1f TFLOP/s", d->display, fc_dtype_name(dt), f / 1e12);
+    return 0;
+}
+
+int fc_peak_opt_resolve(const fc_peak_opt *o, const char *verb, const char *default_dtype,
+                        double *flops, char *desc, size_t size)
+{
+    *flops = 0;
+    snprintf(desc, size, "none");
+    if (o->tflops != NULL && (o->gpu != NULL || o->dtype != NULL)) {
+        fprintf(stderr, "flopcount %s: give either --peak-tflops or --gpu/--dtype, not both\n",
+                verb);
+        return -1;
+    }
+    if (o->tflops != NULL) {
+        double t;
+        if (fc_parse_double(o->tflops, 1e-6, 1e9, &t) != 0) {
+            fprintf(stderr, "flopcount %s: bad value '%s' for --peak-tflops\n", verb, o->tflops);
+            return -1;
+        }
+        *flops = t * 1e12;
+        snprintf(desc, size, "given: %g TFLOP/s", t);
+        return 0;
+    }
+    if (o->dtype != NULL && o->gpu == NULL) {
+        fprintf(stderr, "flopcount %s: --dtype needs --gpu (or give --peak-tflops)\n", verb);
+        return -1;
+    }
+    if (o->gpu == NULL)
+        return 0;
+    const char *dt = o->dtype ? o->dtype : default_dtype;
+    if (dt == NULL || *dt == '\0') {
+        fprintf(stderr, "flopcount %s: --gpu needs --dtype\n", verb);
+        return -1;
+    }
+    return from_table(o, verb, dt, flops, desc, size);
+}

@@ -1,0 +1,195 @@
+/* report_text.c - 'flopcount report' for people: what was measured, the
+ * formula beside it, and the difference in words and numbers. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_fmt.h"
+
+#define TOP_SHAPES 5
+
+static void text_source(const fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    printf("flopcount report: %s\n", v->path);
+    if (r->is_merge)
+        printf("  source         merged report of %ld ranks (%s); status %s\n", r->world_size,
+               r->launcher[0] ? r->launcher : "unknown launcher", r->status);
+    else if (r->rank >= 0)
+        printf("  source         rank %ld of %ld (%s) on %s, pid %ld; status %s\n", r->rank,
+               r->world_size, r->launcher, r->hostname, r->pid, r->status);
+    else
+        printf("  source         one process on %s, pid %ld; status %s\n", r->hostname, r->pid,
+               r->status);
+    if (r->command && r->command[0])
+        printf("  command        %.100s%s\n", r->command, strlen(r->command) > 100 ? " ..." : "");
+}
+
+static void text_totals(const fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    char e[FC_U128_DIGITS], h[48], t[32];
+    printf("  GEMM totals    %s (%s) in %llu calls; %llu failed, %llu invalid, %llu unresolved; "
+           "wall %s\n",
+           fc_u128_to_str(r->totals.gemm_flops, e), fc_fmt_flop(r->totals.gemm_flops, h, sizeof h),
+           (unsigned long long)r->totals.gemm_calls, (unsigned long long)r->totals.failed_calls,
+           (unsigned long long)r->totals.invalid_calls,
+           (unsigned long long)r->totals.unresolved_calls,
+           fc_fmt_seconds(r->wall_seconds, t, sizeof t));
+    double all = fc_u128_to_double(r->totals.gemm_flops);
+    for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++) {
+        const fc_report_shape *s = &r->shapes[i];
+        char pct[16];
+        fc_fmt_pct(all > 0 ? fc_u128_to_double(s->flops) / all : NAN, pct, sizeof pct);
+        if (s->overflow)
+            printf("  %-14s %-26s (shapes beyond the table) %s %8llu calls %s (%s)\n",
+                   i ? "" : "top shapes", s->api, s->dtype, (unsigned long long)s->calls,
+                   fc_fmt_flop(s->flops, h, sizeof h), pct);
+        else
+            printf("  %-14s %-26s %c%c m=%lld n=%lld k=%lld batch=%lld %s %llu calls %s (%s)\n",
+                   i ? "" : "top shapes", s->api, s->transa, s->transb, (long long)s->m,
+                   (long long)s->n, (long long)s->k, (long long)s->batch, s->dtype,
+                   (unsigned long long)s->calls, fc_fmt_flop(s->flops, h, sizeof h), pct);
+    }
+}
+
+static void text_iterations(const fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    char t[32], e[FC_U128_DIGITS];
+    if (!v->has_iterations) {
+        printf("  iterations     no iterations found%s%s\n", r->utilization_reason[0] ? ": " : "",
+               r->utilization_reason);
+        return;
+    }
+    printf("  iterations     %llu (%s), %zu %s; median %s\n",
+           (unsigned long long)r->iterations.count,
+           r->iterations.detected_by[0] ? r->iterations.detected_by : "?", v->n_steady,
+           r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
+           fc_fmt_seconds(v->seconds, t, sizeof t));
+    if (r->has_eval && r->eval_passes.count)
+        printf("  eval passes    %llu, %s FLOPs (not in the iterations)\n",
+               (unsigned long long)r->eval_passes.count,
+               fc_u128_to_str(r->eval_passes.flops, e));
+}
+
+static const char *gpus_from(const fc_report_view *v)
+{
+    static const char *const from[] = {"default", "the report's world size", "--gpus"};
+    return from[v->gpus_from];
+}
+
+static void text_measured(const fc_report_view *v)
+{
+    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p1[16], p2[16];
+    printf("measured, per iteration\n");
+    if (!v->has_iterations) {
+        printf("  n/a: no iterations found (mark them with flopcount_step() or an NVTX range)\n");
+        return;
+    }
+    if (v->scale > 1)
+        printf("  counted FLOPs  %s on this rank; %s for the job (x %ld ranks, assuming "
+               "data-parallel replicas: 'flopcount merge' sums the ranks exactly)\n",
+               fc_u128_to_str(v->file_flops, e1), fc_u128_to_str(v->job_flops, e2), v->scale);
+    else
+        printf("  counted FLOPs  %s%s\n", fc_u128_to_str(v->job_flops, e1),
+               v->rep.is_merge ? " (all ranks)" : "");
+    double jf = fc_u128_to_double(v->job_flops);
+    printf("  recompute      %s (%s of counted)\n", fc_u128_to_str(v->job_recompute, e2),
+           fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1));
+    printf("  time           %s (median)\n", fc_fmt_seconds(v->seconds, t, sizeof t));
+    if (v->peak <= 0) {
+        printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        return;
+    }
+    printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
+           fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
+           gpus_from(v), v->peak_desc);
+    printf("  MFU measured   %s   counted FLOPs less recompute\n",
+           fc_fmt_pct(v->mfu, p2, sizeof p2));
+}
+
+static void text_formula(const fc_report_view *v)
+{
+    const fc_model *m = &v->model;
+    char e[FC_U128_DIGITS], p[16];
+    printf("formula (l=%lld h=%lld a=%lld kv=%lld ffn=%lld%s V=%lld s=%lld B=%lld all GPUs; "
+           "recompute %s, causal %s)\n",
+           (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+           (long long)fc_model_kv_heads(m), (long long)fc_model_ffn(m),
+           m->swiglu ? " swiglu" : "", (long long)m->vocab, (long long)m->seq,
+           (long long)m->batch, fc_recompute_name(m->recompute), fc_causal_name(m->causal));
+    printf("  model FLOPs    %s\n", fc_u128_to_str(v->f.model_flops_per_iteration, e));
+    printf("  hardware FLOPs %s\n", fc_u128_to_str(v->f.hardware_flops_per_iteration, e));
+    if (v->peak > 0 && !isnan(v->formula_mfu))
+        printf("  MFU formula    %s   model FLOPs / (%lld GPU%s x peak x measured time)\n",
+               fc_fmt_pct(v->formula_mfu, p, sizeof p), (long long)v->gpus,
+               v->gpus == 1 ? "" : "s");
+}
+
+static void text_terms(const fc_gap *g)
+{
+    char e[FC_U128_DIGITS];
+    for (int t = 0; t < FC_GAP_COUNT; t++)
+        if (g->explained & (1u << t))
+            printf("    - %s: %s FLOPs; %s\n", fc_gap_term_name(t), fc_u128_to_str(g->term[t], e),
+                   fc_gap_term_why(t));
+    for (int t = 0; t < FC_GAP_COUNT; t++)
+        if (!(g->explained & (1u << t)))
+            printf("    (checked, not part of it: %s, %s FLOPs)\n", fc_gap_term_name(t),
+                   fc_u128_to_str(g->term[t], e));
+}
+
+static void text_gap(const fc_report_view *v)
+{
+    const fc_gap *g = &v->gap;
+    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], p[16], q[16];
+    printf("difference\n");
+    if (!v->has_iterations) {
+        printf("  n/a: no iterations found to compare per iteration\n");
+        return;
+    }
+    fc_u128 counted = v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute
+                                                                        : v->job_flops);
+    if (g->sign == 0) {
+        printf("  counted FLOPs less recompute (%s) equal the formula's model FLOPs exactly\n",
+               fc_u128_to_str(counted, e1));
+    } else {
+        printf("  counted FLOPs less recompute %s are %s %s the formula's (%+.2f%%)\n",
+               fc_u128_to_str(counted, e1), fc_u128_to_str(g->abs, e2),
+               g->sign < 0 ? "below" : "above", g->fraction * 100.0);
+        if (g->sign > 0)
+            printf("    GEMMs the formula does not model ran (adapters, extra projections, "
+                   "optimizer or evaluation GEMMs inside the iteration)%s\n",
+                   v->model.causal == FC_CAUSAL_HALF
+                       ? ", or the kernels computed the full QK^T the halved causal "
+                         "convention leaves out"
+                       : "");
+        else if (g->explained && g->residual == 0)
+            printf("  explained exactly by:\n");
+        else if (g->explained)
+            printf("  nearest known terms (leaving %s FLOPs unexplained):\n",
+                   fc_u128_to_str(g->residual, e2));
+        else
+            printf("  no known term comes near it\n");
+        if (g->sign < 0)
+            text_terms(g);
+    }
+    printf("  recompute      measured %s of the formula's model FLOPs; the formula with "
+           "recompute %s adds %s\n",
+           fc_fmt_pct(g->recompute_of_model, p, sizeof p), fc_recompute_name(v->model.recompute),
+           fc_fmt_pct(g->formula_recompute_of_model, q, sizeof q));
+}
+
+void fc_report_print_text(const fc_report_view *v)
+{
+    text_source(v);
+    text_totals(v);
+    text_iterations(v);
+    text_measured(v);
+    if (v->has_model) {
+        text_formula(v);
+        text_gap(v);
+    }
+}
