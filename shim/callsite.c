@@ -33,7 +33,8 @@ typedef struct site {
 static _Atomic uint32_t sig_tab[SIG_SLOTS];
 static _Atomic uint32_t sig_site[SIG_SLOTS]; /* site index + 1; 0 not known yet */
 static site sites[SITES];
-static void *self_base;
+static void *_Atomic self_base;
+#define SITE_BUSY 2u /* hashes are odd: an even value is never a real one */
 
 void fc_callsite_reset(void)
 {
@@ -45,9 +46,12 @@ void fc_callsite_reset(void)
 static int in_self(void *ip)
 {
     Dl_info info;
-    if (self_base == NULL && dladdr((void *)fc_callsite_note, &info) != 0)
-        self_base = info.dli_fbase;
-    return dladdr(ip, &info) != 0 && info.dli_fbase == self_base;
+    void *base = atomic_load_explicit(&self_base, memory_order_relaxed);
+    if (base == NULL && dladdr((void *)fc_callsite_note, &info) != 0) {
+        base = info.dli_fbase;
+        atomic_store_explicit(&self_base, base, memory_order_relaxed);
+    }
+    return dladdr(ip, &info) != 0 && info.dli_fbase == base;
 }
 
 /* Unwinds the current stack into a site; returns its index + 1, or 0. */
@@ -70,17 +74,21 @@ static uint32_t unwind_site(void)
     for (uint32_t i = 0; i < SITES; i++) {
         site *t = &sites[(h + i) & (SITES - 1)];
         uint64_t cur = atomic_load_explicit(&t->hash, memory_order_acquire);
+        if (cur == 0) {
+            /* Claim the slot, fill it, then publish its hash. */
+            uint64_t expect = 0;
+            if (atomic_compare_exchange_strong(&t->hash, &expect, SITE_BUSY)) {
+                t->n = s.n;
+                memcpy(t->ip, s.ip, sizeof s.ip);
+                atomic_store_explicit(&t->hash, h, memory_order_release);
+                return (uint32_t)((h + i) & (SITES - 1)) + 1;
+            }
+            cur = expect;
+        }
+        while (cur == SITE_BUSY) /* another thread is filling it: a few ns */
+            cur = atomic_load_explicit(&t->hash, memory_order_acquire);
         if (cur == h)
             return (uint32_t)((h + i) & (SITES - 1)) + 1;
-        if (cur == 0) {
-            t->n = s.n;
-            memcpy(t->ip, s.ip, sizeof s.ip);
-            uint64_t expect = 0;
-            if (atomic_compare_exchange_strong(&t->hash, &expect, h))
-                return (uint32_t)((h + i) & (SITES - 1)) + 1;
-            if (expect == h)
-                return (uint32_t)((h + i) & (SITES - 1)) + 1;
-        }
     }
     return 0;
 }

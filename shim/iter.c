@@ -2,21 +2,28 @@
  *
  * Hot path: each thread appends a fixed-size record to a ring of its own
  * (claimed once from a static pool): a few stores and one release store,
- * no lock, no allocation, no atomic read-modify-write. Whichever thread
- * finds its ring a quarter full, or the last drain long ago, takes a
- * try-lock (never waits) and feeds all rings, merged by time, to the
- * detector (segment.c -> steps.c). A full ring that cannot be drained drops
- * the record and counts it; the FLOP totals (counters.c) stay exact. */
+ * no lock, no allocation, no atomic read-modify-write. A background thread
+ * ("flopcount", started with the first claimed ring, again in a fork child)
+ * wakes every 0.5 ms while records come (20 ms when idle), takes a try-lock and feeds all rings, merged by time,
+ * to the detector (segment.c -> steps.c), so the callers never pay for the
+ * detector. Should it fall behind (or not run), a caller that finds its
+ * ring 3/4 full (1/4 without the thread), or the last drain long ago,
+ * drains itself under the same try-lock (never waits). A full ring that
+ * cannot be drained drops the record and counts it; the FLOP totals
+ * (counters.c) stay exact. */
 #include "iter.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "../include/flopcount.h"
 #include "callsite.h"
 #include "clock.h"
+#include "counters.h"
 #include "irec.h"
 #include "live.h"
 #include "options.h"
@@ -27,7 +34,11 @@
 #define NRINGS 32
 #define RING_CAP 4096u /* records per thread ring, a power of two */
 #define RING_MASK (RING_CAP - 1)
-#define DRAIN_AT (RING_CAP / 4)
+#define DRAIN_AT_INLINE (RING_CAP / 4)    /* no drainer thread: callers drain */
+#define DRAIN_AT_FALLBACK (RING_CAP / 4 * 3) /* the drainer is late: help it */
+#define FULL_WAIT_YIELDS 20000 /* a full ring waits this long for a drain */
+#define NAP_BUSY_NS 500000L   /* drainer's sleep while records arrive */
+#define NAP_IDLE_NS 20000000L /* ... and after a few empty wake-ups */
 
 typedef struct ring {
     _Atomic uint64_t head; /* written by the owner thread only */
@@ -43,10 +54,16 @@ static _Atomic uint64_t dropped, drain_every_ticks, last_drain;
 static atomic_int epoch = 1;
 static pthread_key_t ring_key;
 static int have_key, enabled;
-static int finished; /* the detector's stream was ended for the final report */
+static atomic_int finished; /* the detector's stream was ended for the final report */
+/* 0 no drainer thread (yet, or in a fork child), 1 starting or running,
+ * 2 could not start or gone: callers drain inline. */
+static atomic_int drainer;
+static _Atomic uint64_t drain_at = DRAIN_AT_INLINE;
 
 static FC_TLS ring *my_ring;
 static FC_TLS int my_epoch;
+
+static void start_drainer(void);
 
 static void ring_release(void *p)
 {
@@ -68,6 +85,8 @@ static ring *claim_ring(void)
             my_epoch = ep;
             if (have_key)
                 pthread_setspecific(ring_key, r);
+            if (atomic_load_explicit(&drainer, memory_order_relaxed) == 0)
+                start_drainer();
             return r;
         }
     }
@@ -149,7 +168,102 @@ static void unlock_for_report(void)
     atomic_store_explicit(&drain_lock, 0, memory_order_release);
 }
 
+/* ---- the drainer thread ---- */
+
+static int rings_pending(void)
+{
+    for (int i = 0; i < NRINGS; i++)
+        if (atomic_load_explicit(&rings[i].state, memory_order_acquire) != 0 &&
+            atomic_load_explicit(&rings[i].tail, memory_order_relaxed) !=
+                atomic_load_explicit(&rings[i].head, memory_order_acquire))
+            return 1;
+    return 0;
+}
+
+/* Drains every 0.5 ms while records come; when idle it looks every 20 ms
+ * and drains every 100 ms (live line, clock calibration). It
+ * makes no GEMM and is never counted; all signals are blocked in it. */
+static void *drainer_main(void *arg)
+{
+    (void)arg;
+    fc_tls_depth++; /* nothing this thread does is the program's GEMM */
+    int idle = 0;
+    for (;;) {
+        struct timespec nap = {0, idle < 8 ? NAP_BUSY_NS : NAP_IDLE_NS};
+        while (nanosleep(&nap, &nap) != 0 && errno == EINTR)
+            ;
+        if (atomic_load(&finished))
+            break;
+        int work = rings_pending();
+        idle = work ? 0 : idle + 1;
+        if (!work && fc_ticks() - atomic_load_explicit(&last_drain, memory_order_relaxed) <=
+                         atomic_load_explicit(&drain_every_ticks, memory_order_relaxed))
+            continue;
+        if (atomic_exchange_explicit(&drain_lock, 1, memory_order_acquire))
+            continue; /* a caller or the report is draining */
+        int done = atomic_load(&finished); /* the final report drained it all */
+        if (!done)
+            drain_locked();
+        atomic_store_explicit(&drain_lock, 0, memory_order_release);
+        if (done)
+            break;
+    }
+    atomic_store(&drain_at, DRAIN_AT_INLINE);
+    atomic_store(&drainer, 2);
+    return NULL;
+}
+
+/* Starts the drainer once per process (and once in each fork child); on
+ * failure callers keep draining inline. Signals are blocked around
+ * pthread_create so the thread is born with all of them blocked. */
+static void start_drainer(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&drainer, &expect, 1))
+        return;
+    int saved = errno;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_attr_t attr;
+    pthread_t tid;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256u << 10);
+        atomic_store(&drain_at, DRAIN_AT_FALLBACK);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        rc = pthread_create(&tid, &attr, drainer_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc == 0) {
+        pthread_setname_np(tid, "flopcount");
+    } else {
+        atomic_store(&drain_at, DRAIN_AT_INLINE);
+        atomic_store(&drainer, 2);
+        fc_warn("cannot start the drainer thread (%s); iteration detection runs in the callers",
+                strerror(rc));
+    }
+    errno = saved;
+}
+
 /* ---- producer side ---- */
+
+/* The caller's ring is full: drain it, or, while the drainer (or another
+ * thread) holds the lock and is moving the tail, wait for room - a bounded
+ * wait, after which the record is dropped. Only a caller issuing GEMMs
+ * faster than the detector digests them gets here. 1 when there is room. */
+static int make_room(ring *r, uint64_t h)
+{
+    for (int i = 0; i < FULL_WAIT_YIELDS && !try_drain(); i++) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->tail_seen < RING_CAP)
+            return 1;
+        sched_yield();
+    }
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return h - r->tail_seen < RING_CAP;
+}
 
 static inline fc_irec *slot_for_write(ring **out)
 {
@@ -161,12 +275,8 @@ static inline fc_irec *slot_for_write(ring **out)
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     if (FC_UNLIKELY(h - r->tail_seen >= RING_CAP)) {
         r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (h - r->tail_seen >= RING_CAP) {
-            try_drain();
-            r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
-            if (h - r->tail_seen >= RING_CAP)
-                return NULL;
-        }
+        if (h - r->tail_seen >= RING_CAP && !make_room(r, h))
+            return NULL;
     }
     *out = r;
     return &r->rec[h & RING_MASK];
@@ -176,15 +286,45 @@ static inline void publish(ring *r, uint64_t t)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
     atomic_store_explicit(&r->head, h, memory_order_release);
-    if (FC_UNLIKELY(h - r->tail_seen >= DRAIN_AT ||
-                    t - atomic_load_explicit(&last_drain, memory_order_relaxed) >
-                        atomic_load_explicit(&drain_every_ticks, memory_order_relaxed))) {
+    if (FC_UNLIKELY(h - r->tail_seen >= atomic_load_explicit(&drain_at, memory_order_relaxed))) {
+        /* the drainer may have moved the tail since we last looked */
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->tail_seen >= atomic_load_explicit(&drain_at, memory_order_relaxed) &&
+            try_drain())
+            r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    } else if (FC_UNLIKELY(t - atomic_load_explicit(&last_drain, memory_order_relaxed) >
+                           atomic_load_explicit(&drain_every_ticks, memory_order_relaxed))) {
         if (try_drain())
             r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
     }
 }
 
 void fc_iter_on_call(const fc_gemm *g, fc_u128 flops)
+{
+    fc_iter_on_call_sig(g, flops, fc_gemm_sig(g));
+}
+
+/* fc_irec_fill with the signature given. */
+static inline void fill(fc_irec *r, const fc_gemm *g, uint64_t flops, uint64_t t, uint32_t sig)
+{
+    int ta = g->transa != 'N', tb = g->transb != 'N';
+    r->t = t;
+    r->a = g->a;
+    r->b = g->b;
+    r->c = g->c;
+    r->flops = flops;
+    r->sig = sig;
+    r->ka = ta ? fc_role_key(g->k, g->m, g->batch, g->dtype, FC_ROLE_AT)
+               : fc_role_key(g->m, g->k, g->batch, g->dtype, FC_ROLE_AN);
+    r->kb = tb ? fc_role_key(g->n, g->k, g->batch, g->dtype, FC_ROLE_BT)
+               : fc_role_key(g->k, g->n, g->batch, g->dtype, FC_ROLE_BN);
+    r->kind = FC_IREC_GEMM;
+    r->dtype = g->dtype;
+    r->flags = 0;
+    r->pad = 0;
+}
+
+void fc_iter_on_call_sig(const fc_gemm *g, fc_u128 flops, uint32_t sig)
 {
     if (FC_UNLIKELY(!enabled))
         return;
@@ -195,7 +335,7 @@ void fc_iter_on_call(const fc_gemm *g, fc_u128 flops)
         return;
     }
     uint64_t t = fc_ticks();
-    fc_irec_fill(e, g, flops > UINT64_MAX ? UINT64_MAX : (uint64_t)flops, t);
+    fill(e, g, flops > UINT64_MAX ? UINT64_MAX : (uint64_t)flops, t, sig);
     if (FC_UNLIKELY(g->api < FC_API_BLAS_SGEMM) &&
         !atomic_load_explicit(&fc_live_gpu_work, memory_order_relaxed))
         atomic_store_explicit(&fc_live_gpu_work, 1, memory_order_relaxed);
@@ -232,7 +372,11 @@ static void reset_all(void)
         atomic_store(&rings[i].state, 0);
     }
     atomic_fetch_add(&epoch, 1); /* every thread claims a ring afresh */
-    finished = 0;
+    atomic_store(&finished, 0);
+    /* threads do not survive fork: the child starts its own drainer with
+     * its first claimed ring */
+    atomic_store(&drainer, 0);
+    atomic_store(&drain_at, DRAIN_AT_INLINE);
     atomic_store(&dropped, 0);
     atomic_store(&drain_lock, 0);
     fc_seg_reset();
@@ -256,6 +400,11 @@ void fc_iter_init(void)
 void fc_iter_reset_after_fork(void)
 {
     reset_all();
+#if defined(__SANITIZE_THREAD__)
+    /* TSan kills a child of a multi-threaded process that starts a thread:
+     * there, a fork child drains inline. */
+    atomic_store(&drainer, 2);
+#endif
 }
 
 uint64_t fc_iter_count(void)
@@ -277,9 +426,10 @@ int fc_iter_collect(int final)
     if (!lock_for_report())
         return -1;
     drain_locked();
-    if (final && !finished) {
+    if (final && !atomic_load(&finished)) {
         fc_seg_flush();
-        finished = 1;
+        atomic_store(&finished, 1); /* the drainer thread exits when it sees this */
+        atomic_store(&drain_at, DRAIN_AT_INLINE);
     }
     return 0;
 }
