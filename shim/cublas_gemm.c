@@ -71,6 +71,8 @@ void fc_cublas_finish(int outer, fc_gemm *g, int status, const void *handle)
             g->dtype = FC_DT_TF32;
         errno = saved;
     }
+    g->stream_handle = handle; /* its stream is read only if an event is recorded */
+    g->stream_kind = FC_STREAM_CUBLAS_HANDLE;
     fc_hook_end(outer, g, ok);
 }
 

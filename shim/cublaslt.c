@@ -185,7 +185,8 @@ FC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulD
         return st;
     }
     fc_gemm g = {.api = FC_API_CUBLASLT_MATMUL, .compute = -1, .transa = '?', .transb = '?',
-                 .m = -1, .n = -1, .k = -1, .batch = -1, .a = A, .b = B, .c = D};
+                 .m = -1, .n = -1, .k = -1, .batch = -1, .a = A, .b = B, .c = D,
+                 .stream_handle = stream, .stream_kind = FC_STREAM_DIRECT};
     if (FC_LIKELY(fc_is_enabled())) {
         /* Read before forwarding: the shape as it was when the GEMM was
          * issued. The getters may touch errno; the caller must not see it. */

@@ -24,6 +24,7 @@
 #include "callsite.h"
 #include "clock.h"
 #include "counters.h"
+#include "gputime.h"
 #include "irec.h"
 #include "live.h"
 #include "options.h"
@@ -336,9 +337,13 @@ void fc_iter_on_call_sig(const fc_gemm *g, fc_u128 flops, uint32_t sig)
     }
     uint64_t t = fc_ticks();
     fill(e, g, flops > UINT64_MAX ? UINT64_MAX : (uint64_t)flops, t, sig);
-    if (FC_UNLIKELY(g->api < FC_API_BLAS_SGEMM) &&
-        !atomic_load_explicit(&fc_live_gpu_work, memory_order_relaxed))
-        atomic_store_explicit(&fc_live_gpu_work, 1, memory_order_relaxed);
+    if (FC_UNLIKELY(g->api < FC_API_BLAS_SGEMM)) {
+        if (!atomic_load_explicit(&fc_live_gpu_work, memory_order_relaxed))
+            atomic_store_explicit(&fc_live_gpu_work, 1, memory_order_relaxed);
+        /* GPU timing: one load and test unless the driver is in use */
+        if (__atomic_load_n(&fc_gputime_state, __ATOMIC_RELAXED) != FC_GPUTIME_OFF)
+            fc_gputime_on_call(g, t);
+    }
     fc_callsite_note(e->sig);
     publish(r, t);
 }
@@ -359,6 +364,7 @@ void fc_iter_mark(int kind)
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->t = fc_ticks();
+    fc_gputime_on_mark(kind, e->t);
     publish(r, e->t);
 }
 
@@ -383,6 +389,7 @@ static void reset_all(void)
     fc_steps_reset();
     fc_callsite_reset();
     fc_peak_choice_reset();
+    fc_gputime_reset();
 }
 
 void fc_iter_init(void)

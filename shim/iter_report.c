@@ -9,6 +9,7 @@
 #include "callsite.h"
 #include "clock.h"
 #include "counters.h"
+#include "gputime.h"
 #include "iter.h"
 #include "options.h"
 #include "peak_choice.h"
@@ -24,6 +25,30 @@ typedef struct steady {
 } steady;
 
 static double secs_buf[16384];
+
+/* GPU time per stored iteration (gputime.c), -1 where there is none. */
+typedef struct gpu_view {
+    int ok;            /* GPU figures can be given */
+    char reason[240];  /* why not */
+    uint64_t n;        /* steady iterations with a GPU figure */
+    double median_seconds;
+} gpu_view;
+
+static double gpu_secs[16384], gpu_sorted[16384];
+
+/* Median of buf[0..n), which it sorts (n > 0). */
+static double median_of(double *buf, uint64_t n)
+{
+    for (uint64_t gap = n / 2; gap > 0; gap /= 2)
+        for (uint64_t i = gap; i < n; i++) {
+            double t = buf[i];
+            uint64_t j = i;
+            for (; j >= gap && buf[j - gap] > t; j -= gap)
+                buf[j] = buf[j - gap];
+            buf[j] = t;
+        }
+    return n % 2 ? buf[n / 2] : (buf[n / 2 - 1] + buf[n / 2]) / 2.0;
+}
 
 static void steady_of(const fc_steps_view *v, steady *s)
 {
@@ -41,16 +66,29 @@ static void steady_of(const fc_steps_view *v, steady *s)
         return;
     s->flops /= (double)s->n;
     s->rec /= (double)s->n;
-    for (uint64_t gap = s->n / 2; gap > 0; gap /= 2)
-        for (uint64_t i = gap; i < s->n; i++) {
-            double t = secs_buf[i];
-            uint64_t j = i;
-            for (; j >= gap && secs_buf[j - gap] > t; j -= gap)
-                secs_buf[j] = secs_buf[j - gap];
-            secs_buf[j] = t;
-        }
-    s->median_seconds = s->n % 2 ? secs_buf[s->n / 2]
-                                 : (secs_buf[s->n / 2 - 1] + secs_buf[s->n / 2]) / 2.0;
+    s->median_seconds = median_of(secs_buf, s->n);
+}
+
+/* GPU seconds of the stored iterations and their steady-state median, over
+ * the same iterations as steady_of (those with a GPU figure). */
+static void gpu_of(const fc_steps_view *v, int final, gpu_view *g)
+{
+    memset(g, 0, sizeof *g);
+    g->ok = fc_gputime_prepare(final, fc_iter_report_interrupted(), g->reason, sizeof g->reason) == 0;
+    if (!g->ok)
+        return;
+    uint64_t stored = v->stored < 16384 ? v->stored : 16384;
+    for (uint64_t i = 0; i < stored; i++)
+        if (fc_gputime_span(v->list[i].t0, v->list[i].t1, &gpu_secs[i]) != 0)
+            gpu_secs[i] = -1;
+    uint64_t from = stored >= 2 ? 1 : 0, to = stored;
+    if (to - from >= 2 && v->list[to - 1].open_end)
+        to--;
+    for (uint64_t i = from; i < to; i++)
+        if (gpu_secs[i] >= 0)
+            gpu_sorted[g->n++] = gpu_secs[i];
+    if (g->n > 0)
+        g->median_seconds = median_of(gpu_sorted, g->n);
 }
 
 static const char *mode_name(int mode, uint64_t count)
@@ -101,7 +139,7 @@ static int choose_peak(fc_peak_choice *pc, int may_look)
     return fc_peak_choose(best, m.gpu > m.cpu, may_look, pc);
 }
 
-static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s)
+static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s, const gpu_view *g)
 {
     char method[256];
     fc_seg_stats st;
@@ -115,6 +153,17 @@ static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s)
         fc_jw_double(w, "median_seconds", s->median_seconds);
     else
         fc_jw_null(w, "median_seconds");
+    if (g->ok) {
+        fc_jw_str(w, "gpu_timing", "events");
+        if (g->n > 0)
+            fc_jw_double(w, "gpu_median_seconds", g->median_seconds);
+        else
+            fc_jw_null(w, "gpu_median_seconds");
+    } else {
+        char why[260];
+        snprintf(why, sizeof why, "unavailable: %s", g->reason);
+        fc_jw_str(w, "gpu_timing", why);
+    }
     fc_jw_u128(w, "flops", fc_u128_sat_add(v->fwd, fc_u128_sat_add(v->bwd, v->rec)));
     fc_jw_u128(w, "forward_flops", v->fwd);
     fc_jw_u128(w, "backward_flops", v->bwd);
@@ -135,6 +184,10 @@ static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s)
         fc_jw_u64(w, "index", i + 1);
         fc_jw_double(w, "start_seconds", fc_ticks_since_start(it->t0));
         fc_jw_double(w, "seconds", fc_iteration_seconds(it));
+        if (g->ok && i < 16384 && gpu_secs[i] >= 0)
+            fc_jw_double(w, "gpu_seconds", gpu_secs[i]);
+        else if (g->ok)
+            fc_jw_null(w, "gpu_seconds");
         fc_jw_u128(w, "flops", fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
         fc_jw_u128(w, "forward_flops", it->fwd);
         fc_jw_u128(w, "backward_flops", it->bwd);
@@ -187,7 +240,9 @@ void fc_iter_report_json(fc_jw *w)
     fc_steps_get(fc_steps_mode(), &v);
     fc_steps_eval(&ev);
     steady_of(&v, &s);
-    write_iterations(w, &v, &s);
+    static gpu_view g;
+    gpu_of(&v, fc_iter_report_is_final(), &g);
+    write_iterations(w, &v, &s, &g);
     fc_jw_obj_begin(w, "eval_passes");
     fc_jw_u64(w, "count", ev.count);
     fc_jw_u128(w, "flops", ev.flops);
@@ -223,12 +278,17 @@ void fc_iter_report_text(int fd)
     fc_steps_eval(&ev);
     steady_of(&v, &s);
     if (v.count > 0) {
+        static gpu_view g;
+        char gpu[64] = "";
+        gpu_of(&v, 1, &g);
+        if (g.ok && g.n > 0)
+            snprintf(gpu, sizeof gpu, " (GPU %.4f s)", g.median_seconds);
         fc_u128 hw = fc_u128_sat_add(v.fwd, fc_u128_sat_add(v.bwd, v.rec));
         double f = fc_u128_to_double(v.fwd), b = fc_u128_to_double(v.bwd), r = fc_u128_to_double(v.rec);
         say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: %llu iterations (%s), median %.4f s, %.4g FLOP each; "
+                               "flopcount: %llu iterations (%s), median %.4f s%s, %.4g FLOP each; "
                                "forward %.1f%% backward %.1f%% recompute %.1f%%\n",
-                               (unsigned long long)v.count, mode_name(v.mode, v.count), s.median_seconds,
+                               (unsigned long long)v.count, mode_name(v.mode, v.count), s.median_seconds, gpu,
                                s.flops, 100 * f / fc_u128_to_double(hw), 100 * b / fc_u128_to_double(hw),
                                100 * r / fc_u128_to_double(hw)));
         fc_peak_choice pc;

@@ -55,7 +55,13 @@ typedef struct fc_gemm {
     char transa, transb; /* 'N', 'T', 'C' */
     int64_t m, n, k, batch;
     const void *a, *b, *c;
+    /* Where the GEMM was queued, for GPU timing (gputime.c): a cudaStream_t
+     * (FC_STREAM_DIRECT) or a cublasHandle_t whose stream is asked for only
+     * when an event is recorded (FC_STREAM_CUBLAS_HANDLE); 0: none. */
+    const void *stream_handle;
+    uint8_t stream_kind;
 } fc_gemm;
+enum { FC_STREAM_NONE = 0, FC_STREAM_DIRECT = 1, FC_STREAM_CUBLAS_HANDLE = 2 };
 
 /* FLOPs of one described call: 2*m*n*k*batch, 8*... for complex types.
  * Returns 0 with *valid = 0 when a dimension is negative. */

@@ -550,3 +550,46 @@ EMU_PAIR(EMU_GROUPED, cublasDgemmGroupedBatched, double, CUDA_R_64F)
     }
 
 EMU_PAIR(EMU_GROUPED_EX, cublasGemmGroupedBatchedEx, 0)
+
+/* ---- streams (for GPU-timing tests: tests/gputime.cmake) ----
+ * There is no GPU, so a stream is only remembered: cublasGetStream_v2
+ * gives back what cublasSetStream_v2 set (NULL, the default stream, until
+ * then). Kept beside the handles, not in them; a few handles suffice. */
+#define EMU_STREAM_SLOTS 64
+static struct {
+    cublasHandle_t h;
+    cudaStream_t s;
+} emu_streams[EMU_STREAM_SLOTS];
+
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    int free_slot = -1;
+    for (int i = 0; i < EMU_STREAM_SLOTS; i++) {
+        if (emu_streams[i].h == handle) {
+            emu_streams[i].s = streamId;
+            return CUBLAS_STATUS_SUCCESS;
+        }
+        if (emu_streams[i].h == NULL && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    emu_streams[free_slot].h = handle;
+    emu_streams[free_slot].s = streamId;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (streamId == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *streamId = NULL;
+    for (int i = 0; i < EMU_STREAM_SLOTS; i++)
+        if (emu_streams[i].h == handle)
+            *streamId = emu_streams[i].s;
+    return CUBLAS_STATUS_SUCCESS;
+}
