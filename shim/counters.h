@@ -30,9 +30,6 @@ typedef struct fc_totals {
 /* Calls fn for each shape (overflow buckets come with m = n = k = -1). */
 void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx);
 void fc_counters_totals(fc_totals *out);
-/* iter.c: fc_iter_on_call with the shape signature (fc_gemm_sig) that
- * fc_record already computed for the table. */
-void fc_iter_on_call_sig(const fc_gemm *g, fc_u128 flops, uint32_t sig);
 /* Clears everything (the child side of fork: it reports its own calls). */
 void fc_counters_reset(void);
 

@@ -72,9 +72,11 @@ static inline uint32_t fc_role_key(int64_t rows, int64_t cols, int64_t batch, in
     return (fc_mix32(h) & ~7u) | 8u | role; /* never 0 */
 }
 
-/* Fills r from a counted call (t and flops given by the caller). op(A) is
- * m x k and op(B) is k x n; stored, A is m x k when not transposed. */
-static inline void fc_irec_fill(fc_irec *r, const fc_gemm *g, uint64_t flops, uint64_t t)
+/* Fills r from a counted call (t, flops and sig = fc_gemm_sig(g) given by
+ * the caller, which has them already). op(A) is m x k and op(B) is k x n;
+ * stored, A is m x k when not transposed. */
+static inline void fc_irec_fill(fc_irec *r, const fc_gemm *g, uint64_t flops, uint64_t t,
+                                uint32_t sig)
 {
     int ta = g->transa != 'N', tb = g->transb != 'N';
     r->t = t;
@@ -82,7 +84,7 @@ static inline void fc_irec_fill(fc_irec *r, const fc_gemm *g, uint64_t flops, ui
     r->b = g->b;
     r->c = g->c;
     r->flops = flops;
-    r->sig = fc_gemm_sig(g);
+    r->sig = sig;
     r->ka = ta ? fc_role_key(g->k, g->m, g->batch, g->dtype, FC_ROLE_AT)
                : fc_role_key(g->m, g->k, g->batch, g->dtype, FC_ROLE_AN);
     r->kb = tb ? fc_role_key(g->n, g->k, g->batch, g->dtype, FC_ROLE_BT)

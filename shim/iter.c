@@ -300,32 +300,7 @@ static inline void publish(ring *r, uint64_t t)
     }
 }
 
-void fc_iter_on_call(const fc_gemm *g, fc_u128 flops)
-{
-    fc_iter_on_call_sig(g, flops, fc_gemm_sig(g));
-}
-
-/* fc_irec_fill with the signature given. */
-static inline void fill(fc_irec *r, const fc_gemm *g, uint64_t flops, uint64_t t, uint32_t sig)
-{
-    int ta = g->transa != 'N', tb = g->transb != 'N';
-    r->t = t;
-    r->a = g->a;
-    r->b = g->b;
-    r->c = g->c;
-    r->flops = flops;
-    r->sig = sig;
-    r->ka = ta ? fc_role_key(g->k, g->m, g->batch, g->dtype, FC_ROLE_AT)
-               : fc_role_key(g->m, g->k, g->batch, g->dtype, FC_ROLE_AN);
-    r->kb = tb ? fc_role_key(g->n, g->k, g->batch, g->dtype, FC_ROLE_BT)
-               : fc_role_key(g->k, g->n, g->batch, g->dtype, FC_ROLE_BN);
-    r->kind = FC_IREC_GEMM;
-    r->dtype = g->dtype;
-    r->flags = 0;
-    r->pad = 0;
-}
-
-void fc_iter_on_call_sig(const fc_gemm *g, fc_u128 flops, uint32_t sig)
+void fc_iter_on_call(const fc_gemm *g, fc_u128 flops, uint32_t sig)
 {
     if (FC_UNLIKELY(!enabled))
         return;
@@ -336,7 +311,7 @@ void fc_iter_on_call_sig(const fc_gemm *g, fc_u128 flops, uint32_t sig)
         return;
     }
     uint64_t t = fc_ticks();
-    fill(e, g, flops > UINT64_MAX ? UINT64_MAX : (uint64_t)flops, t, sig);
+    fc_irec_fill(e, g, flops > UINT64_MAX ? UINT64_MAX : (uint64_t)flops, t, sig);
     if (FC_UNLIKELY(g->api < FC_API_BLAS_SGEMM)) {
         if (!atomic_load_explicit(&fc_live_gpu_work, memory_order_relaxed))
             atomic_store_explicit(&fc_live_gpu_work, 1, memory_order_relaxed);

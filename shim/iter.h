@@ -8,8 +8,9 @@
 
 void fc_iter_init(void);
 void fc_iter_reset_after_fork(void);
-/* Every successful counted call, in the order the calls finished. */
-void fc_iter_on_call(const fc_gemm *g, fc_u128 flops);
+/* Every successful counted call, in the order the calls finished; sig is
+ * fc_gemm_sig(g), which the counters computed already. */
+void fc_iter_on_call(const fc_gemm *g, fc_u128 flops, uint32_t sig);
 /* Training iterations completed so far. */
 uint64_t fc_iter_count(void);
 /* Report sections: "iterations", "eval_passes", "recompute", "utilization",

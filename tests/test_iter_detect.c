@@ -33,7 +33,7 @@ static void push_gemm(void *ctx, int api, char ta, char tb, int64_t m, int64_t n
                  .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .batch = batch,
                  .a = a, .b = b, .c = c};
     fc_irec r;
-    fc_irec_fill(&r, &g, 2u * (uint64_t)(m * n * k * batch), ++clock_ticks);
+    fc_irec_fill(&r, &g, 2u * (uint64_t)(m * n * k * batch), ++clock_ticks, fc_gemm_sig(&g));
     fc_seg_push(&r);
 }
 
