@@ -1,6 +1,8 @@
 /* u128.c - decimal text form and saturating arithmetic of 128-bit counts. */
 #include "u128.h"
 
+#include <stdio.h>
+
 char *fc_u128_to_str(fc_u128 v, char *buf)
 {
     char tmp[FC_U128_DIGITS];
@@ -48,4 +50,20 @@ fc_u128 fc_u128_sat_mul(fc_u128 a, fc_u128 b)
 double fc_u128_to_double(fc_u128 v)
 {
     return (double)(uint64_t)(v >> 64) * 18446744073709551616.0 + (double)(uint64_t)v;
+}
+
+char *fc_u128_si(fc_u128 v, const char *unit, char *buf, size_t size)
+{
+    static const char *const prefix[] = {"", "K", "M", "G", "T", "P", "E", "Z", "Y"};
+    double d = fc_u128_to_double(v);
+    int p = 0;
+    while (d >= 1000.0 && p < 8) {
+        d /= 1000.0;
+        p++;
+    }
+    if (p == 0)
+        snprintf(buf, size, "%.0f %s", d, unit);
+    else
+        snprintf(buf, size, "%.2f %s%s", d, prefix[p], unit);
+    return buf;
 }

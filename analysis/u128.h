@@ -27,6 +27,10 @@ int fc_u128_parse(const char *s, size_t len, fc_u128 *out);
 fc_u128 fc_u128_sat_add(fc_u128 a, fc_u128 b);
 fc_u128 fc_u128_sat_mul(fc_u128 a, fc_u128 b);
 
+/* v with an SI prefix, for the eye: "25.30 GFLOP", "48 FLOP" (unit "FLOP").
+ * The exact integer is always printed beside it. Returns buf. */
+char *fc_u128_si(fc_u128 v, const char *unit, char *buf, size_t size);
+
 /* Nearest double, for ratios such as MFU (only ever used for display). */
 double fc_u128_to_double(fc_u128 v);
 

@@ -294,19 +294,6 @@ int fc_report_write_status(const char *status)
     return 0;
 }
 
-/* 12345678901 -> "12.35 G" style, for the eye only. */
-static void human(fc_u128 v, char *out, size_t size)
-{
-    static const char *const unit[] = {"", "K", "M", "G", "T", "P", "E", "Z", "Y"};
-    double d = fc_u128_to_double(v);
-    int u = 0;
-    while (d >= 1000.0 && u < 8) {
-        d /= 1000.0;
-        u++;
-    }
-    snprintf(out, size, u ? "%.2f %s" : "%.0f %s", d, unit[u]);
-}
-
 static void say(const char *line)
 {
     ssize_t n = write(2, line, strlen(line));
@@ -319,9 +306,9 @@ static void summary(void)
     fc_totals t;
     fc_counters_totals(&t);
     sort_views();
-    human(t.flops, h, sizeof h);
+    fc_u128_si(t.flops, "FLOP", h, sizeof h);
     snprintf(line, sizeof line,
-             "flopcount: pid %ld: %llu GEMM calls, %sFLOP (%s) in %.3f s; %llu failed, %llu invalid\n",
+             "flopcount: pid %ld: %llu GEMM calls, %s (%s) in %.3f s; %llu failed, %llu invalid\n",
              my_pid, (unsigned long long)t.calls, h, fc_u128_to_str(t.flops, exact),
              (double)(fc_now_ns() - start_ns) / 1e9, (unsigned long long)t.failed_calls,
              (unsigned long long)t.invalid_calls);
@@ -329,14 +316,14 @@ static void summary(void)
     size_t shown = n_views < 5 ? n_views : 5;
     for (size_t i = 0; i < shown; i++) {
         const fc_shape_view *v = &views[i];
-        human(v->flops, h, sizeof h);
+        fc_u128_si(v->flops, "FLOP", h, sizeof h);
         if (v->key.m < 0)
-            snprintf(line, sizeof line, "flopcount:   %-26s (shapes beyond the table) %s %8llu calls %sFLOP\n",
+            snprintf(line, sizeof line, "flopcount:   %-26s (shapes beyond the table) %s %8llu calls %s\n",
                      fc_api_name(v->key.api, 0), fc_dtype_name(v->key.dtype),
                      (unsigned long long)v->calls, h);
         else
             snprintf(line, sizeof line,
-                     "flopcount:   %-26s %c%c m=%lld n=%lld k=%lld batch=%lld %s %llu calls %sFLOP\n",
+                     "flopcount:   %-26s %c%c m=%lld n=%lld k=%lld batch=%lld %s %llu calls %s\n",
                      fc_api_name(v->key.api, v->key.flags & FC_API_64), v->key.transa,
                      v->key.transb, (long long)v->key.m, (long long)v->key.n,
                      (long long)v->key.k, (long long)v->key.batch, fc_dtype_name(v->key.dtype),

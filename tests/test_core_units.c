@@ -50,6 +50,18 @@ static void u128_saturates(void **state)
     assert_string_equal(fc_u128_to_str(run, b), "34000000000000000000000");
 }
 
+static void u128_si(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(fc_u128_si(48, "FLOP", b, sizeof b), "48 FLOP");
+    assert_string_equal(fc_u128_si(999, "FLOP", b, sizeof b), "999 FLOP");
+    assert_string_equal(fc_u128_si(25300041728ull, "FLOP", b, sizeof b), "25.30 GFLOP");
+    /* 3.4e22 = 34,000 EFLOP... = 34.00 ZFLOP */
+    assert_string_equal(fc_u128_si((fc_u128)34000000000000ull * 1000000000ull, "FLOP", b, sizeof b),
+                        "34.00 ZFLOP");
+}
+
 /* Writes through fc_jw into a temp file and returns its contents. */
 static const char *render(void (*fill)(fc_jw *), int pretty)
 {
@@ -164,7 +176,7 @@ static void dtype_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(u128_text),       cmocka_unit_test(u128_saturates),
+        cmocka_unit_test(u128_text),       cmocka_unit_test(u128_saturates), cmocka_unit_test(u128_si),
         cmocka_unit_test(json_writer),     cmocka_unit_test(json_double_round_trip),
         cmocka_unit_test(parse_strict),    cmocka_unit_test(dtype_names),
     };

@@ -208,16 +208,6 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
     return 0;
 }
 
-/* The dtype with the most FLOPs, for --gpu without --dtype. */
-static const char *main_dtype(const fc_merge *m)
-{
-    const fc_merge_group *best = NULL;
-    for (size_t i = 0; i < m->n_by_dtype; i++)
-        if (best == NULL || m->by_dtype[i].flops > best->flops)
-            best = &m->by_dtype[i];
-    return best ? best->name : NULL;
-}
-
 /* No option: the peak every rank's report already carries, if they agree. */
 static void peak_from_reports(fc_merge *m)
 {
@@ -244,7 +234,7 @@ static int merge_all(fc_merge *m, const args *a)
         fprintf(stderr, "flopcount merge: nothing to merge: no report names a rank or ran a GEMM\n");
         rc = -1;
     }
-    if (rc == 0 && fc_peak_opt_resolve(&a->peak, "merge", main_dtype(m), &m->peak_flops,
+    if (rc == 0 && fc_peak_opt_resolve(&a->peak, "merge", fc_peak_main_dtype(m->by_dtype, m->n_by_dtype), &m->peak_flops,
                                        m->peak_desc, sizeof m->peak_desc) != 0)
         rc = -1;
     if (rc == 0 && m->peak_flops == 0)

@@ -33,11 +33,7 @@ typedef struct fc_merge_rank {
     int duplicate;               /* a later report of a rank seen before */
 } fc_merge_rank;
 
-typedef struct fc_merge_group { /* a by_api / by_dtype row, summed */
-    char name[48];
-    uint64_t calls;
-    fc_u128 flops;
-} fc_merge_group;
+typedef fc_report_group fc_merge_group; /* a by_api / by_dtype row, summed */
 
 typedef struct fc_merge_step { /* one iteration index present on every rank */
     uint64_t index;

@@ -8,6 +8,7 @@
 #include "../include/flopcount.h"
 #include "jsonw.h"
 #include "merge.h"
+#include "report_fmt.h"
 
 
 static void json_problems(fc_jw *w, const fc_merge *m)
@@ -109,42 +110,11 @@ static void json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size
     fc_jw_obj_end(w);
 }
 
-static void json_str_or_null(fc_jw *w, const char *key, const char *v)
-{
-    if (v[0])
-        fc_jw_str(w, key, v);
-    else
-        fc_jw_null(w, key);
-}
-
 static void json_shapes(fc_jw *w, const fc_merge *m)
 {
     fc_jw_arr_begin(w, "shapes");
-    for (size_t i = 0; i < m->n_shapes; i++) {
-        const fc_report_shape *s = &m->shapes[i];
-        char ta[2] = {s->transa, 0}, tb[2] = {s->transb, 0};
-        fc_jw_obj_begin(w, NULL);
-        fc_jw_str(w, "api", s->api);
-        if (s->overflow) {
-            fc_jw_bool(w, "overflow", 1);
-        } else {
-            fc_jw_i64(w, "m", s->m);
-            fc_jw_i64(w, "n", s->n);
-            fc_jw_i64(w, "k", s->k);
-            fc_jw_i64(w, "batch", s->batch);
-            json_str_or_null(w, "transa", s->transa == '?' ? "" : ta);
-            json_str_or_null(w, "transb", s->transb == '?' ? "" : tb);
-        }
-        json_str_or_null(w, "dtype", s->dtype);
-        if (!s->overflow) {
-            json_str_or_null(w, "out_dtype", s->out_dtype);
-            json_str_or_null(w, "compute", s->compute);
-        }
-        fc_jw_u64(w, "calls", s->calls);
-        fc_jw_u128(w, "flops", s->flops);
-        fc_jw_u64(w, "failed_calls", s->failed_calls);
-        fc_jw_obj_end(w);
-    }
+    for (size_t i = 0; i < m->n_shapes; i++)
+        fc_json_shape(w, &m->shapes[i]);
     fc_jw_arr_end(w);
 }
 

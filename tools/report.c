@@ -96,16 +96,6 @@ static int parse_args(args *a, int argc, char **argv)
     return 0;
 }
 
-/* The dtype with the most FLOPs, for --gpu without --dtype. */
-static const char *main_dtype(const fc_report *r)
-{
-    const fc_report_group *best = NULL;
-    for (size_t i = 0; i < r->n_by_dtype; i++)
-        if (best == NULL || r->by_dtype[i].flops > best->flops)
-            best = &r->by_dtype[i];
-    return best ? best->name : NULL;
-}
-
 static int cmp_u128(const void *a, const void *b)
 {
     fc_u128 x = *(const fc_u128 *)a, y = *(const fc_u128 *)b;
@@ -177,7 +167,7 @@ static int measured(fc_report_view *v, const args *a)
     if (steady_medians(v) != 0)
         return -1;
     job_scale(v, a);
-    if (fc_peak_opt_resolve(&a->peak, "report", main_dtype(&v->rep), &v->peak, v->peak_desc,
+    if (fc_peak_opt_resolve(&a->peak, "report", fc_peak_main_dtype(v->rep.by_dtype, v->rep.n_by_dtype), &v->peak, v->peak_desc,
                             sizeof v->peak_desc) != 0)
         return -1;
     if (v->peak == 0 && v->rep.has_utilization && v->rep.utilization.peak_flops > 0) {

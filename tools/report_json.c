@@ -8,6 +8,7 @@
 #include "../include/flopcount.h"
 #include "jsonw.h"
 #include "report.h"
+#include "report_fmt.h"
 
 #define TOP_SHAPES 5
 
@@ -49,26 +50,8 @@ static void json_source(fc_jw *w, const fc_report_view *v)
 static void json_shapes(fc_jw *w, const fc_report *r)
 {
     fc_jw_arr_begin(w, "top_shapes");
-    for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++) {
-        const fc_report_shape *s = &r->shapes[i];
-        char ta[2] = {s->transa, 0}, tb[2] = {s->transb, 0};
-        fc_jw_obj_begin(w, NULL);
-        fc_jw_str(w, "api", s->api);
-        if (s->overflow) {
-            fc_jw_bool(w, "overflow", 1);
-        } else {
-            fc_jw_i64(w, "m", s->m);
-            fc_jw_i64(w, "n", s->n);
-            fc_jw_i64(w, "k", s->k);
-            fc_jw_i64(w, "batch", s->batch);
-            fc_jw_str(w, "transa", ta);
-            fc_jw_str(w, "transb", tb);
-        }
-        fc_jw_str(w, "dtype", s->dtype);
-        fc_jw_u64(w, "calls", s->calls);
-        fc_jw_u128(w, "flops", s->flops);
-        fc_jw_obj_end(w);
-    }
+    for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++)
+        fc_json_shape(w, &r->shapes[i]);
     fc_jw_arr_end(w);
 }
 

@@ -102,3 +102,12 @@ int fc_peak_opt_resolve(const fc_peak_opt *o, const char *verb, const char *defa
     }
     return from_table(o, verb, dt, flops, desc, size);
 }
+
+const char *fc_peak_main_dtype(const fc_report_group *by_dtype, size_t n)
+{
+    const fc_report_group *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (best == NULL || by_dtype[i].flops > best->flops)
+            best = &by_dtype[i];
+    return best ? best->name : NULL;
+}

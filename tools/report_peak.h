@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "report_read.h"
+
 typedef struct fc_peak_opt {
     const char *gpu, *dtype, *tflops; /* as given; NULL when not */
 } fc_peak_opt;
@@ -20,5 +22,8 @@ int fc_peak_opt_take(fc_peak_opt *o, const char *verb, int argc, char **argv, in
  * --dtype. Returns -1 after printing one error line. */
 int fc_peak_opt_resolve(const fc_peak_opt *o, const char *verb, const char *default_dtype,
                         double *flops, char *desc, size_t size);
+
+/* The dtype with the most FLOPs (for --gpu without --dtype); NULL when n = 0. */
+const char *fc_peak_main_dtype(const fc_report_group *by_dtype, size_t n);
 
 #endif
