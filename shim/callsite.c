@@ -215,13 +215,21 @@ void fc_callsite_report_json(fc_jw *w)
     fc_jw_obj_end(w);
 }
 
-/* The frame that names the place best: the first with a symbol (the
- * direct caller is often an unexported wrapper inside the same library). */
+/* The frame that names the place best: the first with a symbol within the
+ * object of the direct caller (which is often an unexported wrapper inside
+ * the same library); else the direct caller as object+offset, never a frame
+ * of another object (a program's own static functions have no dynamic
+ * symbol, and naming __libc_start_main instead would say nothing). */
 static int best_frame(const site *s)
 {
+    Dl_info first;
+    if (s->n == 0 || dladdr(s->ip[0], &first) == 0)
+        return 0;
     for (int f = 0; f < s->n; f++) {
         Dl_info info;
-        if (dladdr(s->ip[f], &info) != 0 && info.dli_sname != NULL)
+        if (dladdr(s->ip[f], &info) == 0 || info.dli_fbase != first.dli_fbase)
+            break;
+        if (info.dli_sname != NULL)
             return f;
     }
     return 0;
