@@ -19,7 +19,7 @@
 #include "irec.h"
 #include "options.h"
 
-#define SIG_SLOTS 8192u
+#define SIG_SLOTS FC_CALLSITE_SIG_SLOTS
 #define SITES 1024u
 #define FRAMES 6
 #define TOP 10
@@ -30,7 +30,7 @@ typedef struct site {
     void *ip[FRAMES];
 } site;
 
-static _Atomic uint32_t sig_tab[SIG_SLOTS];
+_Atomic uint32_t fc_callsite_sigs[SIG_SLOTS];
 static _Atomic uint32_t sig_site[SIG_SLOTS]; /* site index + 1; 0 not known yet */
 static site sites[SITES];
 static void *_Atomic self_base;
@@ -38,7 +38,7 @@ static void *_Atomic self_base;
 
 void fc_callsite_reset(void)
 {
-    memset(sig_tab, 0, sizeof sig_tab);
+    memset(fc_callsite_sigs, 0, sizeof fc_callsite_sigs);
     memset(sig_site, 0, sizeof sig_site);
     memset(sites, 0, sizeof sites);
 }
@@ -98,13 +98,13 @@ void fc_callsite_note(uint32_t sig)
     uint32_t i = sig;
     for (int probe = 0; probe < 8; probe++, i++) {
         uint32_t j = i & (SIG_SLOTS - 1);
-        uint32_t cur = atomic_load_explicit(&sig_tab[j], memory_order_relaxed);
+        uint32_t cur = atomic_load_explicit(&fc_callsite_sigs[j], memory_order_relaxed);
         if (FC_LIKELY(cur == sig))
             return;
         if (cur != 0)
             continue;
         uint32_t expect = 0;
-        if (!atomic_compare_exchange_strong(&sig_tab[j], &expect, sig)) {
+        if (!atomic_compare_exchange_strong(&fc_callsite_sigs[j], &expect, sig)) {
             if (expect == sig)
                 return;
             continue;
@@ -123,7 +123,7 @@ static uint32_t site_of(uint32_t sig)
     uint32_t i = sig;
     for (int probe = 0; probe < 8; probe++, i++) {
         uint32_t j = i & (SIG_SLOTS - 1);
-        uint32_t cur = atomic_load_explicit(&sig_tab[j], memory_order_relaxed);
+        uint32_t cur = atomic_load_explicit(&fc_callsite_sigs[j], memory_order_relaxed);
         if (cur == sig)
             return atomic_load_explicit(&sig_site[j], memory_order_acquire);
         if (cur == 0)

@@ -4,11 +4,17 @@
 #ifndef FC_CALLSITE_H
 #define FC_CALLSITE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../analysis/jsonw.h"
 
-/* Hot path: one table probe; the first call of a new shape unwinds. */
+/* Shape signatures seen so far (open addressing from sig's own slot). The
+ * hot path probes the first slot inline (ring.h) and calls
+ * fc_callsite_note only when it does not hold sig: a later slot of the
+ * probe sequence, or a new shape, which is unwound. */
+#define FC_CALLSITE_SIG_SLOTS 8192u
+extern _Atomic uint32_t fc_callsite_sigs[FC_CALLSITE_SIG_SLOTS];
 void fc_callsite_note(uint32_t sig);
 void fc_callsite_reset(void);
 /* "callsites" member of the report: the top places by FLOPs. */

@@ -5,11 +5,13 @@
  * so readers and writers need no lock. 128-bit FLOP sums are kept as two
  * 64-bit atomics with an explicit carry, exact once writers are quiet.
  * The table is keyed by fc_gemm_sig, the same signature the iteration
- * detector's record carries, so a call is hashed once. (A per-thread cache
- * of counts was tried: it saved ~4 ns per call for a reader protocol far
- * harder to trust, and was taken out.) */
+ * detector's record carries, so a call is hashed once. Most calls are
+ * counted here by the drainer thread, from the rings (ring.h); calls the
+ * fast path cannot queue are counted by their caller (fc_record). Readers
+ * drain the rings first, so what they see includes every finished call. */
 #include "counters.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -126,6 +128,17 @@ static void table_add(_Atomic uint64_t *calls, _Atomic uint64_t *failed, acc128 
     }
 }
 
+void fc_counters_add(const fc_gemm *g, fc_u128 flops, uint32_t sig, int ok)
+{
+    slot *s = find_slot(g, sig);
+    if (FC_LIKELY(s != NULL)) {
+        table_add(&s->calls, &s->failed, &s->flops, flops, ok);
+    } else {
+        bucket *b = &overflow[g->api % FC_API_COUNT][g->dtype % FC_DT_COUNT];
+        table_add(&b->calls, &b->failed, &b->flops, flops, ok);
+    }
+}
+
 void fc_record(const fc_gemm *g, int status_ok)
 {
     int valid;
@@ -134,16 +147,12 @@ void fc_record(const fc_gemm *g, int status_ok)
         atomic_fetch_add_explicit(&n_invalid, 1, memory_order_relaxed);
         return;
     }
+    int saved = errno;
     uint32_t h = fc_gemm_sig(g);
-    slot *s = find_slot(g, h);
-    if (FC_LIKELY(s != NULL)) {
-        table_add(&s->calls, &s->failed, &s->flops, flops, status_ok);
-    } else {
-        bucket *b = &overflow[g->api % FC_API_COUNT][g->dtype % FC_DT_COUNT];
-        table_add(&b->calls, &b->failed, &b->flops, flops, status_ok);
-    }
+    fc_counters_add(g, flops, h, status_ok);
     if (status_ok)
-        fc_iter_on_call(g, flops, h);
+        fc_iter_on_call(g, h);
+    errno = saved;
 }
 
 void fc_record_unresolved(int api)
@@ -154,6 +163,7 @@ void fc_record_unresolved(int api)
 
 void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx)
 {
+    fc_iter_sync(); /* calls still in the rings are counted first */
     for (uint32_t i = 0; i < FC_SHAPE_CAPACITY; i++) {
         slot *s = &table[i];
         if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_READY)

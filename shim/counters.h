@@ -27,7 +27,11 @@ typedef struct fc_totals {
     fc_u128 flops;
 } fc_totals;
 
-/* Calls fn for each shape (overflow buckets come with m = n = k = -1). */
+/* Adds one call of g (flops = fc_gemm_flops, sig = fc_gemm_sig) to its
+ * shape's counts; ok 0 counts a failed call. Lock-free, from any thread. */
+void fc_counters_add(const fc_gemm *g, fc_u128 flops, uint32_t sig, int ok);
+/* Calls fn for each shape (overflow buckets come with m = n = k = -1),
+ * after draining the rings (fc_iter_sync). */
 void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx);
 void fc_counters_totals(fc_totals *out);
 /* Clears everything (the child side of fork: it reports its own calls). */

@@ -3,6 +3,7 @@
  * the guard counts such a call once, at the CBLAS level. */
 #include <stddef.h>
 
+#include "ring.h"
 #include "shim.h"
 
 /* gfortran passes the lengths of the two CHARACTER arguments after the

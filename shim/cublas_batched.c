@@ -13,6 +13,7 @@
 #include <cublas_api.h>
 #include <stddef.h>
 
+#include "ring.h"
 #include "shim.h"
 
 typedef uint16_t fc_half; /* see cublas_gemm.c: only pointers to it cross the ABI */
@@ -192,7 +193,7 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
     if (gr->count < 0 || (gr->count > 0 && !arrays)) {
         g->m = g->n = g->k = g->batch = -1;
         g->transa = g->transb = '?';
-        fc_record(g, ok);
+        fc_count(g, ok);
     } else {
         for (int64_t i = 0; i < gr->count; i++) {
             g->transa = fc_cublas_op(gr->ta[i]);
@@ -201,7 +202,7 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
             g->n = grouped_at(gr->n, gr->is64, i);
             g->k = grouped_at(gr->k, gr->is64, i);
             g->batch = grouped_at(gr->size, gr->is64, i);
-            fc_record(g, ok);
+            fc_count(g, ok);
         }
     }
     errno = saved;

@@ -10,6 +10,7 @@
 #include <cublas_api.h>
 #include <stddef.h>
 
+#include "ring.h"
 #include "shim.h"
 
 /* cuda_fp16.h gives C no __half; only pointers to it cross the ABI, and a

@@ -18,6 +18,7 @@
  * CUBLAS_COMPUTE_32F_FAST_TF32, which run as tf32 (see docs/cublaslt.md). */
 #include <cublasLt.h>
 
+#include "ring.h"
 #include "shim.h"
 
 typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,

@@ -62,10 +62,6 @@ uint64_t fc_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int fc_is_enabled(void)
-{
-    return !fc_opt.disable;
-}
 
 static void after_fork_child(void)
 {

@@ -8,9 +8,13 @@
 
 void fc_iter_init(void);
 void fc_iter_reset_after_fork(void);
-/* Every successful counted call, in the order the calls finished; sig is
- * fc_gemm_sig(g), which the counters computed already. */
-void fc_iter_on_call(const fc_gemm *g, fc_u128 flops, uint32_t sig);
+/* The slow path's successful call, counted already by its caller (sig is
+ * fc_gemm_sig(g)): queued for the detector on the caller's ring. */
+void fc_iter_on_call(const fc_gemm *g, uint32_t sig);
+/* Drains the rings (into the counters and the detector) before counters
+ * are read; waits briefly for a drain in progress. 0, or -1 when the lock
+ * could not be had. Nothing to do on a thread already draining. */
+int fc_iter_sync(void);
 /* Training iterations completed so far. */
 uint64_t fc_iter_count(void);
 /* Report sections: "iterations", "eval_passes", "recompute", "utilization",

@@ -9,6 +9,7 @@
 
 #include "../analysis/dtype.h"
 #include "../analysis/u128.h"
+#include "options.h"
 
 #define FC_EXPORT __attribute__((visibility("default")))
 #define FC_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -67,7 +68,9 @@ enum { FC_STREAM_NONE = 0, FC_STREAM_DIRECT = 1, FC_STREAM_CUBLAS_HANDLE = 2 };
  * Returns 0 with *valid = 0 when a dimension is negative. */
 fc_u128 fc_gemm_flops(const fc_gemm *g, int *valid);
 
-/* Records one finished call. status_ok: the real function returned success.
+/* Records one finished call at once (the slow path of fc_count, ring.h):
+ * counts it in the shape table, then queues it for the detector marked as
+ * counted. status_ok: the real function returned success. Keeps errno.
  * Lock-free and allocation-free; safe from any thread. */
 void fc_record(const fc_gemm *g, int status_ok);
 /* Records one call that could not be forwarded (real symbol missing). */
@@ -101,25 +104,20 @@ void fc_warn_once(int *flag, const char *fmt, ...) __attribute__((format(printf,
 
 /* ---- lifecycle (init.c) ---- */
 void fc_init(void);      /* idempotent; run by the constructor and lazily */
-int fc_is_enabled(void); /* 0 once counting was switched off */
+/* 0 when FLOPCOUNT_DISABLE switched counting off. */
+static inline int fc_is_enabled(void)
+{
+    return !fc_opt.disable;
+}
 /* Monotonic nanoseconds. */
 uint64_t fc_now_ns(void);
 
 /* The one shape of every hook (uftrace-style): the real call always
- * happens; only the outermost intercepted call on a thread is recorded;
- * errno is what the real function left. */
+ * happens; only the outermost intercepted call on a thread is recorded
+ * (fc_hook_end, ring.h); errno is what the real function left. */
 static inline int fc_hook_begin(void)
 {
     return fc_enter();
-}
-static inline void fc_hook_end(int outer, const fc_gemm *g, int ok)
-{
-    if (outer && FC_LIKELY(fc_is_enabled())) {
-        int saved = errno;
-        fc_record(g, ok);
-        errno = saved;
-    }
-    fc_leave();
 }
 
 /* ---- cuBLAS hooks (cublas_gemm.c, cublas_batched.c) ---- */

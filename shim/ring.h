@@ -1,0 +1,172 @@
+/* ring.h - the hot path: a counted call becomes one 64-byte record in a
+ * ring owned by the calling thread, and nothing else.
+ *
+ * The hook does no hashing into shared tables and no atomic read-modify-
+ * write: it writes the call's shape, operand addresses and a timestamp into
+ * the next slot of its thread's ring and publishes it with one release
+ * store. The drainer thread (iter.c) later counts the record in the shape
+ * table (counters.c) and feeds it to the iteration detector. Anything the
+ * fast path cannot take - a thread without a ring yet, a full ring, a
+ * dimension beyond 32 bits, a failed call - goes the slow way (fc_record:
+ * counted at once by the caller, then queued marked as counted), so totals
+ * stay exact whichever way a call went. Readers of the counters drain the
+ * rings first (fc_iter_sync). */
+#ifndef FC_RING_H
+#define FC_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "callsite.h"
+#include "clock.h"
+#include "irec.h"
+#include "shim.h"
+
+#define FC_NRINGS 32
+#define FC_RING_CAP 4096u /* records per thread ring, a power of two */
+#define FC_RING_MASK (FC_RING_CAP - 1)
+
+/* fc_crec.status */
+#define FC_CREC_COUNTED 0x1u /* the caller counted it already (slow path) */
+
+/* One event as the hook left it: a call (kind FC_IREC_GEMM) or a marker. */
+typedef struct fc_crec {
+    uint64_t t;            /* fc_ticks() when the call returned */
+    const void *a, *b, *c; /* operand addresses, never dereferenced */
+    int32_t m, n, k, batch; /* saturated at INT32_MAX in counted records */
+    uint32_t sig;          /* fc_gemm_sig of the full shape */
+    uint8_t api, flags, dtype, out_dtype;
+    int16_t compute;
+    char transa, transb;
+    uint8_t kind;   /* enum fc_irec_kind */
+    uint8_t status; /* FC_CREC_COUNTED */
+    uint8_t pad[2];
+} fc_crec;
+_Static_assert(sizeof(fc_crec) == 64, "one record, one cache line");
+
+typedef struct fc_ring {
+    _Atomic uint64_t head; /* written by the owner thread only */
+    uint64_t tail_seen;    /* owner's last look at tail */
+    char pad0[48];
+    _Atomic uint64_t tail; /* written by whoever holds the drain lock */
+    _Atomic int state;     /* 0 free, 1 owned, 2 owner gone (drain then free) */
+    char pad1[52];
+    fc_crec rec[FC_RING_CAP];
+} fc_ring;
+
+/* What the hot path reads on every call, written rarely (one line). */
+typedef struct fc_ring_ctl {
+    _Atomic uint64_t drain_at;         /* caller helps past this many pending */
+    _Atomic uint64_t help_every_ticks; /* ... or when the last drain is older */
+    atomic_int epoch;                  /* bumped at fork: rings claimed afresh */
+    char pad[44];
+    /* written at each drain / by the drainer going to sleep (own line) */
+    _Atomic uint64_t last_drain;
+    atomic_int asleep; /* the drainer sleeps long: the next record wakes it */
+    char pad2[52];
+} fc_ring_ctl;
+
+extern fc_ring_ctl fc_ring_ctl_;
+extern FC_TLS fc_ring *fc_my_ring;
+extern FC_TLS int fc_my_epoch;
+
+/* Out of line, rarely: the ring passed drain_at or the drain clock ran out
+ * (h is the new head), and waking the sleeping drainer. */
+void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t);
+void fc_ring_wake(void);
+/* A GPU call's extras (GPU work seen, CUDA-event timing); out of line. */
+void fc_ring_gpu_call(const fc_gemm *g, uint64_t t);
+
+/* What every counted call also does on its own thread: GPU bookkeeping for
+ * cuBLAS calls, and the call-site probe (unwinds on a shape's first call). */
+static inline void fc_call_noted(const fc_gemm *g, uint32_t sig, uint64_t t)
+{
+    if (g->api < FC_API_BLAS_SGEMM)
+        fc_ring_gpu_call(g, t);
+    if (FC_UNLIKELY(atomic_load_explicit(&fc_callsite_sigs[sig & (FC_CALLSITE_SIG_SLOTS - 1)],
+                                         memory_order_relaxed) != sig))
+        fc_callsite_note(sig);
+}
+
+static inline int32_t fc_sat32(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
+static inline void fc_crec_shape(fc_crec *e, const fc_gemm *g, uint32_t sig)
+{
+    e->a = g->a;
+    e->b = g->b;
+    e->c = g->c;
+    e->m = fc_sat32(g->m);
+    e->n = fc_sat32(g->n);
+    e->k = fc_sat32(g->k);
+    e->batch = fc_sat32(g->batch);
+    e->sig = sig;
+    e->api = g->api;
+    e->flags = g->flags;
+    e->dtype = g->dtype;
+    e->out_dtype = g->out_dtype;
+    e->compute = g->compute;
+    e->transa = g->transa;
+    e->transb = g->transb;
+    e->kind = FC_IREC_GEMM;
+    e->pad[0] = e->pad[1] = 0;
+}
+
+/* Publishes slot h of r (the owner's) and looks at the two clocks that
+ * make a caller help: records piling up, or no drain for too long. */
+static inline void fc_ring_publish(fc_ring *r, uint64_t h, uint64_t t)
+{
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    fc_ring_ctl *c = &fc_ring_ctl_;
+    if (FC_UNLIKELY(h + 1 - r->tail_seen >= atomic_load_explicit(&c->drain_at, memory_order_relaxed) ||
+                    t - atomic_load_explicit(&c->last_drain, memory_order_relaxed) >
+                        atomic_load_explicit(&c->help_every_ticks, memory_order_relaxed)))
+        fc_ring_help(r, h + 1, t);
+    if (FC_UNLIKELY(atomic_load_explicit(&c->asleep, memory_order_relaxed)))
+        fc_ring_wake();
+}
+
+/* The fast path of a successful outer call: 1 when g is queued (to be
+ * counted by the drainer), 0 when the caller must take the slow path. */
+static inline int fc_ring_call(const fc_gemm *g)
+{
+    fc_ring *r = fc_my_ring;
+    if (FC_UNLIKELY(r == NULL ||
+                    fc_my_epoch != atomic_load_explicit(&fc_ring_ctl_.epoch, memory_order_relaxed)))
+        return 0;
+    /* negative dimensions (invalid) are huge as unsigned: slow path too */
+    if (FC_UNLIKELY(((uint64_t)g->m | (uint64_t)g->n | (uint64_t)g->k | (uint64_t)g->batch) >
+                    (uint64_t)INT32_MAX))
+        return 0;
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (FC_UNLIKELY(h - r->tail_seen >= FC_RING_CAP))
+        return 0;
+    fc_crec *e = &r->rec[h & FC_RING_MASK];
+    uint32_t sig = fc_gemm_sig(g);
+    uint64_t t = fc_ticks();
+    e->t = t;
+    fc_crec_shape(e, g, sig);
+    e->status = 0;
+    fc_call_noted(g, sig, t);
+    fc_ring_publish(r, h, t);
+    return 1;
+}
+
+/* Counts one finished outer call: queued when it can be, else at once. */
+static inline void fc_count(const fc_gemm *g, int ok)
+{
+    if (!(ok && fc_ring_call(g)))
+        fc_record(g, ok);
+}
+
+/* Ends a hook: records the outermost call (errno untouched), leaves. */
+static inline void fc_hook_end(int outer, const fc_gemm *g, int ok)
+{
+    if (outer && FC_LIKELY(fc_is_enabled()))
+        fc_count(g, ok);
+    fc_leave();
+}
+
+#endif
