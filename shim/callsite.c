@@ -93,7 +93,7 @@ static uint32_t unwind_site(void)
     return 0;
 }
 
-void fc_callsite_note(uint32_t sig)
+void fc_callsite_note(uint32_t sig) /* sig: fc_site_key */
 {
     uint32_t i = sig;
     for (int probe = 0; probe < 8; probe++, i++) {
@@ -142,7 +142,7 @@ static int n_top;
 static void add_shape(const fc_shape_view *v, void *ctx)
 {
     (void)ctx;
-    uint32_t s = v->key.m < 0 ? 0 : site_of(fc_gemm_sig(&v->key));
+    uint32_t s = v->key.m < 0 ? 0 : site_of(fc_site_key(&v->key));
     site_flops[s] = fc_u128_sat_add(site_flops[s], v->flops);
     site_calls[s] += v->calls;
     site_shapes[s] += v->calls > 0;

@@ -9,9 +9,9 @@
 
 #include "../analysis/jsonw.h"
 
-/* Shape signatures seen so far (open addressing from sig's own slot). The
- * hot path probes the first slot inline (ring.h) and calls
- * fc_callsite_note only when it does not hold sig: a later slot of the
+/* Shapes seen so far, by fc_site_key (open addressing from the key's own
+ * slot). The hot path probes the first slot inline (ring.h) and calls
+ * fc_callsite_note only when it does not hold the key: a later slot of the
  * probe sequence, or a new shape, which is unwound. */
 #define FC_CALLSITE_SIG_SLOTS 8192u
 extern _Atomic uint32_t fc_callsite_sigs[FC_CALLSITE_SIG_SLOTS];

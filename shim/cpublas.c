@@ -36,17 +36,14 @@
         }                                                                                  \
     }
 
-/* 'n'/'N' -> 'N', 't'/'T' -> 'T', 'c'/'C' -> 'C', anything else '?'. */
-static char fc_blas_trans(const char *t)
+/* 'n'/'N' -> 'N', 't'/'T' -> 'T', 'c'/'C' -> 'C', anything else '?'
+ * (a table: this runs on every call). */
+static const char blas_trans_tab[256] = {['n'] = 'N', ['N'] = 'N', ['t'] = 'T',
+                                         ['T'] = 'T', ['c'] = 'C', ['C'] = 'C'};
+static inline char fc_blas_trans(const char *t)
 {
-    if (t == NULL)
-        return '?';
-    switch (*t) {
-    case 'n': case 'N': return 'N';
-    case 't': case 'T': return 'T';
-    case 'c': case 'C': return 'C';
-    default: return '?';
-    }
+    char c = t == NULL ? 0 : blas_trans_tab[(unsigned char)*t];
+    return c ? c : '?';
 }
 
 typedef struct { float re, im; } fc_c32;

@@ -64,6 +64,20 @@ static inline uint32_t fc_gemm_sig(const fc_gemm *g)
     return fc_mix32(h) | 1u; /* 0 means "empty" in tables */
 }
 
+/* A cheaper name of the same shape for the call-site table, which the hot
+ * path probes on every call (two multiplies instead of six); the report
+ * finds a counted shape's call site with the same function. Equal for
+ * equal shapes; a collision (2^-32) only credits two shapes to one site. */
+static inline uint32_t fc_site_key(const fc_gemm *g)
+{
+    uint64_t h = (uint64_t)g->m * 0x9e3779b97f4a7c15ull ^ ((uint64_t)g->n << 32 | (uint32_t)g->k);
+    h ^= (uint64_t)g->batch << 40 ^ (uint64_t)g->api << 24 ^ (uint64_t)g->dtype << 16 ^
+         (uint64_t)(uint8_t)g->transa << 8 ^ (uint64_t)(uint8_t)g->transb ^
+         (uint64_t)g->flags << 32 ^ (uint64_t)g->out_dtype << 48 ^ (uint64_t)(uint16_t)g->compute << 56;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h >> 32) | 1u; /* 0 means "empty" in tables */
+}
+
 static inline uint32_t fc_role_key(int64_t rows, int64_t cols, int64_t batch, int dtype,
                                    unsigned role)
 {

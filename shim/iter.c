@@ -110,9 +110,12 @@ static void feed(const fc_crec *c)
                      .a = c->a, .b = c->b, .c = c->c};
         int valid;
         fc_u128 f = fc_gemm_flops(&g, &valid);
-        if (!(c->status & FC_CREC_COUNTED))
-            fc_counters_add(&g, f, c->sig, 1);
-        fc_irec_fill(&ir, &g, f > UINT64_MAX ? UINT64_MAX : (uint64_t)f, c->t, c->sig);
+        uint32_t sig = c->sig;
+        if (!(c->status & FC_CREC_COUNTED)) {
+            sig = fc_gemm_sig(&g);
+            fc_counters_add(&g, f, sig, 1);
+        }
+        fc_irec_fill(&ir, &g, f > UINT64_MAX ? UINT64_MAX : (uint64_t)f, c->t, sig);
     } else {
         memset(&ir, 0, sizeof ir);
         ir.kind = c->kind;
@@ -327,8 +330,8 @@ void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t)
         r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (h - r->tail_seen < at || !try_drain())
             return;
-    } else if (t - atomic_load_explicit(&CTL->last_drain, memory_order_relaxed) >
-               atomic_load_explicit(&CTL->help_every_ticks, memory_order_relaxed)) {
+    } else if ((int64_t)(t - atomic_load_explicit(&CTL->last_drain, memory_order_relaxed)) >
+               (int64_t)atomic_load_explicit(&CTL->help_every_ticks, memory_order_relaxed)) {
         if (!try_drain())
             return;
     } else {
@@ -406,9 +409,9 @@ void fc_iter_on_call(const fc_gemm *g, uint32_t sig)
     }
     uint64_t t = fc_ticks();
     e->t = t;
-    fc_crec_shape(e, g, sig);
+    fc_crec_shape(e, g, sig, 1);
     e->status = FC_CREC_COUNTED;
-    fc_call_noted(g, sig, t);
+    fc_call_noted(g, t);
     fc_ring_publish(r, h, t);
 }
 

@@ -34,7 +34,7 @@ typedef struct fc_crec {
     uint64_t t;            /* fc_ticks() when the call returned */
     const void *a, *b, *c; /* operand addresses, never dereferenced */
     int32_t m, n, k, batch; /* saturated at INT32_MAX in counted records */
-    uint32_t sig;          /* fc_gemm_sig of the full shape */
+    uint32_t sig;          /* counted records: fc_gemm_sig (else the drainer's job) */
     uint8_t api, flags, dtype, out_dtype;
     int16_t compute;
     char transa, transb;
@@ -79,13 +79,14 @@ void fc_ring_gpu_call(const fc_gemm *g, uint64_t t);
 
 /* What every counted call also does on its own thread: GPU bookkeeping for
  * cuBLAS calls, and the call-site probe (unwinds on a shape's first call). */
-static inline void fc_call_noted(const fc_gemm *g, uint32_t sig, uint64_t t)
+static inline void fc_call_noted(const fc_gemm *g, uint64_t t)
 {
     if (g->api < FC_API_BLAS_SGEMM)
         fc_ring_gpu_call(g, t);
-    if (FC_UNLIKELY(atomic_load_explicit(&fc_callsite_sigs[sig & (FC_CALLSITE_SIG_SLOTS - 1)],
-                                         memory_order_relaxed) != sig))
-        fc_callsite_note(sig);
+    uint32_t key = fc_site_key(g);
+    if (FC_UNLIKELY(atomic_load_explicit(&fc_callsite_sigs[key & (FC_CALLSITE_SIG_SLOTS - 1)],
+                                         memory_order_relaxed) != key))
+        fc_callsite_note(key);
 }
 
 static inline int32_t fc_sat32(int64_t v)
@@ -93,15 +94,17 @@ static inline int32_t fc_sat32(int64_t v)
     return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-static inline void fc_crec_shape(fc_crec *e, const fc_gemm *g, uint32_t sig)
+/* Fills e from g; sat: clamp dimensions beyond 32 bits (the fast path
+ * takes none, so it passes 0). */
+static inline void fc_crec_shape(fc_crec *e, const fc_gemm *g, uint32_t sig, int sat)
 {
     e->a = g->a;
     e->b = g->b;
     e->c = g->c;
-    e->m = fc_sat32(g->m);
-    e->n = fc_sat32(g->n);
-    e->k = fc_sat32(g->k);
-    e->batch = fc_sat32(g->batch);
+    e->m = sat ? fc_sat32(g->m) : (int32_t)g->m;
+    e->n = sat ? fc_sat32(g->n) : (int32_t)g->n;
+    e->k = sat ? fc_sat32(g->k) : (int32_t)g->k;
+    e->batch = sat ? fc_sat32(g->batch) : (int32_t)g->batch;
     e->sig = sig;
     e->api = g->api;
     e->flags = g->flags;
@@ -120,9 +123,10 @@ static inline void fc_ring_publish(fc_ring *r, uint64_t h, uint64_t t)
 {
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
     fc_ring_ctl *c = &fc_ring_ctl_;
+    /* signed: the drainer may have stamped its last drain after t */
     if (FC_UNLIKELY(h + 1 - r->tail_seen >= atomic_load_explicit(&c->drain_at, memory_order_relaxed) ||
-                    t - atomic_load_explicit(&c->last_drain, memory_order_relaxed) >
-                        atomic_load_explicit(&c->help_every_ticks, memory_order_relaxed)))
+                    (int64_t)(t - atomic_load_explicit(&c->last_drain, memory_order_relaxed)) >
+                        (int64_t)atomic_load_explicit(&c->help_every_ticks, memory_order_relaxed)))
         fc_ring_help(r, h + 1, t);
     if (FC_UNLIKELY(atomic_load_explicit(&c->asleep, memory_order_relaxed)))
         fc_ring_wake();
@@ -144,12 +148,11 @@ static inline int fc_ring_call(const fc_gemm *g)
     if (FC_UNLIKELY(h - r->tail_seen >= FC_RING_CAP))
         return 0;
     fc_crec *e = &r->rec[h & FC_RING_MASK];
-    uint32_t sig = fc_gemm_sig(g);
     uint64_t t = fc_ticks();
     e->t = t;
-    fc_crec_shape(e, g, sig);
+    fc_crec_shape(e, g, 0, 0);
     e->status = 0;
-    fc_call_noted(g, sig, t);
+    fc_call_noted(g, t);
     fc_ring_publish(r, h, t);
     return 1;
 }
