@@ -47,9 +47,8 @@
 
 static fc_ring rings[FC_NRINGS] __attribute__((aligned(64)));
 fc_ring_ctl fc_ring_ctl_ __attribute__((aligned(64))) = {
-    .drain_at = DRAIN_AT_INLINE, .help_every_ticks = NEVER, .epoch = 1};
+    .drain_at = 1, .help_at = DRAIN_AT_INLINE, .help_every_ticks = NEVER};
 FC_TLS fc_ring *fc_my_ring;
-FC_TLS int fc_my_epoch;
 
 static atomic_int drain_lock;
 static FC_TLS int holding; /* this thread holds drain_lock */
@@ -65,6 +64,22 @@ static atomic_int drainer;
 
 static void start_drainer(void);
 
+/* Who drains: the drainer thread (callers help only when it is late), or
+ * the callers themselves (no thread: every call looks at the clocks). */
+static void callers_help_late(void)
+{
+    atomic_store(&CTL->help_at, DRAIN_AT_FALLBACK);
+    atomic_store(&CTL->help_every_ticks, NEVER); /* the drainer keeps the clock */
+    atomic_store(&CTL->drain_at, DRAIN_AT_FALLBACK);
+}
+
+static void callers_drain(void)
+{
+    atomic_store(&CTL->help_at, DRAIN_AT_INLINE);
+    atomic_store(&CTL->help_every_ticks, atomic_load(&drain_every_ticks));
+    atomic_store(&CTL->drain_at, 1);
+}
+
 static void ring_release(void *p)
 {
     fc_ring *r = p;
@@ -75,14 +90,12 @@ static void ring_release(void *p)
 /* Claims a ring for this thread (once); NULL when all are taken. */
 static fc_ring *claim_ring(void)
 {
-    int ep = atomic_load_explicit(&CTL->epoch, memory_order_acquire);
     for (int i = 0; i < FC_NRINGS; i++) {
         int expect = 0;
         if (atomic_compare_exchange_strong(&rings[i].state, &expect, 1)) {
             fc_ring *r = &rings[i];
             r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
             fc_my_ring = r;
-            fc_my_epoch = ep;
             if (have_key)
                 pthread_setspecific(ring_key, r);
             if (atomic_load_explicit(&drainer, memory_order_relaxed) == 0)
@@ -246,9 +259,11 @@ static void nap(long ns, int wakeable)
         return;
     }
     atomic_store(&CTL->asleep, 1);
+    atomic_store(&CTL->drain_at, 1); /* the next record calls fc_ring_help, which wakes us */
     if (!rings_pending())
         syscall(SYS_futex, &CTL->asleep, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
     atomic_store(&CTL->asleep, 0);
+    atomic_store(&CTL->drain_at, atomic_load(&CTL->help_at));
 }
 
 /* Drains every 0.5 ms while records come; when idle it sleeps 20 ms at a
@@ -278,8 +293,7 @@ static void *drainer_main(void *arg)
         if (done)
             break;
     }
-    atomic_store(&CTL->drain_at, DRAIN_AT_INLINE);
-    atomic_store(&CTL->help_every_ticks, atomic_load(&drain_every_ticks));
+    callers_drain();
     atomic_store(&drainer, 2);
     return NULL;
 }
@@ -301,8 +315,7 @@ static void start_drainer(void)
     if (rc == 0) {
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, 256u << 10);
-        atomic_store(&CTL->drain_at, DRAIN_AT_FALLBACK);
-        atomic_store(&CTL->help_every_ticks, NEVER); /* the drainer keeps the clock */
+        callers_help_late();
         pthread_sigmask(SIG_BLOCK, &all, &old);
         rc = pthread_create(&tid, &attr, drainer_main, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -311,8 +324,7 @@ static void start_drainer(void)
     if (rc == 0) {
         pthread_setname_np(tid, "flopcount");
     } else {
-        atomic_store(&CTL->drain_at, DRAIN_AT_INLINE);
-        atomic_store(&CTL->help_every_ticks, atomic_load(&drain_every_ticks));
+        callers_drain();
         atomic_store(&drainer, 2);
         fc_warn("cannot start the drainer thread (%s); iteration detection runs in the callers",
                 strerror(rc));
@@ -322,9 +334,20 @@ static void start_drainer(void)
 
 /* ---- producer side, out of line ---- */
 
+static void wake_drainer(void)
+{
+    if (atomic_exchange_explicit(&CTL->asleep, 0, memory_order_relaxed)) {
+        int saved = errno;
+        syscall(SYS_futex, &CTL->asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        errno = saved;
+    }
+}
+
 void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t)
 {
-    uint64_t at = atomic_load_explicit(&CTL->drain_at, memory_order_relaxed);
+    if (atomic_load_explicit(&CTL->asleep, memory_order_relaxed))
+        wake_drainer();
+    uint64_t at = atomic_load_explicit(&CTL->help_at, memory_order_relaxed);
     if (h - r->tail_seen >= at) {
         /* the drainer may have moved the tail since we last looked */
         r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -332,21 +355,13 @@ void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t)
             return;
     } else if ((int64_t)(t - atomic_load_explicit(&CTL->last_drain, memory_order_relaxed)) >
                (int64_t)atomic_load_explicit(&CTL->help_every_ticks, memory_order_relaxed)) {
+        /* signed: the drainer may have stamped its last drain after t */
         if (!try_drain())
             return;
     } else {
         return;
     }
     r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
-}
-
-void fc_ring_wake(void)
-{
-    if (atomic_exchange_explicit(&CTL->asleep, 0, memory_order_relaxed)) {
-        int saved = errno;
-        syscall(SYS_futex, &CTL->asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-        errno = saved;
-    }
 }
 
 void fc_ring_gpu_call(const fc_gemm *g, uint64_t t)
@@ -381,7 +396,7 @@ static int make_room(fc_ring *r, uint64_t h)
 static fc_crec *slot_for_write(fc_ring **out, uint64_t *head)
 {
     fc_ring *r = fc_my_ring;
-    if (r == NULL || fc_my_epoch != atomic_load_explicit(&CTL->epoch, memory_order_relaxed))
+    if (r == NULL)
         r = claim_ring();
     if (r == NULL)
         return NULL;
@@ -445,13 +460,14 @@ static void reset_all(void)
         atomic_store(&rings[i].tail, 0);
         atomic_store(&rings[i].state, 0);
     }
-    atomic_fetch_add(&CTL->epoch, 1); /* every thread claims a ring afresh */
+    /* run by the constructor, and in a fork child by its only thread: no
+     * other thread holds a ring, this one claims one afresh */
+    fc_my_ring = NULL;
     atomic_store(&finished, 0);
     /* threads do not survive fork: the child starts its own drainer with
      * its first claimed ring */
     atomic_store(&drainer, 0);
-    atomic_store(&CTL->drain_at, DRAIN_AT_INLINE);
-    atomic_store(&CTL->help_every_ticks, atomic_load(&drain_every_ticks));
+    callers_drain();
     atomic_store(&CTL->asleep, 0);
     atomic_store(&dropped, 0);
     atomic_store(&drain_lock, 0);
@@ -507,7 +523,7 @@ int fc_iter_collect(int final)
     if (final && !atomic_load(&finished)) {
         fc_seg_flush();
         atomic_store(&finished, 1); /* the drainer thread exits when it sees this */
-        atomic_store(&CTL->drain_at, DRAIN_AT_INLINE);
+        callers_drain();
     }
     return 0;
 }

@@ -54,26 +54,28 @@ typedef struct fc_ring {
     fc_crec rec[FC_RING_CAP];
 } fc_ring;
 
-/* What the hot path reads on every call, written rarely (one line). */
+/* What the hot path reads on every call (its own line, written rarely),
+ * then what the out-of-line help reads and the drainer writes. */
 typedef struct fc_ring_ctl {
-    _Atomic uint64_t drain_at;         /* caller helps past this many pending */
-    _Atomic uint64_t help_every_ticks; /* ... or when the last drain is older */
-    atomic_int epoch;                  /* bumped at fork: rings claimed afresh */
-    char pad[44];
-    /* written at each drain / by the drainer going to sleep (own line) */
+    /* a caller calls fc_ring_help once this many records are pending; 1
+     * (every call) while the drainer sleeps, so the next record wakes it,
+     * and when there is no drainer thread, so the time rule is checked */
+    _Atomic uint64_t drain_at;
+    char pad[56];
+    _Atomic uint64_t help_at;          /* pending records that make a caller drain */
+    _Atomic uint64_t help_every_ticks; /* ... or the last drain this old (no drainer) */
     _Atomic uint64_t last_drain;
-    atomic_int asleep; /* the drainer sleeps long: the next record wakes it */
-    char pad2[52];
+    atomic_int asleep; /* the drainer sleeps on it (futex) */
+    char pad2[36];
 } fc_ring_ctl;
 
 extern fc_ring_ctl fc_ring_ctl_;
-extern FC_TLS fc_ring *fc_my_ring;
-extern FC_TLS int fc_my_epoch;
+extern FC_TLS fc_ring *fc_my_ring; /* NULL until the thread claims one; reset in a fork child */
 
-/* Out of line, rarely: the ring passed drain_at or the drain clock ran out
- * (h is the new head), and waking the sleeping drainer. */
+/* Out of line, rarely: drain_at was reached (h is the new head): wake a
+ * sleeping drainer, or drain when the ring is filling up (or, without a
+ * drainer, when the last drain is old). */
 void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t);
-void fc_ring_wake(void);
 /* A GPU call's extras (GPU work seen, CUDA-event timing); out of line. */
 void fc_ring_gpu_call(const fc_gemm *g, uint64_t t);
 
@@ -117,19 +119,14 @@ static inline void fc_crec_shape(fc_crec *e, const fc_gemm *g, uint32_t sig, int
     e->pad[0] = e->pad[1] = 0;
 }
 
-/* Publishes slot h of r (the owner's) and looks at the two clocks that
- * make a caller help: records piling up, or no drain for too long. */
+/* Publishes slot h of r (the owner's); one test decides whether this
+ * caller has anything else to do. */
 static inline void fc_ring_publish(fc_ring *r, uint64_t h, uint64_t t)
 {
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
-    fc_ring_ctl *c = &fc_ring_ctl_;
-    /* signed: the drainer may have stamped its last drain after t */
-    if (FC_UNLIKELY(h + 1 - r->tail_seen >= atomic_load_explicit(&c->drain_at, memory_order_relaxed) ||
-                    (int64_t)(t - atomic_load_explicit(&c->last_drain, memory_order_relaxed)) >
-                        (int64_t)atomic_load_explicit(&c->help_every_ticks, memory_order_relaxed)))
+    if (FC_UNLIKELY(h + 1 - r->tail_seen >=
+                    atomic_load_explicit(&fc_ring_ctl_.drain_at, memory_order_relaxed)))
         fc_ring_help(r, h + 1, t);
-    if (FC_UNLIKELY(atomic_load_explicit(&c->asleep, memory_order_relaxed)))
-        fc_ring_wake();
 }
 
 /* The fast path of a successful outer call: 1 when g is queued (to be
@@ -137,8 +134,7 @@ static inline void fc_ring_publish(fc_ring *r, uint64_t h, uint64_t t)
 static inline int fc_ring_call(const fc_gemm *g)
 {
     fc_ring *r = fc_my_ring;
-    if (FC_UNLIKELY(r == NULL ||
-                    fc_my_epoch != atomic_load_explicit(&fc_ring_ctl_.epoch, memory_order_relaxed)))
+    if (FC_UNLIKELY(r == NULL))
         return 0;
     /* negative dimensions (invalid) are huge as unsigned: slow path too */
     if (FC_UNLIKELY(((uint64_t)g->m | (uint64_t)g->n | (uint64_t)g->k | (uint64_t)g->batch) >

@@ -66,6 +66,15 @@ fc_cublas_test(missing)
 add_dependencies(test_cublas_missing fc_cublas_stub)
 fc_cublas_add_test(missing test_cublas_missing ${FC_CUBLAS_STUB_DIR})
 
+# Dimensions beyond 32 bits: a cuBLAS whose GEMMs succeed without arithmetic.
+set(FC_CUBLAS_NOP_DIR ${CMAKE_BINARY_DIR}/emu-nop)
+add_library(fc_cublas_nop SHARED nop_cublas.c)
+target_include_directories(fc_cublas_nop PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+set_target_properties(fc_cublas_nop PROPERTIES OUTPUT_NAME cublas SOVERSION 13
+                      LIBRARY_OUTPUT_DIRECTORY ${FC_CUBLAS_NOP_DIR})
+fc_cublas_test(big LIBS fc_cublas_nop)
+fc_cublas_add_test(big test_cublas_big ${FC_CUBLAS_NOP_DIR})
+
 # Called from a library dlopen()ed RTLD_LOCAL (a Python extension's case).
 fc_cublas_test(local LIBS ${CMAKE_DL_LIBS})
 add_library(fc_cublas_local_emu SHARED test_cublas_local_lib.c)
