@@ -89,7 +89,7 @@ void fc_init(void)
     fc_report_init();
     fc_iter_init();
     fc_signals_init();
-    pthread_atfork(NULL, NULL, after_fork_child);
+    pthread_atfork(fc_iter_before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);
     errno = saved;
 }

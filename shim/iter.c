@@ -59,6 +59,7 @@ static atomic_int finished; /* the detector's stream was ended for the final rep
 /* 0 no drainer thread (yet, or in a fork child), 1 starting or running,
  * 2 could not start or gone: callers drain inline. */
 static atomic_int drainer;
+static atomic_int drainer_up; /* the drainer thread has begun running its own code */
 
 #define CTL (&fc_ring_ctl_)
 
@@ -274,6 +275,7 @@ static void *drainer_main(void *arg)
 {
     (void)arg;
     fc_tls_depth++; /* nothing this thread does is the program's GEMM */
+    atomic_store(&drainer_up, 1);
     int idle = 0;
     for (;;) {
         nap(idle < 8 ? NAP_BUSY_NS : NAP_IDLE_NS, idle >= 8);
@@ -467,6 +469,7 @@ static void reset_all(void)
     /* threads do not survive fork: the child starts its own drainer with
      * its first claimed ring */
     atomic_store(&drainer, 0);
+    atomic_store(&drainer_up, 0);
     callers_drain();
     atomic_store(&CTL->asleep, 0);
     atomic_store(&dropped, 0);
@@ -489,6 +492,15 @@ void fc_iter_init(void)
     atomic_store(&CTL->last_drain, fc_ticks());
     reset_all();
     enabled = fc_is_enabled();
+}
+
+/* Before fork: a drainer thread still being created may hold locks of
+ * the thread library or a sanitizer runtime (ASan allocates while a thread
+ * starts), which the child would inherit held. Wait for it (briefly). */
+void fc_iter_before_fork(void)
+{
+    for (int i = 0; i < 100000 && atomic_load(&drainer) == 1 && !atomic_load(&drainer_up); i++)
+        sched_yield();
 }
 
 void fc_iter_reset_after_fork(void)

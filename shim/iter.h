@@ -7,6 +7,8 @@
 #include "shim.h"
 
 void fc_iter_init(void);
+/* pthread_atfork prepare and child handlers. */
+void fc_iter_before_fork(void);
 void fc_iter_reset_after_fork(void);
 /* The slow path's successful call, counted already by its caller (sig is
  * fc_gemm_sig(g)): queued for the detector on the caller's ring. */
