@@ -9,28 +9,7 @@
 # test_fault_signal makes N sgemm_ calls of 2x3x4 = 48 FLOPs first.
 set -u
 DIR=$1 PRELOAD=$2 WORK=$3
-EXE=$DIR/test_fault_signal
-rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
-failures=0
-pid=
-# A case that fails half-way must not leave its program running (ctest
-# would wait for it forever: it holds the output pipe).
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null' EXIT
-# JSON checks: Debian's interpreter starts fast; any python3 will do.
-JSONPY=/usr/bin/python3
-[ -x "$JSONPY" ] || JSONPY=python3
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-json() {
-    "$JSONPY" -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null ||
-        fail "$1: expected $2; got: $(head -c 600 "$1" 2>/dev/null || echo '(no file)')"
-}
+. "$(dirname "$0")/fault_lib.sh"
 
 # pick DIR BOOL: the report in DIR whose process.fork_child is BOOL.
 pick() {

@@ -11,29 +11,7 @@
 # Every case makes N sgemm_ calls of 2x3x4 = 48 FLOPs before the signal.
 set -u
 DIR=$1 PRELOAD=$2 WORK=$3
-EXE=$DIR/test_fault_signal
-rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
-failures=0
-pid=
-# A case that fails half-way must not leave its program running (ctest
-# would wait for it forever: it holds the output pipe).
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null' EXIT
-# JSON checks: Debian's interpreter starts fast; any python3 will do.
-JSONPY=/usr/bin/python3
-[ -x "$JSONPY" ] || JSONPY=python3
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# json FILE EXPR: EXPR (Python, over the parsed report r) must hold.
-json() {
-    "$JSONPY" -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null ||
-        fail "$1: expected $2; got: $(head -c 600 "$1" 2>/dev/null || echo '(no file)')"
-}
+. "$(dirname "$0")/fault_lib.sh"
 
 # start NAME SIGMODE CMD...: runs CMD in the background with SIGINT reset to
 # its default (a background job of a script inherits SIGINT ignored) and
