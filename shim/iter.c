@@ -419,17 +419,11 @@ void fc_iter_on_call(const fc_gemm *g, uint32_t sig)
         return;
     fc_ring *r;
     uint64_t h;
-    fc_crec *e = slot_for_write(&r, &h);
-    if (FC_UNLIKELY(e == NULL)) {
+    if (FC_UNLIKELY(slot_for_write(&r, &h) == NULL)) {
         atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
         return;
     }
-    uint64_t t = fc_ticks();
-    e->t = t;
-    fc_crec_shape(e, g, sig, 1);
-    e->status = FC_CREC_COUNTED;
-    fc_call_noted(g, t);
-    fc_ring_publish(r, h, t);
+    fc_ring_put(r, h, g, sig, FC_CREC_COUNTED);
 }
 
 /* Markers go through the same rings, so they keep their place among the

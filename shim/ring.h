@@ -96,10 +96,27 @@ static inline int32_t fc_sat32(int64_t v)
     return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-/* Fills e from g; sat: clamp dimensions beyond 32 bits (the fast path
- * takes none, so it passes 0). */
-static inline void fc_crec_shape(fc_crec *e, const fc_gemm *g, uint32_t sig, int sat)
+/* Publishes slot h of r (the owner's); one test decides whether this
+ * caller has anything else to do. */
+static inline void fc_ring_publish(fc_ring *r, uint64_t h, uint64_t t)
 {
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    if (FC_UNLIKELY(h + 1 - r->tail_seen >=
+                    atomic_load_explicit(&fc_ring_ctl_.drain_at, memory_order_relaxed)))
+        fc_ring_help(r, h + 1, t);
+}
+
+/* Writes g into slot h of r (the owner's) and publishes it. status 0: the
+ * drainer counts it (dimensions fit 32 bits, sig is the drainer's to
+ * compute); FC_CREC_COUNTED: the caller did (sig given, dimensions beyond
+ * 32 bits clamped - the detector does not need them exact). */
+static inline void fc_ring_put(fc_ring *r, uint64_t h, const fc_gemm *g, uint32_t sig,
+                               uint8_t status)
+{
+    fc_crec *e = &r->rec[h & FC_RING_MASK];
+    uint64_t t = fc_ticks();
+    int sat = status & FC_CREC_COUNTED;
+    e->t = t;
     e->a = g->a;
     e->b = g->b;
     e->c = g->c;
@@ -116,17 +133,10 @@ static inline void fc_crec_shape(fc_crec *e, const fc_gemm *g, uint32_t sig, int
     e->transa = g->transa;
     e->transb = g->transb;
     e->kind = FC_IREC_GEMM;
+    e->status = status;
     e->pad[0] = e->pad[1] = 0;
-}
-
-/* Publishes slot h of r (the owner's); one test decides whether this
- * caller has anything else to do. */
-static inline void fc_ring_publish(fc_ring *r, uint64_t h, uint64_t t)
-{
-    atomic_store_explicit(&r->head, h + 1, memory_order_release);
-    if (FC_UNLIKELY(h + 1 - r->tail_seen >=
-                    atomic_load_explicit(&fc_ring_ctl_.drain_at, memory_order_relaxed)))
-        fc_ring_help(r, h + 1, t);
+    fc_call_noted(g, t);
+    fc_ring_publish(r, h, t);
 }
 
 /* The fast path of a successful outer call: 1 when g is queued (to be
@@ -143,13 +153,7 @@ static inline int fc_ring_call(const fc_gemm *g)
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     if (FC_UNLIKELY(h - r->tail_seen >= FC_RING_CAP))
         return 0;
-    fc_crec *e = &r->rec[h & FC_RING_MASK];
-    uint64_t t = fc_ticks();
-    e->t = t;
-    fc_crec_shape(e, g, 0, 0);
-    e->status = 0;
-    fc_call_noted(g, t);
-    fc_ring_publish(r, h, t);
+    fc_ring_put(r, h, g, 0, 0);
     return 1;
 }
 
