@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpupeak.c - CPU peak FLOP/s estimate: the pure arithmetic, the parser of
  * /proc/cpuinfo text, and the reader that feeds it from the live system. */
 #include "cpupeak.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpupeak.h - an ESTIMATE of a CPU's peak FLOP/s for CPU-BLAS runs:
  * cores x FLOP/cycle for the vector ISA found x clock.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.c - name, SM count, compute capability and clock of the local GPU
  * through the CUDA driver API, found with dlopen at run time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.h - the local GPU, read through the CUDA driver API loaded at run
  * time (libcuda.so.1; nothing links against it). */
 #ifndef FC_DEVICE_H

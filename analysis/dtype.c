@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dtype.c - names of element types and their CUDA enum values. */
 #include "dtype.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dtype.h - the element types flopcount names in reports and peak tables.
  *
  * One enum shared by the shim (what a GEMM ran in), the peak table (what a

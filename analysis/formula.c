@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* formula.c - analytic FLOPs and parameters of a decoder-only transformer.
  *
  * Everything is built from the GEMMs a layer runs, per token T = B*s:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* formula.h - analytic FLOPs of a decoder-only transformer, exact integers.
  *
  * Generalises Megatron/Korthikanti 72*B*s*l*h^2*(1 + s/6h + V/12hl) to any

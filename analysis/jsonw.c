@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonw.c - streaming JSON writer: fixed buffer, write(2), exact integers. */
 #include "jsonw.h"
 

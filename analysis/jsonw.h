@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonw.h - a small streaming JSON writer over a file descriptor.
  *
  * Used by the shim at exit (no stdio, no malloc: a fixed buffer flushed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse.c - strict option-value parsing: all of the text or nothing. */
 #include "parse.h"
 

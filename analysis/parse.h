@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse.h - strict parsing of option values (environment and flags).
  *
  * Each returns 0 on success and -1 on anything it does not fully understand

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peak.c - the dense peak table (TFLOP/s per device and dtype, each row with
  * its source) and the matching of driver-reported device names to rows.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peak.h - dense peak FLOP/s per device and dtype, with sources; device
  * names matched as the driver reports them. Pure table, no global state. */
 #ifndef FC_PEAK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* u128.c - decimal text form and saturating arithmetic of 128-bit counts. */
 #include "u128.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* u128.h - exact 128-bit FLOP arithmetic and its decimal text form.
  *
  * FLOP totals pass 2^64 in long runs (a GPT-3-sized iteration is 3.4e18), so

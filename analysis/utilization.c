@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* utilization.c - MFU/HFU and throughput: the only place the exact FLOP
  * integers meet floating point, and only for ratios shown to people. */
 #include "utilization.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* utilization.h - MFU, HFU and throughput from FLOPs per iteration, the
  * iteration time, the GPU count and the per-GPU peak. Pure functions. */
 #ifndef FC_UTILIZATION_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """e2e_torch.py - a real PyTorch CPU training run, for the end-to-end overhead
 benchmark (bench/e2e_torch.sh) and the bitwise-identity test
 (tests/fault_torch_bitwise.sh). Run it with /usr/bin/python3 (Debian's torch,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # e2e_torch.sh - end-to-end overhead on a real PyTorch CPU training run:
 # bench/e2e_torch.py without and with the shim, interleaved (the order flips
 # every round, so drift hits both alike), median step time of each.

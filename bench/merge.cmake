@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # merge_bench: 'flopcount merge' on 1,024 synthetic rank reports, end to end.
 # A build target only (not a test): run build/bin/merge_bench to see the time.
 add_executable(merge_bench merge_bench.c ${CMAKE_SOURCE_DIR}/tests/merge_gen.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_bench.c - times 'flopcount merge' end to end (process start, reading
  * and parsing every report, the analysis, the JSON written to /dev/null) on
  * 1,024 synthetic rank reports: one straggler, one missing rank, 100

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* naive_logger.c - a GEMM tracer written the simple way many public ones
  * are: every call takes a global lock, reads the clock, formats one text
  * line with fprintf into a buffered FILE, and forwards. It is the baseline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* naive_logger.h - the per-call logger bench/shim_overhead compares with. */
 #ifndef FC_BENCH_NAIVE_LOGGER_H
 #define FC_BENCH_NAIVE_LOGGER_H

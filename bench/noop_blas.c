@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* noop_blas.c - libfc_noop_blas.so: a BLAS whose sgemm_ returns at once,
  * so bench/shim_overhead measures the cost of a call and of the shim, not
  * of a matrix product. It only counts its calls (one add, the same on

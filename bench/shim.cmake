@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/shim_overhead: the shim's cost per intercepted call against a no-op
 # BLAS, compared with a naive per-call logger (bench/README.md). The paths
 # of the no-op BLAS and of libflopcount.so are compiled in for the build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shim_overhead.c - what the shim adds to one intercepted GEMM call.
  *
  * sgemm_ of a no-op BLAS (libfc_noop_blas.so) is called three ways,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_hfconfig.c - libFuzzer target for the Hugging Face config.json
  * reader (analysis/io/hfconfig.h), which reads files users download. Any
  * bytes: no crash, no leak (ASan); a failure always says why, and fields

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_parse.c - libFuzzer target for the option-value parsers
  * (analysis/parse.h), which read FLOPCOUNT_* environment variables inside
  * the host process. Every input goes to all three parsers; besides not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_report_read.c - libFuzzer target for the JSON report reader
  * (analysis/io/report_read.h), which 'flopcount report' and 'merge' run on
  * files from anywhere. Any bytes: no crash, no leak (ASan), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replay_main.c - runs a fuzz target over files without libFuzzer: every
  * regular file in the directories (or the files) named on the command line
  * is fed to LLVMFuzzerTestOneInput once. ctest uses it to keep each seed

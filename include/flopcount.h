@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* flopcount.h - the one public header of flopcount.
  *
  * A program never needs this header: LD_PRELOAD=libflopcount.so counts GEMMs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api.c - the exported name of each interposed entry point. */
 #include "shim.h"
 

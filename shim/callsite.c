@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* callsite.c - call sites by FLOPs.
  *
  * A shape (api, types, transposes, m, n, k, batch) is unwound the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* callsite.h - where in the program the FLOPs are issued: the stack above
  * the GEMM entry point, unwound (libunwind) once per distinct shape and
  * resolved to library!symbol+offset at report time. */

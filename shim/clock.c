@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clock.c - calibration of fc_ticks() against CLOCK_MONOTONIC.
  *
  * The cycle counter costs a few ns where clock_gettime costs ~20, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clock.h - a cheap timestamp for every recorded GEMM: the invariant TSC on
  * x86-64, the virtual counter on AArch64, CLOCK_MONOTONIC elsewhere, turned
  * into seconds with a ratio calibrated against CLOCK_MONOTONIC. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* counters.c - record one GEMM call: FLOPs, per-shape table, totals.
  *
  * The table is a static open-addressing hash of FC_SHAPE_CAPACITY slots. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* counters.h - the process-wide GEMM counters: a fixed table of distinct
  * shapes, updated with relaxed atomics, never allocating. */
 #ifndef FC_COUNTERS_H

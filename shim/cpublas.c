@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpublas.c - hooks for the CPU BLAS: Fortran sgemm_/dgemm_/cgemm_/zgemm_
  * and CBLAS cblas_?gemm. Reference CBLAS calls the Fortran routine inside;
  * the guard counts such a call once, at the CBLAS level. */

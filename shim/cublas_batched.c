@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublas_batched.c - hooks for the cuBLAS entry points that run many GEMMs
  * in one call: cublas?gemmBatched (arrays of pointers), cublas?gemmStrided-
  * Batched (one pointer and a stride), cublas?gemmGroupedBatched (groups of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublas_gemm.c - hooks for the single-GEMM cuBLAS entry points: the typed
  * cublas{S,D,C,Z}gemm_v2 and cublasHgemm, the Ex forms (cublasSgemmEx,
  * cublasCgemmEx, cublasGemmEx), the 3m forms, and every _64 twin; plus the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublaslt.c - the cublasLtMatmul hook.
  *
  * cuBLASLt passes the shape of a GEMM inside opaque descriptors, which the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gputime.c - iteration times on the GPU, from CUDA events.
  *
  * Iteration boundaries are host stamps (fc_ticks) of calls and markers:

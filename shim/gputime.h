@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gputime.h - iteration times measured on the GPU: CUDA events recorded on
  * the GEMM stream at the host stamps that can be iteration boundaries, read
  * back by stamp when the report is written. Only when the process itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* init.c - lifecycle of libflopcount.so: constructor, fork, exit; the
  * flopcount: diagnostics; the public version and snapshot functions. */
 #include <fcntl.h>

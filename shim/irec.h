@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* irec.h - one event of the stream the iteration detector reads: a counted
  * GEMM (its shape signature, operand addresses and roles, FLOPs, time) or a
  * marker (flopcount_step, evaluation brackets, NVTX step ranges). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* iter.c - from the rings (ring.h) to the counters and the detector.
  *
  * Hooks append 64-byte records to per-thread rings (claimed once from a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* iter.h - training iterations, phases and recompute, found from the stream
  * of GEMM calls (and markers, when the program gives them). */
 #ifndef FC_ITER_H

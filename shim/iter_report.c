@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* iter_report.c - the report sections about iterations: "iterations",
  * "eval_passes", "recompute", "utilization" (+ "utilization_reason") and
  * "callsites" in the JSON, and their lines in the stderr summary. Field

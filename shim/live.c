@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live.c - one line per FLOPCOUNT_LOG_EVERY iterations, on stderr only:
  *   flopcount: step 20 0.412 s 3.10 TFLOP/s HFU 41.2% MFU 38.0% recompute 8.1%
  * HFU counts everything executed; MFU leaves the recompute out. */

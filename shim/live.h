@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live.h - the live line: every FLOPCOUNT_LOG_EVERY iterations one line on
  * stderr (rank 0 only unless FLOPCOUNT_LOG_ALL_RANKS=1). */
 #ifndef FC_LIVE_H

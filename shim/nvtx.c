@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvtx.c - NVTX injection: named by NVTX_INJECTION64_PATH (flopcount run
  * sets it), this library receives the program's NVTX ranges. A range named
  * FLOPCOUNT_NVTX_STEP ("step") marks one training iteration, push to pop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* options.c - one table of FLOPCOUNT_* variables, parsed strictly once. */
 #include "options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* options.h - the FLOPCOUNT_* environment variables, read once. */
 #ifndef FC_OPTIONS_H
 #define FC_OPTIONS_H

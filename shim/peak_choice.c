@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peak_choice.c - the peak for HFU/MFU, chosen once and cached. */
 #include "peak_choice.h"
 

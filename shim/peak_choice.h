@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peak_choice.h - which peak FLOP/s HFU and MFU are measured against:
  * FLOPCOUNT_PEAK_TFLOPS, else the GPU this process already drives (never
  * starting the CUDA driver for it) and the dominant dtype, else an

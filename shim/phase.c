@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* phase.c - the labelling half of the detector (segment.c cuts the
  * stream): which addresses are weights, where a segment's backward starts,
  * and whether each call after it is backward or recompute. Method and

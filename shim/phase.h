@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* phase.h - between the two halves of the detector: segment.c cuts the
  * stream into segments and decides what each is; phase.c learns weights,
  * finds where a segment's backward starts and labels its calls. Internal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rank.c - rank, local rank and world size from the launcher's variables.
  * First launcher whose rank variable is set wins, in the order below: a
  * torchrun job started under srun sets both, and RANK is the one PyTorch uses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rank.h - which rank of a distributed job this process is, from the
  * launcher's environment (torchrun, Slurm, Open MPI, MPICH/PMI). */
 #ifndef FC_RANK_H

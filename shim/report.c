@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.c - write what was counted: the JSON report (atomically, to
  * FLOPCOUNT_OUTPUT) and the short summary on stderr.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.h - the report: JSON file (schema in docs/report-schema.md) and
  * the human summary on stderr. */
 #ifndef FC_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resolve.c - find the real definition of an interposed function.
  *
  * All lookups live here (as in libfaketime), run lazily from whichever hook

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ring.h - the hot path: a counted call becomes one 64-byte record in a
  * ring owned by the calling thread, and nothing else.
  *

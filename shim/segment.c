@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment.c - the automatic iteration detector, first half: cutting the
  * GEMM stream into segments and deciding what each is (method and limits:
  * docs/iterations.md; phase.c labels the calls inside a segment).

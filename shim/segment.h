@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment.h - the automatic detector: cuts the GEMM stream into segments
  * (one forward, with or without a backward) and labels every call forward,
  * backward, recompute or evaluation. Method and limits: docs/iterations.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shim.h - what the pieces of libflopcount.so share: the API ids, one GEMM
  * call as the hooks describe it, the recursion guard, real-symbol lookup and
  * the counters. Internal; never installed. */

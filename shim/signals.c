@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* signals.c - SIGINT and SIGTERM leave a complete report marked
  * "interrupted", and a timer thread rewrites the report periodically so that
  * SIGKILL or _exit leave the last snapshot (never a partial file: report.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* signals.h - the report survives the ways a job ends early: SIGINT and
  * SIGTERM (report marked "interrupted", then the program's own handling),
  * and SIGKILL or _exit (periodic snapshots, FLOPCOUNT_SNAPSHOT_SECONDS). */

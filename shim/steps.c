@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* steps.c - iterations from labelled segments and markers, three ways at
  * once: automatic (a segment of kind NEW starts one), flopcount_step()
  * markers (one ends at each marker) and NVTX step ranges (push to pop).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* steps.h - labelled segments and markers in, iterations out: the three
  * ways of counting iterations (automatic, flopcount_step markers, NVTX
  * ranges) kept side by side, evaluation passes, recompute, time, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Core of the shim on the CPU BLAS, the report writer, `flopcount run`, and
 # the issue-2 PyTorch checks. Python drivers run under /usr/bin/python3 (the
 # interpreter with Debian's torch), never the python3 first on PATH.

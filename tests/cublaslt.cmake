@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cuBLASLt hook (shim/cublaslt.c): tests through a CPU emulation of
 # libcublasLt.so.13, against the real CUDA library (no GPU needed), and with
 # no cublasLtMatmul to be found at all.

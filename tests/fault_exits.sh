@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fault_exits.sh - the ways a process ends besides returning from main, with
 # the shim preloaded: threads that end first, _exit, SIGKILL, exec, fork
 # without exec. The report is either absent or a whole, valid JSON file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fault_lib.sh - what tests/fault_signals.sh and tests/fault_exits.sh share,
 # sourced by both after they take their arguments: DIR (test_fault_signal
 # and libfc_fault_blas.so), PRELOAD (LD_PRELOAD for the shim, sanitizer

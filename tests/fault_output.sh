@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fault_output.sh - FLOPCOUNT_OUTPUT pointing somewhere bad: a missing
 # directory, a path under a regular file, a place even root cannot write,
 # a directory, a symbolic link planted by someone else, a name too long.

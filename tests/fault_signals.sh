@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fault_signals.sh - SIGTERM/SIGINT with the shim preloaded: the process ends
 # exactly as it does without the shim (same exit status, same output), the
 # program's own handlers still run, and the report is complete and marked

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fault_torch_bitwise.sh - the program's results are bitwise identical with
 # and without the shim: the same PyTorch CPU training run (bench/e2e_torch.py)
 # ends with the same SHA-256 over every weight. The shim run must also have

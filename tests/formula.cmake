@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Analytic FLOPs (issue 3, part 1): the formula, the HF config reader, the
 # shared model flags, and the 'flopcount formula' command line.
 set(FC_FORMULA_CONFIGS ${CMAKE_CURRENT_SOURCE_DIR}/data/configs)

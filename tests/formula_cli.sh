@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # formula_cli.sh - 'flopcount formula' end to end: exact integers in the JSON
 # (values derived by hand in tests/test_formula.c and REFERENCE.md §2),
 # --config equal to the same flags, flags overriding a config, a published

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gputime_check.py - reads the report of one test_gputime run and checks
 the GPU figures (shim/gputime.c) against what the program declared.
 usage: gputime_check.py REPORT MODE   (MODE as for test_gputime)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Iterations, phases, recompute, markers, NVTX, call sites (shim/iter.c,
 # segment.c, steps.c, nvtx.c, callsite.c): docs/iterations.md.
 set(FC_ITER_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-iter)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lt_check.c - reading a flopcount JSON report in the cuBLASLt tests (see
  * lt_check.h). json-c keeps integers up to 2^64-1 exact, which is all the
  * FLOP counts these tests produce. */

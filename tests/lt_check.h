@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lt_check.h - reading a flopcount JSON report in the cuBLASLt tests.
  *
  * The test programs run twice: once under the shim, making the calls, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Report reader, 'flopcount report' and 'flopcount merge' (issues 4 and 6).
 add_executable(test_report_read test_report_read.c)
 target_link_libraries(test_report_read PRIVATE fc_analysis_io cmocka)

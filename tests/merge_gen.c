@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_gen.c - writes synthetic per-rank reports (see merge_gen.h) with
  * the same JSON writer the shim uses; `merge_gen DIR [options]` from the
  * tests, fc_gen_reports() from the benchmark. */

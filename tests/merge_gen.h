@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_gen.h - synthetic per-rank reports for the merge tests and the merge
  * benchmark: every number follows from the options, so tests derive the
  * merged figures by hand.

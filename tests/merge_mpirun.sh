@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # merge_mpirun.sh SHIM FLOPCOUNT WORKDIR DIST_DIR
 # Three ranks under Open MPI's mpirun, each under the shim (the OMPI_COMM_WORLD_*
 # variables give rank and world size); rank r runs (r + 1) sgemm_ calls of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # merge_report.sh SCENARIO MERGE_GEN FLOPCOUNT WORKDIR
 # 'flopcount report' on reports this script writes, against the formula.
 #

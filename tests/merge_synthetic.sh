@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # merge_synthetic.sh SCENARIO MERGE_GEN FLOPCOUNT WORKDIR DATADIR
 # 'flopcount merge' on synthetic reports (tests/merge_gen.c, hand-written
 # tests/data/reports/). Every expected number is derived in the comments

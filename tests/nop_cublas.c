@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nop_cublas.c - a libcublas.so.13 whose GEMMs succeed without touching
  * memory, for test_cublas_big.c: shapes no emulation could compute (three
  * billion rows, four billion batches) still reach the shim as successful

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Peak table, local-device detection (against a fake libcuda.so.1), the CPU
 # estimate and `flopcount peak`. Nothing here needs a GPU.
 

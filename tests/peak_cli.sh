@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # peak_cli.sh - `flopcount peak` end to end: one figure (text and JSON), the
 # table with a fake local GPU and without a driver, the CPU estimate and its
 # overrides, and every usage error (one line on stderr, exit 2).

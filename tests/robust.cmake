@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Robustness (issue 5): thread stress, bad input, signals, exits, dlclose,
 # output safety, bitwise-identical PyTorch results, and the fuzz targets
 # replayed over their seed corpus. Sanitizer builds run the same tests:

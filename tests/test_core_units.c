@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_core_units.c - exact 128-bit text, the JSON writer, strict option
  * parsing and dtype names: the pieces every report relies on. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_batched.c - the many-GEMM cuBLAS hooks (Batched,
  * StridedBatched, GroupedBatched, their Ex and 3m forms, the _64 twins)
  * through the CPU emulation, under LD_PRELOAD of libflopcount.so.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_big.c - dimensions beyond 32 bits through the _64 entry
  * points (tests/nop_cublas.c: success, no arithmetic). The hot path queues
  * calls with 32-bit dimensions and hands the rest to the caller-side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_common.c - helpers of the cuBLAS tests (declared in
  * emu/cublas_emu_check.h): the shim's counts read in-process, the report
  * parsed with json-c, the hand-worked GEMM data, fp16/bf16 bits. */

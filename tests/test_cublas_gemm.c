@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_gemm.c - the single-GEMM cuBLAS hooks (plain, Ex, 3m, _64)
  * through the CPU emulation of libcublas.so.13, under LD_PRELOAD of
  * libflopcount.so: the program's results are unchanged, the real status

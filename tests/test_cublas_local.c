@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_local.c - cuBLAS called from a library that was dlopen()ed
  * RTLD_LOCAL (how Python loads extension modules, and so how PyTorch's
  * libcublas arrives under `python train.py`). The call reaches our hook by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_local_lib.c - a stand-in for a Python extension module: a
  * shared object linked against libcublas.so.13 that the test program
  * dlopen()s RTLD_LOCAL, so libcublas lands outside the global scope and

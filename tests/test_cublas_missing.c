@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_missing.c - a hook whose real function cannot be found. Run
  * with LD_LIBRARY_PATH on a directory where every libcublas soname the shim
  * tries is test_cublas_stub.c, a libcublas.so.13 without GEMMs; the program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_real.c - the hooks in front of the REAL libcublas.so.13, on a
  * machine with or without a GPU. cublasCreate fails without one, so every
  * GEMM goes to a NULL handle: the real library answers NOT_INITIALIZED (1).

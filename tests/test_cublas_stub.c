@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_stub.c - a libcublas.so.13 with no GEMM in it, for
  * test_cublas_missing.c: what the shim finds where it looks for cuBLAS. */
 #include <cublas_api.h>

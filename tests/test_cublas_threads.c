@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublas_threads.c - 16 threads x 10,000 cuBLAS calls through the
  * emulation under the shim: the lock-free counters must add up exactly.
  *

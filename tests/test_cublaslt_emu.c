@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublaslt_emu.c - the cublasLtMatmul hook over the CPU emulation of
  * libcublasLt.so.13 (tests/emu/cublaslt_emu.c).
  *

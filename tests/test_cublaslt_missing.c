@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublaslt_missing.c - the shim's cublasLtMatmul when no real one can
  * be found: it must return CUBLAS_STATUS_NOT_INITIALIZED and count the call
  * as unresolved, without crashing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cublaslt_real.c - the cublasLtMatmul hook over the REAL
  * libcublasLt.so.13, on a machine without a GPU.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_device.c - local GPU detection through a fake libcuda.so.1 (built by
  * tests/peak.cmake, named by FLOPCOUNT_LIBCUDA) and the clock-derived peak,
  * worked out by hand. The fake answers from FAKE_CUDA_* variables. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_blas.c - libfc_fault_blas.so: a BLAS that does nothing but
  * remember what it was called with, for the fault tests. With it the tests
  * can pass arguments a real BLAS would reject (reference BLAS ends the

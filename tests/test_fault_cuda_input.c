@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_cuda_input.c - bad input to the cuBLAS and cuBLASLt hooks on
  * a machine with or without a GPU: a NULL handle, negative dimensions,
  * unknown operation and data-type values, NULL and garbage descriptors.

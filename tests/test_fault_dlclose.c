@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_dlclose.c - the BLAS goes away under the shim: a plugin that
  * needs it is loaded, used, unloaded (taking the BLAS with it, unless
  * something keeps it), its old address range is made unusable, and the

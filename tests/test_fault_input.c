@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_input.c - bad input to the CPU BLAS hooks: negative, zero and
  * huge dimensions, NULL pointers, unknown enum values. Each call must reach
  * the BLAS (libfc_fault_blas.so, which rejects nothing) with every argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_module.c - libfc_fault_module.so: a plugin that needs a BLAS
  * (libfc_fault_blas.so) and calls sgemm_, as a Python extension module
  * does. test_fault_dlclose loads and unloads it. */

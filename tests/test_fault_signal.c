@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_signal.c - a program that ends in the ways a training job can:
  * killed by a signal, its own handler, _exit, exec, fork. Driven by
  * tests/fault_signals.sh and tests/fault_exits.sh, which compare its exit

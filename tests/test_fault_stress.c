@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_stress.c - 16 threads x 100,000 sgemm_ calls through the
  * preloaded shim, with exact totals afterwards. Run under TSan too.
  *

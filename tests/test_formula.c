@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_formula.c - analytic FLOPs (analysis/formula.c), utilization
  * (analysis/utilization.c) and the shared model flags (tools/model_flags.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gputime.c - GPU time per iteration (shim/gputime.c) against a fake
  * driver whose clock the program moves itself. A small GPT (test_iter_gpt)
  * trains STEPS steps through cublasGemmEx, cublasGemmStridedBatchedEx and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hfconfig.c - Hugging Face config.json reading (analysis/io/hfconfig.c)
  * on the shipped configs in tests/data/configs, and the parameter counts
  * they give against the counts the model publishers state.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_iter_detect.c - the iteration detector (shim/segment.c, steps.c) fed
  * directly with the GEMM stream of a GPT training loop (test_iter_gpt.c):
  * iterations, forward / backward / recompute FLOPs, evaluation passes,

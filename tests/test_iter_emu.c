@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_iter_emu.c - a small GPT trained through the real cuBLAS entry
  * points (cublasGemmEx, cublasGemmStridedBatchedEx, cublasLtMatmul) of the
  * CPU emulations, under the shim. Run twice by tests/iter.cmake:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_iter_gpt.c - the GPT GEMM stream of test_iter_gpt.h.
  *
  * Shapes (column-major, T = batch * seq tokens, d = hidden / heads):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_iter_gpt.h - a GPT training loop as a stream of GEMMs, for the
  * iteration tests: what a framework on a GPU issues (one GEMM per Linear,
  * one strided-batched GEMM per attention product), with a caching

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_peak.c - the peak table (driver-name matching, published dense
  * figures) and the CPU estimate (ISA -> FLOP/cycle, cpuinfo parsing, the
  * reader, overrides). Expected figures are the data-sheet numbers written

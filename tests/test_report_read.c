@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_report_read.c - the JSON report reader: exact integers past 2^64,
  * every section, and refusal of what it does not understand. Expected
  * numbers are worked out by hand in the comments. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # demo.sh - build flopcount, train a small GPT under `flopcount run`, print
 # the report and compare it with the analytic formula.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # deps.sh - install what flopcount needs to build and test on Debian 12
 # (apt only). Installs nothing when everything is already there.
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* formula.c - 'flopcount formula': analytic model and hardware FLOPs of a
  * decoder-only transformer, the 6N and PaLM forms beside them, parameter
  * counts, and MFU/HFU when an iteration time and a peak are given. The

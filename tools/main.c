@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c - the flopcount command: dispatch to one file per verb. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge.c - 'flopcount merge FILE... | DIR': read every rank's report and
  * print one for the job (merge_analyze.c / merge_steps.c work it out,
  * merge_out.c prints it). Missing and duplicate ranks are said, never

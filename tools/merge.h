@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge.h - what 'flopcount merge' keeps of each rank's report and what it
  * works out for the job: sums, iterations aligned across ranks, the
  * straggler, ranks whose FLOPs differ, missing and duplicate ranks.

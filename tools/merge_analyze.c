@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_analyze.c - the arithmetic of 'flopcount merge': per-rank summaries,
  * sums, iterations aligned across ranks, the straggler, FLOP consistency
  * and cluster utilization. No printing here (merge_out.c does that). */

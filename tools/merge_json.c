@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_json.c - the merged job as JSON, in the layout of a rank's report
  * plus "kind": "merge" and a "merge" section, so 'flopcount report' reads
  * it like any report and tools can read the per-rank table. */

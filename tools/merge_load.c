@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_load.c - reads the rank reports on a few threads, a batch at a
  * time, and hands them over in the order given. Parsing (json-c) is nearly
  * all of a merge's time; the sums after it are cheap and stay on one thread,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_out.c - the merged job as text for people (merge_json.c writes the
  * JSON). */
 #include <math.h>

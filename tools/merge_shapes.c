@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_shapes.c - GEMM shapes summed over ranks: an open-addressing hash
  * on the full shape key, so 1,024 ranks of thousands of shapes each stay
  * linear in the input. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merge_steps.c - what 'flopcount merge' concludes across ranks: the
  * iterations every rank listed, aligned by index (a step lasts as long as
  * its slowest rank); the straggler; whether the ranks ran the same FLOPs;

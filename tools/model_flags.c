@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_flags.c - one table of model flags, parsed strictly, laid over an
  * optional Hugging Face config; and the utilization flags with the peak
  * table lookup. Shared by 'formula' and 'report'. */

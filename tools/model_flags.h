@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_flags.h - the model and utilization flags shared by the verbs that
  * compute formula FLOPs ('flopcount formula', 'flopcount report').
  *

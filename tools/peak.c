@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peak.c - 'flopcount peak [--gpu NAME] [--dtype DTYPE] [--json]': one dense
  * peak figure with its source, or the whole table plus the local GPU (driver
  * name, SMs, clock, clock-derived figure) and a CPU estimate. */

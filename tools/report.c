@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.c - 'flopcount report FILE.json [model flags] [--gpus N]
  * [--gpu NAME --dtype D | --peak-tflops X] [--json]': the measured side of a
  * report (a rank's or a merged one) and, given a model, the analytic

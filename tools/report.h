@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.h - what 'flopcount report' works out from one report (a rank's or
  * a merged one) and, given model flags, the analytic formula beside it.
  * Internal to the flopcount command (report.c, report_gap.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_fmt.c - human-readable numbers and the shape entry that the
  * 'report' and 'merge' outputs share. */
 #include "report_fmt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_gap.c - why counted GEMM FLOPs and the analytic formula differ:
  * the gap (formula model FLOPs - counted FLOPs less recompute), and the
  * combination of well-known terms that comes nearest to it. All integers,

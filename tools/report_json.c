@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_json.c - 'flopcount report --json': the same figures as the text,
  * exact integers, null where a figure cannot be had (no iterations, no
  * peak, no model). */

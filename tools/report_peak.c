@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_peak.c - --gpu/--dtype/--peak-tflops for 'report' and 'merge':
  * strict parsing, and the peak looked up in the shared table (peak.h). */
 #include "report_peak.h"

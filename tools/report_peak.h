@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_peak.h - the peak options shared by 'report' and 'merge':
  * --gpu NAME --dtype D (from the peak table) or --peak-tflops X. */
 #ifndef FC_REPORT_PEAK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_text.c - 'flopcount report' for people: what was measured, the
  * formula beside it, and the difference in words and numbers. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.c - 'flopcount run [options] -- CMD ARGS...': run a command with the
  * shim preloaded (in front of any LD_PRELOAD it already has), as NVTX
  * injection library too, and exit with the command's own status. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test.sh - install dependencies, build, and run the whole test suite (ctest).
 #   bash tools/test.sh            # release build in build/
 #   BUILD=build-x bash tools/test.sh

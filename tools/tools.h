@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tools.h - the verbs of the flopcount command, one file each. Each takes
  * argv with argv[0] = the verb, returns the process exit status, and prints
  * errors as one "flopcount <verb>: ..." line on stderr (exit 2 for usage). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hfconfig.c - a Hugging Face config.json as an fc_model, through json-c.
  *
  * Key names differ by family (Llama "hidden_size", GPT-2 "n_embd", Mixtral

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hfconfig.h - read a Hugging Face config.json into an fc_model (json-c).
  *
  * Reads the architecture only (sizes, heads, experts, activation, tied

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_quote.c - big integers kept exact through json-c: integer literals
  * of 19 or more digits (INT64_MAX has 19; json-c saturates past it) become
  * JSON strings before parsing, and the reader parses their digits into

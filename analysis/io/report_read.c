@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_read.c - parse a schema-1 JSON report (or a merged one) into an
  * fc_report, exactly: big integers are quoted before json-c sees them and
  * parsed here into fc_u128. Every field is type-checked; errors name the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_read.h - the JSON report (schema 1) read back into memory, exactly.
  *
  * Used by 'flopcount report' and 'flopcount merge'. FLOP counts pass 2^64 in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* blas_calls.c - drives the CPU BLAS hooks with shapes whose FLOPs the test
  * script works out by hand, and checks the BLAS results themselves so that
  * any change the shim made to them fails the run.

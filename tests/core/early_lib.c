@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* early_lib.c - a library whose constructor runs a GEMM. Linked into
  * early_main, it is initialised before the preloaded shim's constructor
  * (dependencies of the program first): the call must be forwarded and counted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* early_main.c - checks that the GEMM in early_lib's constructor ran right. */
 #include <stdio.h>
 

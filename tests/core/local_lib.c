@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* local_lib.c - a plugin linked against libblas, loaded RTLD_LOCAL by
  * local_main.c the way Python loads extension modules: from the shim,
  * dlsym(RTLD_NEXT, "sgemm_") then finds nothing, and the call must still

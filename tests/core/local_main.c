@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* local_main.c - dlopen(plugin, RTLD_LOCAL) and call its GEMM (see local_lib.c). */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """test_core.py - the shim's core on the CPU BLAS: exact FLOPs per entry
 point (worked out by hand below), the nested CBLAS -> Fortran call counted
 once, RTLD_LOCAL libraries, GEMMs before our constructor, fork without exec,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ddp_train.py - one rank of a tiny DistributedDataParallel run over gloo.
 
 Started by run_ddp.py the way torchrun starts ranks (RANK, LOCAL_RANK,

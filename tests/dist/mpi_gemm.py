@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """mpi_gemm.py - one rank's GEMMs under Open MPI's mpirun, no torch: rank r
 (OMPI_COMM_WORLD_RANK) calls sgemm_ r + 1 times with m=32, n=48, k=64, so it
 runs (r + 1) * 2*32*48*64 = (r + 1) * 196,608 FLOPs. Checks one result

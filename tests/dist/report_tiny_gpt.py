@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """report_tiny_gpt.py SHIM FLOPCOUNT WORKDIR DEMO
 
 End to end for 'flopcount report' with model flags: the demo GPT

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """run_ddp.py WORLD SHIM FLOPCOUNT WORKDIR [--batch-last N]
 
 Starts WORLD ranks of ddp_train.py the way torchrun does (RANK, LOCAL_RANK,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublas_emu.c - a CPU stand-in for libcublas.so.13, for tests on machines
  * without a GPU. Same names and ABI as cublas_api.h, real arithmetic on
  * host memory (column-major, op N/T/C, alpha/beta), so a test can check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublaslt_emu.c - a CPU stand-in for libcublasLt.so.13, for tests on
  * machines without a GPU.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublaslt_emu.h - what the CPU emulation of libcublasLt.so.13 offers tests
  * beyond the cuBLASLt API itself (which comes from the real cublasLt.h, so
  * the emulation and the shim share one ABI). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake_libcuda.c - a stand-in libcuda.so.1 for the device-detection tests,
  * built with that SONAME into its own directory and reached only through
  * FLOPCOUNT_LIBCUDA. It answers the five driver calls flopcount makes from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake_libcuda_events.c - a stand-in libcuda.so.1 with CUDA events, for the
  * GPU-timing tests (tests/gputime.cmake). There is no GPU: the "GPU clock"
  * is a number of milliseconds the test program moves forward itself with

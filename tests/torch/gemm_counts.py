@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gemm_counts.py - issue 2 end to end: real PyTorch (CPU, sgemm_ of libblas)
 under the shim. Counted GEMM FLOPs and calls equal what the model's shapes
 give by hand, equal torch.profiler's GEMM total on the same steps, and the

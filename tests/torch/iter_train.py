@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """iter_train.py - iterations found in real PyTorch (CPU) training runs.
 
 usage: /usr/bin/python3 iter_train.py SHIM_SO WORKDIR CASE

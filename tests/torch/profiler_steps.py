@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """profiler_steps.py - two training steps of the tiny GPT (block 0
 checkpointed) under torch.profiler(with_flops=True), run with the shim
 preloaded. Prints: shim_calls shim_flops profiler_calls profiler_flops for

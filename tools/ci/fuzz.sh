@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tools/ci/fuzz.sh [SECONDS] - build the libFuzzer targets of fuzz/ with clang
 # (ASan + UBSan, coverage on the analysis libraries) in build-fuzz/, and run
 # each for SECONDS (default 20) starting from its committed seed corpus

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tools/ci/sanitizers.sh [address|thread ...] - build the project with
 # -DFLOPCOUNT_SANITIZE=address (ASan + UBSan) in build-asan/ and =thread
 # (TSan) in build-tsan/, and run the test suite in each, except the tests

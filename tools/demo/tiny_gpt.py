@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tiny_gpt.py - a small GPT trained on random tokens, for the demo and the tests.
 
 Its GEMMs follow the shapes of the Megatron/Korthikanti formula exactly:
