@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """e2e_torch.py - a real PyTorch CPU training run, for the end-to-end overhead
 benchmark (bench/e2e_torch.sh) and the bitwise-identity test
-(tests/fault_torch_bitwise.sh). Run it with /usr/bin/python3 (Debian's torch,
+(tests/robust/fault_torch_bitwise.sh). Run it with /usr/bin/python3 (Debian's torch,
 whose Linear/mm/bmm reach sgemm_ of libblas.so.3, where the shim counts them).
 
 Prints one "step_ms X" line per timed step, then "weights_sha256 HEX" over

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tools.h - the verbs of the flopcount command, one file each. Each takes
+/* tools.h - the verbs of the flopcount command: run.c, formula.c, peak.c,
+ * and the folders report/ and merge/ (several files each). Each verb takes
  * argv with argv[0] = the verb, returns the process exit status, and prints
  * errors as one "flopcount <verb>: ..." line on stderr (exit 2 for usage). */
 #ifndef FC_TOOLS_H

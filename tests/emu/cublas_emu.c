@@ -552,7 +552,7 @@ EMU_PAIR(EMU_GROUPED, cublasDgemmGroupedBatched, double, CUDA_R_64F)
 
 EMU_PAIR(EMU_GROUPED_EX, cublasGemmGroupedBatchedEx, 0)
 
-/* ---- streams (for GPU-timing tests: tests/gputime.cmake) ----
+/* ---- streams (for GPU-timing tests: tests/gputime/gputime.cmake) ----
  * There is no GPU, so a stream is only remembered: cublasGetStream_v2
  * gives back what cublasSetStream_v2 set (NULL, the default stream, until
  * then). Kept beside the handles, not in them; a few handles suffice. */

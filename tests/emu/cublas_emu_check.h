@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cublas_emu_check.h - what the cuBLAS tests share (tests/test_cublas_common.c):
+/* cublas_emu_check.h - what the cuBLAS tests share (tests/cublas/cublas_check.c):
  * reading the counts of the preloaded libflopcount.so in-process (snapshot
  * and the JSON report written on demand), and the one small GEMM whose
  * result was worked out by hand.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fake_libcuda_events.c - a stand-in libcuda.so.1 with CUDA events, for the
- * GPU-timing tests (tests/gputime.cmake). There is no GPU: the "GPU clock"
+ * GPU-timing tests (tests/gputime/gputime.cmake). There is no GPU: the "GPU clock"
  * is a number of milliseconds the test program moves forward itself with
  * fake_cuda_advance_ms() (the work its GEMMs would have done), and an event
  * records the clock's value when cuEventRecord is called. So the time

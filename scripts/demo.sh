@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# demo.sh - build flopcount, train a small GPT under `flopcount run`, print
+# the report and compare it with the analytic formula.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+model=(--layers 4 --hidden 128 --heads 4 --vocab 256 --seq 64 --batch 8)
+out=$(mktemp -d)/demo.json
+echo "== flopcount run -- /usr/bin/python3 scripts/demo/tiny_gpt.py ${model[*]} --steps 8 --checkpoint 1 --eval-every 4"
+build/bin/flopcount run --output "$out" --log-every 2 -- \
+    /usr/bin/python3 scripts/demo/tiny_gpt.py "${model[@]}" --steps 8 --checkpoint 1 --eval-every 4
+echo
+echo "== flopcount report $out ${model[*]} --peak-tflops 1"
+build/bin/flopcount report "$out" "${model[@]}" --peak-tflops 1

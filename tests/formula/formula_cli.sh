@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# formula_cli.sh - 'flopcount formula' end to end: exact integers in the JSON
+# (values derived by hand in tests/formula/test_formula.c and REFERENCE.md §2),
+# --config equal to the same flags, flags overriding a config, a published
+# MFU reproduced, and the error cases (one line on stderr, exit 2).
+# usage: formula_cli.sh FLOPCOUNT CONFIG_DIR WORK_DIR [PYTHON]
+set -u
+FC=$1
+CFG=$2
+WORK=$3
+PY=${4:-python3}
+rm -rf "$WORK"
+mkdir -p "$WORK"
+fails=0
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# jget FILE KEY [SUBKEY]: a value from the JSON output, printed by Python's
+# json module (which also proves the output parses; big integers stay exact).
+jget() {
+    "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    d = d[k]
+print(json.dumps(d))' "$@"
+}
+
+# expect NAME WANT FILE KEY...: the JSON value must equal WANT.
+expect() {
+    name=$1 want=$2
+    shift 2
+    got=$(jget "$@" 2>&1) || got="(unreadable: $got)"
+    [ "$got" = "$want" ] || fail "$name: $* = $got, want $want"
+}
+
+# expect_num NAME WANT FILE KEY...: the same, compared as numbers.
+expect_num() {
+    name=$1 want=$2
+    shift 2
+    got=$(jget "$@" 2>&1) || got="(unreadable: $got)"
+    "$PY" -c 'import sys; sys.exit(float(sys.argv[1]) != float(sys.argv[2]))' "$got" "$want" \
+        2>/dev/null || fail "$name: $* = $got, want $want"
+}
+
+run_json() { # OUT ARGS...: run with --json, stdout to OUT; must exit 0
+    out=$1
+    shift
+    "$FC" formula "$@" --json >"$out" 2>"$out.err" || fail "exit $? for: $* ($(cat "$out.err"))"
+}
+
+TINY="--layers 2 --hidden 64 --heads 4 --vocab 128 --seq 32 --batch 2"
+
+# REFERENCE.md §2 tiny: 72-form 44,040,192; 96-form 57,671,680; corrected
+# selective 45,088,768; causal-halved 42,467,328.
+run_json "$WORK/tiny.json" $TINY
+expect tiny 44040192 "$WORK/tiny.json" model_flops_per_iteration
+expect tiny 44040192 "$WORK/tiny.json" hardware_flops_per_iteration
+expect tiny '"full"' "$WORK/tiny.json" conventions causal_attention
+expect tiny '"none"' "$WORK/tiny.json" conventions recompute
+expect tiny 64 "$WORK/tiny.json" tokens_per_iteration
+run_json "$WORK/tiny-full.json" $TINY --recompute full
+expect tiny-full 57671680 "$WORK/tiny-full.json" hardware_flops_per_iteration
+expect tiny-full 44040192 "$WORK/tiny-full.json" model_flops_per_iteration
+run_json "$WORK/tiny-sel.json" $TINY --recompute=selective
+expect tiny-selective 45088768 "$WORK/tiny-sel.json" hardware_flops_per_iteration
+run_json "$WORK/tiny-half.json" $TINY --causal-attention half
+expect tiny-half 42467328 "$WORK/tiny-half.json" model_flops_per_iteration
+expect tiny-half '"half"' "$WORK/tiny-half.json" conventions causal_attention
+
+# GPT-2 small (REFERENCE.md §2), by flags and by its config.json.
+run_json "$WORK/gpt2.json" --layers 12 --hidden 768 --heads 12 --vocab 50257 --seq 1024 --batch 8 \
+    --recompute full
+expect gpt2 6999559372800 "$WORK/gpt2.json" model_flops_per_iteration
+expect gpt2 8700366422016 "$WORK/gpt2.json" hardware_flops_per_iteration
+run_json "$WORK/gpt2-cfg.json" --config "$CFG/gpt2.json" --seq 1024 --batch 8 --recompute full
+cmp -s "$WORK/gpt2.json" "$WORK/gpt2-cfg.json" || fail "gpt2: --config differs from the flags"
+
+# --config gives the same as the equivalent flags (whole JSON, byte for byte).
+run_json "$WORK/l2-cfg.json" --config "$CFG/llama-2-7b.json" --seq 4096 --batch 16
+run_json "$WORK/l2-flags.json" --layers 32 --hidden 4096 --heads 32 --ffn 11008 --swiglu \
+    --vocab 32000 --untied-embeddings --seq 4096 --batch 16
+cmp -s "$WORK/l2-cfg.json" "$WORK/l2-flags.json" || fail "llama-2-7b: --config differs from the flags"
+expect llama-2-7b 6738415616 "$WORK/l2-cfg.json" params
+run_json "$WORK/mx-cfg.json" --config "$CFG/mixtral-8x7b.json" --seq 4096 --batch 16
+run_json "$WORK/mx-flags.json" --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 \
+    --swiglu --vocab 32000 --untied-embeddings --experts 8 --topk 2 --seq 4096 --batch 16
+cmp -s "$WORK/mx-cfg.json" "$WORK/mx-flags.json" || fail "mixtral: --config differs from the flags"
+expect mixtral 46702792704 "$WORK/mx-cfg.json" params
+
+# Flags override the config, wherever they stand on the line.
+run_json "$WORK/l2-over.json" --layers 2 --config "$CFG/llama-2-7b.json" --seq 8 --batch 1 \
+    --no-swiglu --ffn 100
+expect override 2 "$WORK/l2-over.json" model layers
+expect override false "$WORK/l2-over.json" model swiglu
+expect override 100 "$WORK/l2-over.json" model ffn
+expect override 4096 "$WORK/l2-over.json" model hidden
+
+# Korthikanti et al. 2022 Table 5, 175B: 64 A100s, batch 64, 13.75 s per
+# iteration with selective recompute: MFU 51.4% (Megatron-LM README).
+run_json "$WORK/k175.json" --layers 96 --hidden 12288 --heads 96 --vocab 51200 --seq 2048 \
+    --batch 64 --recompute selective --iter-time 13.75 --gpus 64 --peak-tflops 312
+mfu=$("$PY" -c 'import json, sys; print("%.1f" % (100 * json.load(open(sys.argv[1]))["mfu"]))' \
+    "$WORK/k175.json")
+[ "$mfu" = "51.4" ] || fail "175B MFU $mfu%, the paper says 51.4%"
+expect_num k175 3.12e14 "$WORK/k175.json" peak_flops
+for k in hfu tflops_per_gpu tokens_per_second; do
+    jget "$WORK/k175.json" $k >/dev/null 2>&1 || fail "175B: no $k"
+done
+# 64 * 2048 tokens in 13.75 s = 9532.509... tokens/s
+tps=$("$PY" -c 'import json, sys; print("%.3f" % json.load(open(sys.argv[1]))["tokens_per_second"])' \
+    "$WORK/k175.json")
+[ "$tps" = "9532.509" ] || fail "175B tokens/s $tps, want 9532.509"
+
+# The peak table: an A100 in BF16 is 312 dense TFLOP/s (REFERENCE.md §3).
+run_json "$WORK/k175-gpu.json" --layers 96 --hidden 12288 --heads 96 --vocab 51200 --seq 2048 \
+    --batch 64 --recompute selective --iter-time 13.75 --gpus 64 --gpu a100 --dtype bf16
+expect_num a100-peak 3.12e14 "$WORK/k175-gpu.json" peak_flops
+expect a100-peak '"a100"' "$WORK/k175-gpu.json" gpu
+expect a100-peak '"bf16"' "$WORK/k175-gpu.json" dtype
+
+# Text output: exact integers and the conventions line.
+"$FC" formula $TINY --recompute full >"$WORK/tiny.txt" 2>&1 || fail "text output: exit $?"
+grep -q "44040192" "$WORK/tiny.txt" || fail "text: no model FLOPs"
+grep -q "57671680" "$WORK/tiny.txt" || fail "text: no hardware FLOPs"
+grep -q "causal attention full" "$WORK/tiny.txt" || fail "text: no conventions"
+"$FC" formula --help >/dev/null 2>&1 || fail "--help: exit $?"
+
+# Errors: exit 2, nothing on stdout, exactly one line "flopcount formula: ..."
+# on stderr that names the problem.
+expect_error() {
+    needle=$1
+    shift
+    "$FC" formula "$@" >"$WORK/err.out" 2>"$WORK/err.txt"
+    rc=$?
+    [ "$rc" = 2 ] || fail "'$*': exit $rc, want 2"
+    [ -s "$WORK/err.out" ] && fail "'$*': wrote to stdout"
+    [ "$(wc -l <"$WORK/err.txt")" = 1 ] || fail "'$*': stderr is not one line: $(cat "$WORK/err.txt")"
+    grep -q "^flopcount formula: " "$WORK/err.txt" || fail "'$*': no prefix: $(cat "$WORK/err.txt")"
+    grep -qF -- "$needle" "$WORK/err.txt" || fail "'$*': '$needle' not in: $(cat "$WORK/err.txt")"
+}
+expect_error "--hidden" --layers 2 --heads 4 --vocab 128 --seq 32 --batch 2
+expect_error "bad value '12x' for --layers" --layers 12x --hidden 64 --heads 4 --vocab 128 --seq 32 --batch 2
+expect_error "--seq needs a value" $TINY --seq
+expect_error "unknown option '--bogus'" $TINY --bogus
+expect_error "--recompute" $TINY --recompute partial
+expect_error "unknown GPU 'rtx-9999'" $TINY --iter-time 1 --gpus 8 --gpu rtx-9999 --dtype bf16
+expect_error "--peak-tflops" $TINY --iter-time 1 --gpus 8 --gpu rtx-9999 --dtype bf16
+expect_error "--gpus" $TINY --iter-time 1 --peak-tflops 312
+expect_error "--iter-time" $TINY --gpus 8 --peak-tflops 312
+expect_error "cannot open" $TINY --config "$WORK/missing.json"
+expect_error "--kv-heads 3 must divide --heads 4" $TINY --kv-heads 3
+expect_error "--topk" $TINY --experts 8
+printf '{"hidden_size": "big"}' >"$WORK/bad.json"
+expect_error "hidden_size is not an integer" $TINY --config "$WORK/bad.json"
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails check(s) failed"
+    exit 1
+fi
+echo "formula CLI: all checks passed"

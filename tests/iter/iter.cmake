@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: Apache-2.0
+# Iterations, phases, recompute, markers, NVTX, call sites (shim/iter.c,
+# segment.c, steps.c, nvtx.c, callsite.c): docs/iterations.md.
+set(FC_ITER_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-iter)
+file(MAKE_DIRECTORY ${FC_ITER_WORK})
+
+# A sanitized libflopcount needs its sanitizer runtime first in LD_PRELOAD.
+set(FC_ITER_PRELOAD "${FC_PRELOAD}")
+
+# The detector alone, fed a GPT training loop's GEMM stream directly.
+add_executable(test_iter_detect ${CMAKE_CURRENT_LIST_DIR}/test_iter_detect.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
+               ${CMAKE_SOURCE_DIR}/shim/segment.c ${CMAKE_SOURCE_DIR}/shim/phase.c
+               ${CMAKE_SOURCE_DIR}/shim/steps.c)
+target_include_directories(test_iter_detect PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_iter_detect PRIVATE cmocka fc_analysis)
+add_test(NAME iter_detect COMMAND test_iter_detect)
+
+# The same loop through the real cuBLAS entry points (cublasGemmEx,
+# cublasGemmStridedBatchedEx, cublasLtMatmul) of the CPU emulations, under
+# the shim; then --check reads the report. $1 report, $2 preload, $3 library
+# path, $4 program, $5 mode, $6 FLOPCOUNT_NVTX_STEP ("" for the default),
+# $7 the shim (NVTX injection library). Leak checks off: the emulations and
+# NVTX keep handles for the life of the process.
+add_executable(test_iter_emu ${CMAKE_CURRENT_LIST_DIR}/test_iter_emu.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c)
+target_include_directories(test_iter_emu PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_iter_emu PRIVATE fc_cublas_emu fc_emu_cublaslt cmocka PkgConfig::JSONC
+                      ${CMAKE_DL_LIBS} pthread)
+set(FC_ITER_RUN [=[set -e
+rm -f "$1"
+export LD_LIBRARY_PATH="$3${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -n "$6" ]; then export FLOPCOUNT_NVTX_STEP="$6"; fi
+LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$7" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
+  ASAN_OPTIONS=detect_leaks=0 "$4" RUN "$5"
+"$4" --check "$1" "$5"]=])
+foreach(mode none full selective markers nvtx nvtx-named threads)
+  set(named "")
+  if(mode STREQUAL "nvtx-named")
+    set(named train_step)
+  endif()
+  add_test(NAME iter_emu_${mode}
+           COMMAND sh -c "${FC_ITER_RUN}" iter_emu ${FC_ITER_WORK}/emu_${mode}.json "${FC_ITER_PRELOAD}"
+                   "$<TARGET_FILE_DIR:fc_cublas_emu>:$<TARGET_FILE_DIR:fc_emu_cublaslt>"
+                   $<TARGET_FILE:test_iter_emu> ${mode} "${named}" $<TARGET_FILE:flopcount>)
+  if(FLOPCOUNT_SANITIZE STREQUAL "thread")
+    # libunwind's per-thread cache and the TSan runtime clash when a thread
+    # ends (see tests/robust/robust.cmake): call sites off under TSan.
+    set_tests_properties(iter_emu_${mode} PROPERTIES ENVIRONMENT "FLOPCOUNT_CALLSITES=0")
+  endif()
+endforeach()
+
+# Real PyTorch (CPU) training runs: recompute none / some layers / all,
+# evaluation passes, gradient accumulation, flopcount_step() markers through
+# ctypes, the live line. Debian's torch lives in /usr/bin/python3.
+foreach(case plain ckpt_some ckpt_all accumulate markers live)
+  add_test(NAME iter_torch_${case}
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/iter_train.py
+                   $<TARGET_FILE:flopcount> ${FC_ITER_WORK}/torch ${case})
+  set_tests_properties(iter_torch_${case} PROPERTIES LABELS torch TIMEOUT 300)
+endforeach()

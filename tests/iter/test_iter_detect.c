@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_iter_detect.c - the iteration detector (shim/segment.c, steps.c) fed
+ * directly with the GEMM stream of a GPT training loop (fixture_gpt_stream.c):
+ * iterations, forward / backward / recompute FLOPs, evaluation passes,
+ * markers, NVTX ranges. Expected values come from the model's shapes
+ * (gpt_expected, derived in fixture_gpt_stream.c), never from the detector. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../shim/segment.h"
+#include "../../shim/steps.h"
+#include "fixture_gpt_stream.h"
+
+/* What steps.c and segment.c need from the rest of the shim. */
+int fc_clock_fast;
+uint64_t fc_now_ns(void) { return 0; }
+double fc_ticks_seconds(uint64_t d) { return (double)d; } /* one tick, one "second" */
+void fc_live_iteration(uint64_t index, const fc_iteration *it) { (void)index, (void)it; }
+
+static uint64_t clock_ticks;
+
+static void push_gemm(void *ctx, int api, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                      int64_t batch, const float *a, const float *b, float *c)
+{
+    (void)ctx;
+    static const uint8_t apis[] = {FC_API_CUBLAS_GEMMEX, FC_API_CUBLAS_GEMM_STRIDED_EX,
+                                   FC_API_CUBLASLT_MATMUL};
+    fc_gemm g = {.api = apis[api], .dtype = FC_DT_FP32, .out_dtype = FC_DT_FP32, .compute = 68,
+                 .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .batch = batch,
+                 .a = a, .b = b, .c = c};
+    fc_irec r;
+    fc_irec_fill(&r, &g, 2u * (uint64_t)(m * n * k * batch), ++clock_ticks, fc_gemm_sig(&g));
+    fc_seg_push(&r);
+}
+
+static void push_mark(int kind)
+{
+    fc_irec r;
+    memset(&r, 0, sizeof r);
+    r.kind = (uint8_t)kind;
+    r.t = ++clock_ticks;
+    fc_seg_push(&r);
+}
+
+/* tiny: l=2 h=64 a=4 V=128 s=32 B=2 (REFERENCE.md section 2) */
+static gpt_cfg tiny(int recompute, unsigned mask)
+{
+    gpt_cfg c = {.layers = 2, .hidden = 64, .heads = 4, .vocab = 128, .seq = 32, .batch = 2,
+                 .recompute = recompute, .ckpt_mask = mask};
+    return c;
+}
+
+static gpt *start(const gpt_cfg *c)
+{
+    fc_seg_reset();
+    fc_steps_reset();
+    clock_ticks = 0;
+    gpt *g = gpt_new(c, NULL, 0);
+    assert_non_null(g);
+    return g;
+}
+
+/* Every iteration of mode has exactly fwd, bwd, rec FLOPs. */
+static void expect_iterations(int mode, uint64_t count, uint64_t fwd, uint64_t bwd, uint64_t rec)
+{
+    fc_steps_view v;
+    fc_steps_get(mode, &v);
+    assert_int_equal(v.count, count);
+    for (uint64_t i = 0; i < v.stored; i++) {
+        assert_true(v.list[i].fwd == fwd);
+        assert_true(v.list[i].bwd == bwd);
+        assert_true(v.list[i].rec == rec);
+    }
+}
+
+static void expect_eval(uint64_t count, uint64_t flops)
+{
+    fc_eval_view e;
+    fc_steps_eval(&e);
+    assert_int_equal(e.count, count);
+    assert_true(e.flops == flops);
+}
+
+/* The 72/96-form test vectors of REFERENCE.md, from gpt_expected. */
+static void test_megatron_totals(void **state)
+{
+    (void)state;
+    gpt_flops f;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    gpt_expected(&c, &f);
+    assert_true(f.fwd + f.bwd + f.rec == 44040192u);
+    c = tiny(GPT_FULL, 3);
+    gpt_expected(&c, &f);
+    assert_true(f.fwd + f.bwd + f.rec == 57671680u);
+    c = tiny(GPT_SELECTIVE, 3);
+    gpt_expected(&c, &f);
+    assert_true(f.fwd + f.bwd + f.rec == 45088768u);
+}
+
+static void run_steps(const gpt_cfg *c, int steps, int eval_every, int eval_batch)
+{
+    gpt *g = start(c);
+    for (int i = 0; i < steps; i++) {
+        gpt_train_step(g, push_gemm, NULL);
+        if (eval_every && i % eval_every == 0)
+            gpt_eval(g, push_gemm, NULL, eval_batch);
+    }
+    fc_seg_flush();
+    gpt_free(g);
+}
+
+static void check_auto(const gpt_cfg *c, int steps, int eval_every, int eval_batch)
+{
+    run_steps(c, steps, eval_every, eval_batch);
+    gpt_flops f;
+    gpt_expected(c, &f);
+    expect_iterations(FC_MODE_AUTO, (uint64_t)steps, f.fwd, f.bwd, f.rec);
+    int evals = 0;
+    for (int i = 0; eval_every && i < steps; i++)
+        evals += i % eval_every == 0;
+    gpt_cfg e = *c;
+    if (eval_batch > 0)
+        e.batch = eval_batch;
+    gpt_flops fe;
+    gpt_expected(&e, &fe);
+    expect_eval((uint64_t)evals, (uint64_t)evals * fe.eval);
+    assert_int_equal(fc_steps_mode(), FC_MODE_AUTO);
+}
+
+static void test_plain(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    check_auto(&c, 6, 0, 0);
+}
+
+static void test_full_recompute_all(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_FULL, 3);
+    check_auto(&c, 6, 0, 0);
+}
+
+static void test_full_recompute_some(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_FULL, 2); /* the second layer only */
+    check_auto(&c, 6, 0, 0);
+    c = tiny(GPT_FULL, 1); /* the first only: its recompute repeats the anchor */
+    check_auto(&c, 6, 0, 0);
+}
+
+static void test_selective(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_SELECTIVE, 3);
+    check_auto(&c, 6, 0, 0);
+}
+
+static void test_eval_passes(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    check_auto(&c, 6, 1, 0);
+    check_auto(&c, 6, 2, 3); /* evaluation on 3 sequences, every other step */
+    c = tiny(GPT_FULL, 3);
+    check_auto(&c, 6, 2, 1);
+    c = tiny(GPT_SELECTIVE, 3);
+    check_auto(&c, 5, 1, 2);
+}
+
+static void test_deeper(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_FULL, 0x5);
+    c.layers = 4;
+    check_auto(&c, 5, 2, 2);
+    c.hidden = 128;
+    c.recompute = GPT_SELECTIVE;
+    c.ckpt_mask = 0xf;
+    c.use_lt = 1;
+    check_auto(&c, 4, 3, 1);
+}
+
+/* Gradient accumulation: without markers each micro-batch is an iteration;
+ * with flopcount_step() after every optimizer step, one iteration holds
+ * both micro-batches. */
+static void test_accumulation_and_markers(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_FULL, 1);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    gpt *g = start(&c);
+    for (int step = 0; step < 4; step++) {
+        gpt_train_step(g, push_gemm, NULL);
+        gpt_train_step(g, push_gemm, NULL);
+        push_mark(FC_IREC_STEP);
+        gpt_eval(g, push_gemm, NULL, 0);
+    }
+    fc_seg_flush();
+    gpt_free(g);
+    expect_iterations(FC_MODE_AUTO, 8, f.fwd, f.bwd, f.rec);
+    expect_iterations(FC_MODE_MARKER, 4, 2 * f.fwd, 2 * f.bwd, 2 * f.rec);
+    assert_int_equal(fc_steps_mode(), FC_MODE_MARKER);
+    expect_eval(4, 4 * f.eval);
+    /* The evaluation pass after each marker is not part of the next
+     * iteration's time: marker to marker, less the pass. */
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_MARKER, &v);
+    for (uint64_t i = 1; i < v.stored; i++)
+        assert_true(v.list[i].excluded > 0 && v.list[i].excluded < v.list[i].t1 - v.list[i].t0);
+}
+
+/* flopcount_eval_begin/end: the bracketed forward is evaluation, whatever it
+ * looks like; NVTX step ranges make iterations of their own. */
+static void test_brackets_and_nvtx(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    gpt *g = start(&c);
+    for (int step = 0; step < 3; step++) {
+        push_mark(FC_IREC_NVTX_PUSH);
+        gpt_train_step(g, push_gemm, NULL);
+        push_mark(FC_IREC_NVTX_POP);
+        push_mark(FC_IREC_EVAL_BEGIN);
+        gpt_train_step(g, push_gemm, NULL); /* even a backward: it is declared evaluation */
+        push_mark(FC_IREC_EVAL_END);
+    }
+    fc_seg_flush();
+    gpt_free(g);
+    assert_int_equal(fc_steps_mode(), FC_MODE_NVTX);
+    expect_iterations(FC_MODE_NVTX, 3, f.fwd, f.bwd, 0);
+    expect_eval(3, 3 * (f.fwd + f.bwd));
+}
+
+/* A stray GEMM before training must not become the anchor. */
+static void test_stray_gemm_first(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_FULL, 3);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    gpt *g = start(&c);
+    static float scratch[4];
+    push_gemm(NULL, GPT_GEMM, 'N', 'N', 7, 5, 3, 1, scratch, scratch + 1, scratch + 2);
+    for (int i = 0; i < 5; i++)
+        gpt_train_step(g, push_gemm, NULL);
+    fc_seg_flush();
+    gpt_free(g);
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_AUTO, &v);
+    assert_int_equal(v.count, 5);
+    /* the stray call (2*7*5*3 FLOPs) lands in the first iteration's forward */
+    assert_true(v.list[0].fwd == f.fwd + 210);
+    for (uint64_t i = 1; i < v.stored; i++)
+        assert_true(v.list[i].fwd == f.fwd && v.list[i].bwd == f.bwd && v.list[i].rec == f.rec);
+}
+
+/* Only evaluation: no iterations, every pass counted. */
+static void test_inference_only(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    gpt *g = start(&c);
+    for (int i = 0; i < 4; i++)
+        gpt_eval(g, push_gemm, NULL, 0);
+    fc_seg_flush();
+    gpt_free(g);
+    expect_iterations(FC_MODE_AUTO, 0, 0, 0, 0);
+    expect_eval(4, 4 * f.eval);
+}
+
+/* Auto iterations are timed from one iteration's first call to the next
+ * one's: with one tick per call, the span is the call count. */
+static void test_auto_timing(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    run_steps(&c, 4, 0, 0);
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_AUTO, &v);
+    assert_int_equal(v.count, 4);
+    for (uint64_t i = 0; i + 1 < v.stored; i++) {
+        assert_int_equal(v.list[i].t1 - v.list[i].t0, v.list[i].calls);
+        assert_int_equal(v.list[i].open_end, 0);
+    }
+    assert_int_equal(v.list[3].open_end, 1); /* the last one has no successor */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_megatron_totals),
+        cmocka_unit_test(test_plain),
+        cmocka_unit_test(test_full_recompute_all),
+        cmocka_unit_test(test_full_recompute_some),
+        cmocka_unit_test(test_selective),
+        cmocka_unit_test(test_eval_passes),
+        cmocka_unit_test(test_deeper),
+        cmocka_unit_test(test_accumulation_and_markers),
+        cmocka_unit_test(test_brackets_and_nvtx),
+        cmocka_unit_test(test_stray_gemm_first),
+        cmocka_unit_test(test_inference_only),
+        cmocka_unit_test(test_auto_timing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

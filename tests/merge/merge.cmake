@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+# Report reader, 'flopcount report' and 'flopcount merge' (issues 4 and 6).
+add_executable(test_report_read ${CMAKE_CURRENT_LIST_DIR}/test_report_read.c)
+target_link_libraries(test_report_read PRIVATE fc_analysis_io cmocka)
+add_test(NAME report_read COMMAND test_report_read)
+
+# Synthetic per-rank reports (also used by bench/merge_bench.c).
+add_executable(merge_gen ${CMAKE_CURRENT_LIST_DIR}/merge_gen.c)
+target_link_libraries(merge_gen PRIVATE fc_analysis)
+
+set(FC_MERGE_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-merge)
+foreach(scenario ranks1024 outlier stages noiter aligned errors)
+  add_test(NAME merge_${scenario}
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/merge_synthetic.sh ${scenario}
+            $<TARGET_FILE:merge_gen> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK}
+            ${FC_TESTS_DIR}/data/reports)
+endforeach()
+
+# Real multi-rank runs: torch.distributed DDP over gloo started the way
+# torchrun starts ranks (Debian's torch, /usr/bin/python3), and Open MPI.
+add_test(NAME merge_ddp_2ranks
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/dist/run_ddp.py 2
+          $<TARGET_FILE:flopcount> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK})
+add_test(NAME merge_ddp_4ranks_uneven
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/dist/run_ddp.py 4
+          $<TARGET_FILE:flopcount> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK} --batch-last 12)
+set_tests_properties(merge_ddp_2ranks merge_ddp_4ranks_uneven PROPERTIES LABELS torch TIMEOUT 200)
+add_test(NAME merge_mpirun
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/merge_mpirun.sh "${FC_PRELOAD}"
+          $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK} ${CMAKE_CURRENT_LIST_DIR}/dist)
+set_tests_properties(merge_mpirun PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 150)
+if(FLOPCOUNT_SANITIZE STREQUAL "address")
+  # The ranks are Python interpreters, whose own allocations LeakSanitizer
+  # reports at exit; the shim's memory is checked by the C tests.
+  set_tests_properties(merge_mpirun PROPERTIES ENVIRONMENT
+                       "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
+endif()
+
+# 'flopcount report': measured against the formula, the gap explained.
+foreach(scenario exact flash unexplained recompute ranks noiter errors)
+  add_test(NAME report_${scenario}
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/merge_report.sh ${scenario}
+            $<TARGET_FILE:merge_gen> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK})
+endforeach()
+add_test(NAME report_tiny_gpt
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/dist/report_tiny_gpt.py
+          $<TARGET_FILE:flopcount> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK}/tiny-gpt
+          ${CMAKE_SOURCE_DIR}/scripts/demo/tiny_gpt.py)
+set_tests_properties(report_tiny_gpt PROPERTIES LABELS torch TIMEOUT 200)

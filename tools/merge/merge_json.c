@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* merge_json.c - the merged job as JSON, in the layout of a rank's report
+ * plus "kind": "merge" and a "merge" section, so 'flopcount report' reads
+ * it like any report and tools can read the per-rank table. */
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "flopcount.h"
+#include "jsonw.h"
+#include "merge.h"
+#include "report_fmt.h"
+
+
+static void json_problems(fc_jw *w, const fc_merge *m)
+{
+    fc_jw_arr_begin(w, "missing_ranks");
+    for (size_t i = 0; i < m->n_missing; i++)
+        fc_jw_i64(w, NULL, m->missing[i]);
+    fc_jw_arr_end(w);
+    fc_jw_arr_begin(w, "duplicate_reports");
+    for (size_t i = m->n_used; i < m->n_ranks; i++) {
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_i64(w, "rank", m->ranks[i].rank);
+        fc_jw_str(w, "file", m->ranks[i].path);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+    fc_jw_bool(w, "world_size_disagrees", m->world_disagrees);
+    fc_jw_bool(w, "ranks_numbered_by_order", m->n_rankless > 0);
+    fc_jw_u64(w, "reports_not_complete", m->n_not_complete);
+}
+
+static void json_straggler(fc_jw *w, const fc_merge *m)
+{
+    if (m->straggler < 0) {
+        fc_jw_null(w, "straggler");
+        return;
+    }
+    fc_jw_obj_begin(w, "straggler");
+    fc_jw_i64(w, "rank", m->straggler);
+    fc_jw_str(w, "by", m->straggler_by_wall ? "wall_seconds" : "median_step_seconds");
+    fc_jw_double(w, "seconds", m->straggler_seconds);
+    fc_jw_double(w, "others_median_seconds", m->others_seconds);
+    fc_jw_double(w, "behind_seconds", m->straggler_seconds - m->others_seconds);
+    fc_jw_double(w, "behind_fraction", m->others_seconds > 0
+                                           ? (m->straggler_seconds - m->others_seconds) /
+                                                 m->others_seconds
+                                           : NAN);
+    fc_jw_u64(w, "slowest_in_steps", m->straggler_slowest_steps);
+    fc_jw_obj_end(w);
+}
+
+static void json_consistency(fc_jw *w, const fc_merge *m)
+{
+    static const char *const names[] = {"same", "stages", "outliers", "mixed"};
+    fc_jw_obj_begin(w, "flops_consistency");
+    fc_jw_str(w, "basis", m->flops_basis_iteration ? "per_iteration" : "total");
+    fc_jw_str(w, "verdict", names[m->verdict]);
+    fc_jw_str(w, "explanation", fc_merge_verdict_words(m));
+    fc_jw_arr_begin(w, "groups");
+    for (size_t g = 0; g < m->n_fgroups; g++) {
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_u128(w, "flops", m->fgroups[g].flops);
+        fc_jw_arr_begin(w, "ranks");
+        for (size_t i = 0; i < m->fgroups[g].n_ranks; i++)
+            fc_jw_i64(w, NULL, m->fgroups[g].ranks[i]);
+        fc_jw_arr_end(w);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+    fc_jw_obj_end(w);
+}
+
+static void json_ranks(fc_jw *w, const fc_merge *m)
+{
+    fc_jw_arr_begin(w, "ranks");
+    for (size_t i = 0; i < m->n_used; i++) {
+        const fc_merge_rank *s = &m->ranks[i];
+        double hfu = NAN;
+        if (m->peak_flops > 0 && s->median_seconds > 0)
+            hfu = fc_u128_to_double(s->flops_per_iteration) / (m->peak_flops * s->median_seconds);
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_i64(w, "rank", s->rank);
+        fc_jw_str(w, "file", s->path);
+        fc_jw_str(w, "host", s->host);
+        fc_jw_str(w, "status", s->status);
+        fc_jw_u128(w, "gemm_flops", s->gemm_flops);
+        fc_jw_u64(w, "gemm_calls", s->gemm_calls);
+        fc_jw_u64(w, "iterations", s->iter_count);
+        fc_jw_double(w, "median_seconds", s->median_seconds);
+        if (s->has_iterations)
+            fc_jw_u128(w, "flops_per_iteration", s->flops_per_iteration);
+        else
+            fc_jw_null(w, "flops_per_iteration");
+        fc_jw_double(w, "hfu", hfu);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+}
+
+static void json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size_t n)
+{
+    fc_jw_obj_begin(w, key);
+    for (size_t i = 0; i < n; i++) {
+        fc_jw_obj_begin(w, g[i].name);
+        fc_jw_u64(w, "calls", g[i].calls);
+        fc_jw_u128(w, "flops", g[i].flops);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_obj_end(w);
+}
+
+static void json_shapes(fc_jw *w, const fc_merge *m)
+{
+    fc_jw_arr_begin(w, "shapes");
+    for (size_t i = 0; i < m->n_shapes; i++)
+        fc_json_shape(w, &m->shapes[i]);
+    fc_jw_arr_end(w);
+}
+
+/* The aligned steps as an "iterations" section a rank's report would have:
+ * a step's time is its slowest rank's, its FLOPs the sum over ranks. */
+static void json_iterations(fc_jw *w, const fc_merge *m)
+{
+    if (m->n_with_iterations < m->n_used || m->n_used == 0)
+        return; /* absent, as in a report without iterations */
+    fc_jw_obj_begin(w, "iterations");
+    fc_jw_u64(w, "count", m->n_steps);
+    fc_jw_u64(w, "fewest_counted_by_a_rank", m->iter_count);
+    fc_jw_str(w, "detected_by", "merge: indices every rank listed");
+    fc_jw_double(w, "median_seconds", m->median_step_seconds);
+    fc_jw_u128(w, "flops_per_iteration", m->flops_per_iteration);
+    fc_jw_arr_begin(w, "list");
+    for (size_t i = 0; i < m->n_steps; i++) {
+        const fc_merge_step *st = &m->steps[i];
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_u64(w, "index", st->index);
+        fc_jw_double(w, "seconds", st->seconds);
+        fc_jw_i64(w, "slowest_rank", st->slowest_rank);
+        fc_jw_u128(w, "flops", st->flops);
+        fc_jw_u128(w, "forward_flops", st->forward);
+        fc_jw_u128(w, "backward_flops", st->backward);
+        fc_jw_u128(w, "recompute_flops", st->recompute);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "recompute");
+    fc_jw_u128(w, "flops", m->recompute_flops);
+    fc_jw_double(w, "fraction",
+                 m->gemm_flops ? fc_u128_to_double(m->recompute_flops) /
+                                     fc_u128_to_double(m->gemm_flops)
+                               : NAN);
+    fc_jw_obj_end(w);
+}
+
+static void json_utilization(fc_jw *w, const fc_merge *m)
+{
+    if (m->peak_flops <= 0)
+        return;
+    fc_jw_obj_begin(w, "utilization");
+    fc_jw_double(w, "peak_flops", m->peak_flops);
+    fc_jw_str(w, "peak_source", m->peak_desc);
+    fc_jw_u64(w, "gpus", m->n_used);
+    fc_jw_double(w, "hfu", m->hfu);
+    fc_jw_double(w, "mfu", m->mfu);
+    fc_jw_obj_end(w);
+}
+
+static void json_head(fc_jw *w, const fc_merge *m)
+{
+    fc_jw_i64(w, "schema", 1);
+    fc_jw_str(w, "kind", "merge");
+    fc_jw_obj_begin(w, "tool");
+    fc_jw_str(w, "name", "flopcount");
+    fc_jw_str(w, "version", FLOPCOUNT_VERSION_STRING);
+    fc_jw_obj_end(w);
+    fc_jw_i64(w, "world_size", m->world_size);
+    fc_jw_obj_begin(w, "process");
+    fc_jw_null(w, "pid");
+    fc_jw_str(w, "hostname", m->n_used ? m->ranks[0].host : "");
+    fc_jw_null(w, "rank");
+    fc_jw_null(w, "local_rank");
+    fc_jw_i64(w, "world_size", m->world_size);
+    fc_jw_str(w, "launcher", m->launcher);
+    fc_jw_u64(w, "hosts", m->n_hosts);
+    fc_jw_obj_end(w);
+    int whole = m->n_missing == 0 && m->n_used == m->n_ranks && !m->world_disagrees &&
+                m->n_not_complete == 0;
+    fc_jw_str(w, "status", whole ? "complete" : "incomplete");
+    fc_jw_double(w, "wall_seconds", m->wall_seconds);
+    fc_jw_obj_begin(w, "totals");
+    fc_jw_u64(w, "gemm_calls", m->gemm_calls);
+    fc_jw_u128(w, "gemm_flops", m->gemm_flops);
+    fc_jw_u64(w, "failed_calls", m->failed_calls);
+    fc_jw_u64(w, "invalid_calls", m->invalid_calls);
+    fc_jw_u64(w, "unresolved_calls", m->unresolved_calls);
+    fc_jw_u64(w, "distinct_shapes", m->n_shapes);
+    fc_jw_u64(w, "ranks", m->n_used);
+    fc_jw_obj_end(w);
+}
+
+int fc_merge_print_json(const fc_merge *m)
+{
+    static fc_jw w;
+    fflush(stdout);
+    fc_jw_init(&w, STDOUT_FILENO, 1);
+    fc_jw_obj_begin(&w, NULL);
+    json_head(&w, m);
+    fc_jw_obj_begin(&w, "merge");
+    fc_jw_u64(&w, "reports", m->n_ranks);
+    fc_jw_u64(&w, "ranks_merged", m->n_used);
+    json_problems(&w, m);
+    json_straggler(&w, m);
+    json_consistency(&w, m);
+    json_ranks(&w, m);
+    fc_jw_obj_end(&w);
+    json_groups(&w, "by_api", m->by_api, m->n_by_api);
+    json_groups(&w, "by_dtype", m->by_dtype, m->n_by_dtype);
+    json_shapes(&w, m);
+    json_iterations(&w, m);
+    json_utilization(&w, m);
+    fc_jw_obj_end(&w);
+    char nl = '\n';
+    int rc = fc_jw_finish(&w);
+    if (rc == 0 && write(STDOUT_FILENO, &nl, 1) != 1)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "flopcount merge: writing the JSON failed\n");
+    return rc;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* report.h - what 'flopcount report' works out from one report (a rank's or
+ * a merged one) and, given model flags, the analytic formula beside it.
+ * Internal to the flopcount command (report.c, report_gap.c,
+ * report_text.c, report_json.c). */
+#ifndef FC_TOOLS_REPORT_H
+#define FC_TOOLS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formula.h"
+#include "report_read.h"
+#include "u128.h"
+
+/* Terms by which the analytic model and cuBLAS's view of a run commonly
+ * differ; each is a FLOP count per iteration (all GPUs). */
+enum fc_gap_term {
+    FC_GAP_ATTENTION_CORE = 0, /* QK^T and attention*V, fwd + bwd: flash attention hides them */
+    FC_GAP_FIRST_DGRAD,        /* the first layer's input-projection data gradient */
+    FC_GAP_LOGITS,             /* the vocabulary projection, fwd + bwd */
+    FC_GAP_COUNT
+};
+
+typedef struct fc_gap {
+    int sign;           /* -1: counted below the formula, 0: equal, 1: above */
+    fc_u128 abs;        /* |formula model - counted model| */
+    double fraction;    /* of the formula's model FLOPs, signed */
+    fc_u128 term[FC_GAP_COUNT];
+    unsigned explained; /* bit per term: the terms whose sum is nearest the gap */
+    fc_u128 residual;   /* |gap - that sum| */
+    double recompute_of_model;          /* measured recompute / formula model FLOPs */
+    double formula_recompute_of_model;  /* (formula hardware - model) / model */
+} fc_gap;
+
+typedef struct fc_report_view {
+    const char *path;
+    fc_report rep;
+    /* measured, per iteration */
+    int has_iterations;       /* steady iterations with FLOPs found */
+    size_t n_steady;
+    fc_u128 file_flops, file_recompute; /* what the file counted (a rank, or the merged job) */
+    long scale;               /* ranks the job figure multiplies the file's by (1: none) */
+    fc_u128 job_flops, job_recompute;   /* the whole job */
+    double seconds;           /* median iteration time; NaN without */
+    int64_t gpus;
+    int gpus_from;            /* 0 default 1, 1 the report's world size, 2 --gpus */
+    double peak;              /* per GPU, FLOP/s; 0 when unknown */
+    char peak_desc[160];
+    double hfu, mfu;          /* measured; NaN when not computable */
+    /* formula */
+    int has_model;
+    fc_model model;
+    fc_flops f;
+    double formula_mfu, formula_hfu;
+    fc_gap gap;
+} fc_report_view;
+
+/* The gap between the counted and the formula's FLOPs (report_gap.c). */
+void fc_report_gap(fc_report_view *v);
+const char *fc_gap_term_name(int term);
+const char *fc_gap_term_why(int term);
+
+/* Output (report_text.c, report_json.c). */
+void fc_report_print_text(const fc_report_view *v);
+int fc_report_print_json(const fc_report_view *v);
+
+#endif
