@@ -1,82 +1,37 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* init.c - lifecycle of libflopcount.so: constructor, fork, exit; the
- * flopcount: diagnostics; the public version and snapshot functions. */
-#include <fcntl.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+/* init.c - lifecycle of libflopcount.so, the top of its layers: the
+ * constructor (options, rank, the ring layer, signals, the drainer's tick
+ * wired to the live line), the fork handlers, and the destructor that
+ * writes the final report. */
+#include "init.h"
 
-#include "../include/flopcount.h"
-#include "counters.h"
-#include "iter.h"
-#include "options.h"
-#include "rank.h"
-#include "report.h"
-#include "shim.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/guard.h"
+#include "core/options.h"
+#include "core/process.h"
+#include "core/rank.h"
+#include "report/live.h"
+#include "report/report.h"
+#include "ring/ring.h"
 #include "signals.h"
 
-FC_TLS int fc_tls_depth;
-
 static atomic_int init_state; /* 0 not yet, 1 running, 2 done */
-static atomic_int warnings_left = 20;
-static int is_fork_child;
 
-void fc_warn(const char *fmt, ...)
+static void before_fork(void)
 {
-    char line[512];
-    if (atomic_fetch_sub(&warnings_left, 1) <= 0)
-        return;
-    int saved = errno;
-    int n = snprintf(line, sizeof line, "flopcount: ");
-    va_list ap;
-    va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
-    if (n > (int)sizeof line - 2)
-        n = (int)sizeof line - 2;
-    line[n++] = '\n';
-    ssize_t w = write(2, line, (size_t)n);
-    (void)w;
-    errno = saved;
+    fc_ring_before_fork();
 }
-
-void fc_warn_once(int *flag, const char *fmt, ...)
-{
-    if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
-        return;
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fc_warn("%s", msg);
-}
-
-uint64_t fc_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 
 static void after_fork_child(void)
 {
     /* A DataLoader worker and the like: it reports only what it runs itself,
-     * and never over the parent's file (see report.c). */
-    is_fork_child = 1;
-    fc_counters_reset();
-    fc_iter_reset_after_fork();
-    fc_report_after_fork();
-}
-
-int fc_is_fork_child(void)
-{
-    return is_fork_child;
+     * and never over the parent's file (see report/report.c). */
+    fc_process_start(1);
+    fc_ring_after_fork_child();
+    fc_live_reset();
 }
 
 void fc_init(void)
@@ -85,12 +40,14 @@ void fc_init(void)
     if (!atomic_compare_exchange_strong(&init_state, &expect, 1))
         return;
     int saved = errno;
+    fc_process_start(0);
     fc_options_load();
     fc_rank_load();
     fc_report_init();
-    fc_iter_init();
+    fc_ring_init();
+    fc_ring_set_tick(fc_live_poll);
     fc_signals_init();
-    pthread_atfork(fc_iter_before_fork, NULL, after_fork_child);
+    pthread_atfork(before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);
     errno = saved;
 }
@@ -104,33 +61,9 @@ __attribute__((destructor)) static void fc_destructor(void)
 {
     int saved = errno;
     fc_tls_depth++; /* GEMMs made by other destructors from here on are not ours to count */
-    fc_report_at_exit();
+    fc_signals_exit_begin(); /* no snapshot or signal handler writes from here on */
+    /* A program that handles SIGTERM itself and then exits normally was
+     * still interrupted. */
+    fc_report_at_exit(fc_signals_received() ? "interrupted" : "complete");
     errno = saved;
-}
-
-FC_EXPORT const char *flopcount_version(void)
-{
-    return FLOPCOUNT_VERSION_STRING;
-}
-
-FC_EXPORT int flopcount_snapshot_get(flopcount_snapshot *out)
-{
-    if (out == NULL || out->size < sizeof(flopcount_snapshot))
-        return -1;
-    fc_totals t;
-    fc_counters_totals(&t);
-    out->version = FLOPCOUNT_SNAPSHOT_VERSION;
-    out->gemm_calls = t.calls;
-    out->gemm_flops_lo = (uint64_t)t.flops;
-    out->gemm_flops_hi = (uint64_t)(t.flops >> 64);
-    out->failed_calls = t.failed_calls;
-    out->invalid_calls = t.invalid_calls;
-    out->iterations = fc_iter_count();
-    return 0;
-}
-
-FC_EXPORT int flopcount_write_report(void)
-{
-    fc_init();
-    return fc_signals_write_report("running");
 }

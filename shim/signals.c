@@ -34,7 +34,7 @@
  * handlers never run on it and never wait for themselves. */
 #include "signals.h"
 
-#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -42,9 +42,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "options.h"
-#include "report.h"
-#include "shim.h"
+#include "core/base.h"
+#include "core/diag.h"
+#include "core/guard.h"
+#include "core/options.h"
+#include "core/resolve.h"
+#include "report/report.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
@@ -78,14 +81,14 @@ static int watch_index(int sig)
 /* The interposed entry points run before any constructor, even inside a
  * sanitizer runtime's own start-up (TSan installs its handlers through the
  * sigaction it finds next: ours). Their pass-through path must therefore
- * not be instrumented: no sanitizer hooks, only plain atomics and dlsym. */
-#define FC_NO_TSAN __attribute__((no_sanitize("thread")))
+ * not be instrumented: no sanitizer hooks, only plain atomics and dlsym
+ * (fc_resolve_next). */
 
 FC_NO_TSAN static sigaction_fn real_sigaction(void)
 {
     sigaction_fn fn = __atomic_load_n(&real_sigaction_p, __ATOMIC_ACQUIRE);
     if (FC_UNLIKELY(fn == NULL)) {
-        fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction"); /* never ours: we are not next */
+        fn = (sigaction_fn)fc_resolve_next("sigaction"); /* never ours: we are not next */
         __atomic_store_n(&real_sigaction_p, fn, __ATOMIC_RELEASE);
     }
     return fn;
@@ -160,7 +163,7 @@ int fc_signals_write_report(const char *status)
 {
     if (writer_take(WRITER_WAIT_MS) != 0)
         return -1;
-    int rc = fc_report_write_status(status);
+    int rc = fc_report_write(status);
     atomic_store(&writer, WRITER_FREE);
     return rc;
 }
@@ -282,7 +285,7 @@ FC_NO_TSAN FC_EXPORT sighandler_t signal(int sig, sighandler_t handler)
         return managed_signal(sig, handler);
     signal_fn fn = __atomic_load_n(&real_signal_p, __ATOMIC_ACQUIRE);
     if (fn == NULL) {
-        fn = (signal_fn)dlsym(RTLD_NEXT, "signal");
+        fn = (signal_fn)fc_resolve_next("signal");
         __atomic_store_n(&real_signal_p, fn, __ATOMIC_RELEASE);
     }
     if (fn == NULL) {
@@ -311,7 +314,7 @@ static void *snapshot_main(void *arg)
         if (atomic_load(&writer) == WRITER_EXITING)
             return NULL;
         if (writer_take(0) == 0) {
-            fc_report_write_status("running");
+            fc_report_write("running");
             atomic_store(&writer, WRITER_FREE);
         }
     }
@@ -356,9 +359,8 @@ void fc_signals_exit_begin(void)
     atomic_store(&writer, WRITER_EXITING); /* a writer stuck for 2 s: go on without it */
 }
 
-/* Runs before init.c's destructor writes the final report (a .so runs its
- * destructors in reverse link order, and signals.o links after init.o), so
- * no snapshot can overwrite that report with "running". */
+/* init.c's destructor takes the report for the exit path first; this one
+ * covers the order of destructors not being what we expect. */
 __attribute__((destructor)) static void fc_signals_fini(void)
 {
     fc_signals_exit_begin();

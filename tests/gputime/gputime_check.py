@@ -7,7 +7,7 @@ The program's fake GPU does 10, 2.5, 4, 2.5, 7 ms of work in steps 1-5
 (tests/gputime/test_gputime.c), so by hand:
   markers: an iteration per step, GPU seconds 0.010 0.0025 0.004 0.0025
            0.007; steady state = iterations 2-5, sorted 2.5 2.5 4 7 ms,
-           median (2.5 + 4) / 2 = 3.25 ms.
+           median = the lower middle value (analysis/stats.h) = 2.5 ms.
   auto:    iterations run from one step's first GEMM to the next's, so the
            same figures for 1-4; the 5th has no known end (open_end): no
            GPU figure, and left out of the steady state, which is 2-4:
@@ -42,7 +42,7 @@ if mode in ("auto", "markers"):
     check(len(got) == 5, "list length %d" % len(got))
     for i, (g, w) in enumerate(zip(got, want)):
         check(g is None if w is None else close(g, w), "iteration %d gpu_seconds %r, want %r" % (i + 1, g, w))
-    check(close(it.get("gpu_median_seconds"), 0.00325 if mode == "markers" else 0.0025),
+    check(close(it.get("gpu_median_seconds"), 0.0025),
           "gpu_median_seconds %r" % it.get("gpu_median_seconds"))
     # wall time is still there, and on this CPU it is not the fake GPU's
     check(it["median_seconds"] is not None, "median_seconds missing")

@@ -12,15 +12,16 @@
 
 #include <cmocka.h>
 
-#include "../../shim/segment.h"
-#include "../../shim/steps.h"
+#include "core/api.h"
+#include "detect/segment.h"
+#include "detect/steps.h"
+#include "dtype.h"
 #include "fixture_gpt_stream.h"
 
 /* What steps.c and segment.c need from the rest of the shim. */
 int fc_clock_fast;
 uint64_t fc_now_ns(void) { return 0; }
 double fc_ticks_seconds(uint64_t d) { return (double)d; } /* one tick, one "second" */
-void fc_live_iteration(uint64_t index, const fc_iteration *it) { (void)index, (void)it; }
 
 static uint64_t clock_ticks;
 

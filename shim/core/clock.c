@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* clock.c - calibration of fc_ticks() against CLOCK_MONOTONIC.
+ *
+ * The cycle counter costs a few ns where clock_gettime costs ~20, and every
+ * GEMM takes a timestamp. It is only used when the CPU says it runs at a
+ * constant rate (invariant TSC); the ratio is taken over the longest
+ * baseline available, so iteration times are as good as CLOCK_MONOTONIC. */
+#include "clock.h"
+
+#include <time.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+int fc_clock_fast;
+
+uint64_t fc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tick0, ns0;
+static double ns_per_tick = 1.0;
+
+static int invariant_counter(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8]: invariant TSC */
+#elif defined(__aarch64__)
+    return 1; /* the generic timer runs at a fixed frequency by architecture */
+#else
+    return 0;
+#endif
+}
+
+void fc_clock_init(void)
+{
+    fc_clock_fast = invariant_counter();
+    ns0 = fc_now_ns();
+    tick0 = fc_ticks();
+    if (!fc_clock_fast)
+        return;
+#if defined(__aarch64__)
+    uint64_t freq;
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(freq));
+    if (freq > 0) {
+        ns_per_tick = 1e9 / (double)freq;
+        return;
+    }
+#endif
+    /* A first ratio from a 200 us spin, good to a fraction of a percent;
+     * fc_clock_recalibrate replaces it once the run is longer. */
+    uint64_t n1, t1;
+    do {
+        n1 = fc_now_ns();
+        t1 = fc_ticks();
+    } while (n1 - ns0 < 200000);
+    if (t1 > tick0)
+        ns_per_tick = (double)(n1 - ns0) / (double)(t1 - tick0);
+    else
+        fc_clock_fast = 0;
+}
+
+void fc_clock_recalibrate(void)
+{
+    if (!fc_clock_fast)
+        return;
+    uint64_t n = fc_now_ns(), t = fc_ticks();
+    if (n - ns0 >= 50000000ull && t > tick0) /* 50 ms or more of baseline */
+        ns_per_tick = (double)(n - ns0) / (double)(t - tick0);
+}
+
+double fc_ticks_seconds(uint64_t dticks)
+{
+    return (double)dticks * ns_per_tick / 1e9;
+}
+
+double fc_ticks_per_second(void)
+{
+    return 1e9 / ns_per_tick;
+}
+
+double fc_ticks_since_start(uint64_t t)
+{
+    return t >= tick0 ? fc_ticks_seconds(t - tick0) : -fc_ticks_seconds(tick0 - t);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* options.h - the FLOPCOUNT_* environment variables, read once. */
+#ifndef FC_OPTIONS_H
+#define FC_OPTIONS_H
+
+#include <stdint.h>
+
+typedef struct fc_options {
+    int disable;          /* FLOPCOUNT_DISABLE: forward only, count nothing */
+    int quiet;            /* FLOPCOUNT_QUIET: no summary on stderr */
+    char output[4096];    /* FLOPCOUNT_OUTPUT: report path template (%p pid, %r rank) */
+    uint64_t log_every;   /* FLOPCOUNT_LOG_EVERY: live line every N iterations (0 = off) */
+    double peak_tflops;   /* FLOPCOUNT_PEAK_TFLOPS: per-device peak (0 = detect) */
+    double snapshot_seconds; /* FLOPCOUNT_SNAPSHOT_SECONDS: periodic report rewrite (0 = off) */
+    char nvtx_step[256];  /* FLOPCOUNT_NVTX_STEP: NVTX range name that marks an iteration */
+    int log_all_ranks;    /* FLOPCOUNT_LOG_ALL_RANKS: live lines from every rank */
+    int callsites;        /* FLOPCOUNT_CALLSITES: unwind to find call sites (default on) */
+} fc_options;
+
+extern fc_options fc_opt;
+
+/* Reads the environment into fc_opt; a bad value keeps the default and
+ * prints one flopcount: line naming the variable. */
+void fc_options_load(void);
+
+/* 0 when FLOPCOUNT_DISABLE switched counting off. */
+static inline int fc_is_enabled(void)
+{
+    return !fc_opt.disable;
+}
+
+#endif

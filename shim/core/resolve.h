@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* resolve.h - finding the real definition of an interposed function, and
+ * every other symbol lookup the shim makes (resolve.c). */
+#ifndef FC_RESOLVE_H
+#define FC_RESOLVE_H
+
+#include "base.h"
+
+/* Libraries whose functions we forward to. */
+enum fc_lib { FC_LIB_CUBLAS, FC_LIB_CUBLASLT, FC_LIB_BLAS, FC_LIB_COUNT };
+
+/* The next definition of name after ours: RTLD_NEXT first, then any loaded
+ * object of lib's family (libraries loaded RTLD_LOCAL too), then dlopen by
+ * soname. Never our own hook. NULL, with one flopcount: line per name, when
+ * there is none. Safe before the constructor ran and from several threads. */
+void *fc_resolve(int lib, const char *name);
+
+/* dlsym(RTLD_NEXT, name) and nothing else: for the signal functions, which
+ * a sanitizer runtime may call before any constructor, so this path must
+ * not warn, allocate or take our locks. */
+void *fc_resolve_next(const char *name);
+
+/* A library this process has already loaded (dlopen RTLD_NOLOAD of path),
+ * or NULL; and a symbol of it (the first of a and b that exists, b may be
+ * NULL). For the CUDA driver, which the shim never loads itself. */
+void *fc_resolve_loaded_lib(const char *path);
+void *fc_resolve_lib_sym(void *lib, const char *a, const char *b);
+
+/* Resolves into a function-local static once, then costs a load and a test. */
+#define FC_REAL(lib, type, sym)                                                    \
+    static type real_##sym;                                                        \
+    type fn_##sym = __atomic_load_n(&real_##sym, __ATOMIC_ACQUIRE);                \
+    if (FC_UNLIKELY(fn_##sym == NULL)) {                                           \
+        fn_##sym = (type)fc_resolve(lib, #sym);                                    \
+        __atomic_store_n(&real_##sym, fn_##sym, __ATOMIC_RELEASE);                 \
+    }
+
+#endif

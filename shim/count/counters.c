@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* counters.c - the per-shape table of counted GEMM calls and the totals.
+ *
+ * The table is a static open-addressing hash of FC_SHAPE_CAPACITY slots. A
+ * slot is claimed with one compare-and-swap and then only ever gains counts,
+ * so readers and writers need no lock. 128-bit FLOP sums are kept as two
+ * 64-bit atomics with an explicit carry, exact once writers are quiet.
+ * The table is keyed by fc_gemm_sig, the same signature the iteration
+ * detector's record carries, so a call is hashed once. Writers are the ring
+ * layer (ring/ring.c): the drainer for calls queued by the hot path, the
+ * caller itself for calls the hot path could not queue. Readers that want
+ * every finished call drain the rings first (fc_ring_sync). */
+#include "counters.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "core/base.h"
+
+enum { SLOT_EMPTY = 0, SLOT_BUSY = 1, SLOT_READY = 2 };
+#define PROBE_LIMIT 64
+
+typedef struct acc128 {
+    _Atomic uint64_t lo, hi;
+} acc128;
+
+typedef struct slot {
+    _Atomic uint32_t state;
+    uint32_t hash;
+    fc_gemm key;
+    _Atomic uint64_t calls, failed;
+    acc128 flops;
+} slot;
+
+typedef struct bucket {
+    _Atomic uint64_t calls, failed;
+    acc128 flops;
+} bucket;
+
+static slot table[FC_SHAPE_CAPACITY];
+static bucket overflow[FC_API_COUNT][FC_DT_COUNT];
+static _Atomic uint64_t n_invalid, n_unresolved, n_shapes;
+
+static inline void acc_add(acc128 *a, fc_u128 v)
+{
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    uint64_t old = atomic_fetch_add_explicit(&a->lo, lo, memory_order_relaxed);
+    if (old + lo < old)
+        hi++;
+    if (hi)
+        atomic_fetch_add_explicit(&a->hi, hi, memory_order_relaxed);
+}
+
+static inline fc_u128 acc_get(acc128 *a)
+{
+    return ((fc_u128)atomic_load_explicit(&a->hi, memory_order_relaxed) << 64) |
+           atomic_load_explicit(&a->lo, memory_order_relaxed);
+}
+
+static inline int same_key(const fc_gemm *x, const fc_gemm *y)
+{
+    return x->api == y->api && x->flags == y->flags && x->dtype == y->dtype &&
+           x->out_dtype == y->out_dtype && x->compute == y->compute &&
+           x->transa == y->transa && x->transb == y->transb && x->m == y->m &&
+           x->n == y->n && x->k == y->k && x->batch == y->batch;
+}
+
+/* Finds or claims the slot of g's shape (h = fc_gemm_sig(g), which the
+ * detector's record reuses); NULL when the table is full along this probe
+ * sequence. */
+static slot *find_slot(const fc_gemm *g, uint32_t h)
+{
+    for (uint32_t i = 0; i < PROBE_LIMIT; i++) {
+        slot *s = &table[(h + i) & (FC_SHAPE_CAPACITY - 1)];
+        uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (st == SLOT_EMPTY) {
+            uint32_t expect = SLOT_EMPTY;
+            if (atomic_compare_exchange_strong_explicit(&s->state, &expect, SLOT_BUSY,
+                                                        memory_order_acq_rel,
+                                                        memory_order_acquire)) {
+                s->hash = h;
+                s->key = *g;
+                s->key.a = s->key.b = s->key.c = NULL;
+                atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+                atomic_fetch_add_explicit(&n_shapes, 1, memory_order_relaxed);
+                return s;
+            }
+            st = expect;
+        }
+        while (st == SLOT_BUSY) /* another thread is writing the key: a few ns */
+            st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (s->hash == h && same_key(&s->key, g))
+            return s;
+    }
+    return NULL;
+}
+
+static void table_add(_Atomic uint64_t *calls, _Atomic uint64_t *failed, acc128 *acc,
+                      fc_u128 flops, int ok)
+{
+    if (ok) {
+        atomic_fetch_add_explicit(calls, 1, memory_order_relaxed);
+        acc_add(acc, flops);
+    } else {
+        atomic_fetch_add_explicit(failed, 1, memory_order_relaxed);
+    }
+}
+
+void fc_counters_add(const fc_gemm *g, fc_u128 flops, uint32_t sig, int ok)
+{
+    slot *s = find_slot(g, sig);
+    if (FC_LIKELY(s != NULL)) {
+        table_add(&s->calls, &s->failed, &s->flops, flops, ok);
+    } else {
+        bucket *b = &overflow[g->api % FC_API_COUNT][g->dtype % FC_DT_COUNT];
+        table_add(&b->calls, &b->failed, &b->flops, flops, ok);
+    }
+}
+
+void fc_counters_add_invalid(void)
+{
+    atomic_fetch_add_explicit(&n_invalid, 1, memory_order_relaxed);
+}
+
+void fc_counters_add_unresolved(void)
+{
+    atomic_fetch_add_explicit(&n_unresolved, 1, memory_order_relaxed);
+}
+
+void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx)
+{
+    for (uint32_t i = 0; i < FC_SHAPE_CAPACITY; i++) {
+        slot *s = &table[i];
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_READY)
+            continue;
+        fc_shape_view v = {.key = s->key,
+                           .calls = atomic_load_explicit(&s->calls, memory_order_relaxed),
+                           .failed_calls = atomic_load_explicit(&s->failed, memory_order_relaxed),
+                           .flops = acc_get(&s->flops)};
+        fn(&v, ctx);
+    }
+    for (int a = 0; a < FC_API_COUNT; a++)
+        for (int d = 0; d < FC_DT_COUNT; d++) {
+            bucket *b = &overflow[a][d];
+            uint64_t calls = atomic_load_explicit(&b->calls, memory_order_relaxed);
+            uint64_t failed = atomic_load_explicit(&b->failed, memory_order_relaxed);
+            if (calls == 0 && failed == 0)
+                continue;
+            fc_shape_view v = {.calls = calls, .failed_calls = failed, .flops = acc_get(&b->flops)};
+            v.key.api = (uint8_t)a;
+            v.key.dtype = v.key.out_dtype = (uint8_t)d;
+            v.key.compute = -1;
+            v.key.transa = v.key.transb = '?';
+            v.key.m = v.key.n = v.key.k = v.key.batch = -1;
+            fn(&v, ctx);
+        }
+}
+
+static void add_view(const fc_shape_view *v, void *ctx)
+{
+    fc_totals *t = ctx;
+    t->calls += v->calls;
+    t->failed_calls += v->failed_calls;
+    t->flops = fc_u128_sat_add(t->flops, v->flops);
+    if (v->key.m < 0)
+        t->overflow_calls += v->calls + v->failed_calls;
+}
+
+void fc_counters_totals(fc_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    fc_counters_foreach(add_view, out);
+    out->invalid_calls = atomic_load_explicit(&n_invalid, memory_order_relaxed);
+    out->unresolved_calls = atomic_load_explicit(&n_unresolved, memory_order_relaxed);
+    out->distinct_shapes = atomic_load_explicit(&n_shapes, memory_order_relaxed);
+}
+
+void fc_counters_reset(void)
+{
+    memset(table, 0, sizeof table);
+    memset(overflow, 0, sizeof overflow);
+    atomic_store(&n_invalid, 0);
+    atomic_store(&n_unresolved, 0);
+    atomic_store(&n_shapes, 0);
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* steps.c - iterations from labelled segments and markers, three ways at
+ * once: automatic (a segment of kind NEW starts one), flopcount_step()
+ * markers (one ends at each marker) and NVTX step ranges (push to pop).
+ * The report shows the best the program gave: markers, else NVTX, else
+ * automatic. Evaluation passes are counted apart and their time is taken
+ * out of the iteration they fall in. */
+#include "steps.h"
+
+#include <string.h>
+
+#include "core/clock.h"
+#include "dtype.h"
+#include "segment.h"
+
+#define LIST_CAP 16384
+#define RECENT 64 /* the last iterations, for the live line past LIST_CAP */
+
+typedef struct mode_state {
+    int open;
+    fc_iteration cur;
+    uint64_t count, stored;
+    fc_u128 fwd, bwd, rec, other;
+    fc_iteration list[LIST_CAP];
+    fc_iteration recent[RECENT]; /* iteration i (1-based) at [(i - 1) % RECENT] */
+} mode_state;
+
+static mode_state modes[4]; /* indexed by enum fc_steps_mode */
+static int seg_kind = -1;   /* kind of the segment being received */
+static uint64_t seg_t0, last_t;
+static int seg_has_eval;
+static int marker_seen, nvtx_seen, nvtx_depth, xeval_depth;
+static uint64_t eval_since, xeval_since; /* start of the evaluation being timed, 0 if none */
+static fc_eval_view eval;
+static fc_u128 by_dtype[FC_DT_COUNT];
+
+double fc_iteration_seconds(const fc_iteration *it)
+{
+    uint64_t span = it->t1 > it->t0 ? it->t1 - it->t0 : 0;
+    return fc_ticks_seconds(span > it->excluded ? span - it->excluded : 0);
+}
+
+void fc_steps_reset(void)
+{
+    memset(modes, 0, sizeof modes);
+    seg_kind = -1;
+    seg_t0 = last_t = 0;
+    seg_has_eval = 0;
+    marker_seen = nvtx_seen = nvtx_depth = xeval_depth = 0;
+    eval_since = xeval_since = 0;
+    memset(&eval, 0, sizeof eval);
+    memset(by_dtype, 0, sizeof by_dtype);
+}
+
+int fc_steps_mode(void)
+{
+    if (marker_seen)
+        return FC_MODE_MARKER;
+    if (nvtx_seen)
+        return FC_MODE_NVTX;
+    return FC_MODE_AUTO;
+}
+
+static void open_iter(int mode, uint64_t t0)
+{
+    mode_state *m = &modes[mode];
+    memset(&m->cur, 0, sizeof m->cur);
+    m->cur.t0 = t0;
+    m->open = 1;
+}
+
+/* Ends the open iteration of mode at t1. Marker intervals without a single
+ * GEMM are not iterations (flopcount_step called twice, or before any
+ * work). */
+static void close_iter(int mode, uint64_t t1, int open_end)
+{
+    mode_state *m = &modes[mode];
+    if (!m->open)
+        return;
+    m->open = 0;
+    if (m->cur.calls == 0)
+        return;
+    m->cur.t1 = t1;
+    m->cur.open_end = open_end;
+    m->fwd = fc_u128_sat_add(m->fwd, m->cur.fwd);
+    m->bwd = fc_u128_sat_add(m->bwd, m->cur.bwd);
+    m->rec = fc_u128_sat_add(m->rec, m->cur.rec);
+    if (m->stored < LIST_CAP)
+        m->list[m->stored++] = m->cur;
+    m->recent[m->count % RECENT] = m->cur;
+    m->count++;
+}
+
+/* Evaluation time inside the open iterations is not theirs. */
+static void exclude(uint64_t from, uint64_t to)
+{
+    if (to <= from)
+        return;
+    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++)
+        if (modes[mode].open)
+            modes[mode].cur.excluded += to - from;
+}
+
+void fc_steps_segment_begin(int kind, uint64_t t0)
+{
+    seg_kind = kind;
+    seg_t0 = t0;
+    seg_has_eval = 0;
+    if (kind != FC_SEG_CONT)
+        close_iter(FC_MODE_AUTO, t0, 0);
+    if (kind == FC_SEG_EVAL) {
+        eval_since = t0;
+        return;
+    }
+    if (!modes[FC_MODE_AUTO].open)
+        open_iter(FC_MODE_AUTO, t0);
+    if (!modes[FC_MODE_MARKER].open)
+        open_iter(FC_MODE_MARKER, t0);
+}
+
+static void add_flops(fc_iteration *it, int cls, uint64_t flops)
+{
+    fc_u128 *slot = cls == FC_CLS_FWD ? &it->fwd : cls == FC_CLS_BWD ? &it->bwd : &it->rec;
+    *slot = fc_u128_sat_add(*slot, flops);
+    it->calls++;
+}
+
+static void on_marker(const fc_irec *r)
+{
+    switch (r->kind) {
+    case FC_IREC_STEP:
+        marker_seen = 1;
+        if (eval_since) { /* an evaluation pass runs across the marker */
+            exclude(eval_since, r->t);
+            eval_since = r->t;
+        }
+        close_iter(FC_MODE_MARKER, r->t, 0);
+        open_iter(FC_MODE_MARKER, r->t);
+        break;
+    case FC_IREC_EVAL_BEGIN:
+        if (xeval_depth++ == 0) {
+            xeval_since = r->t;
+            eval.count++;
+        }
+        break;
+    case FC_IREC_EVAL_END:
+        if (xeval_depth > 0 && --xeval_depth == 0) {
+            exclude(xeval_since, r->t);
+            eval.ticks += r->t - xeval_since;
+            xeval_since = 0;
+        }
+        break;
+    case FC_IREC_NVTX_PUSH:
+        nvtx_seen = 1;
+        if (nvtx_depth++ == 0)
+            open_iter(FC_MODE_NVTX, r->t);
+        break;
+    case FC_IREC_NVTX_POP:
+        if (nvtx_depth > 0 && --nvtx_depth == 0)
+            close_iter(FC_MODE_NVTX, r->t, 0);
+        break;
+    default:
+        break;
+    }
+}
+
+void fc_steps_record(const fc_irec *r, int cls)
+{
+    last_t = r->t > last_t ? r->t : last_t;
+    if (r->kind != FC_IREC_GEMM) {
+        on_marker(r);
+        return;
+    }
+    if (cls == FC_CLS_EVAL || cls == FC_CLS_XEVAL) {
+        eval.flops = fc_u128_sat_add(eval.flops, r->flops);
+        seg_has_eval |= cls == FC_CLS_EVAL;
+        return;
+    }
+    by_dtype[r->dtype % FC_DT_COUNT] = fc_u128_sat_add(by_dtype[r->dtype % FC_DT_COUNT], r->flops);
+    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++) {
+        mode_state *m = &modes[mode];
+        if (m->open)
+            add_flops(&m->cur, cls, r->flops);
+        else
+            m->other = fc_u128_sat_add(m->other, r->flops);
+    }
+}
+
+void fc_steps_segment_end(uint64_t t1, int group_final, int at_end)
+{
+    if (seg_kind == FC_SEG_EVAL) {
+        if (seg_has_eval)
+            eval.count++;
+        if (eval_since) {
+            exclude(eval_since, t1);
+            eval.ticks += t1 - seg_t0;
+        }
+        eval_since = 0;
+    } else if (group_final || at_end) {
+        close_iter(FC_MODE_AUTO, t1, at_end);
+    }
+    seg_kind = -1;
+}
+
+void fc_steps_finish(void)
+{
+    close_iter(FC_MODE_AUTO, last_t, 1);
+    for (int mode = FC_MODE_MARKER; mode <= FC_MODE_NVTX; mode++) {
+        mode_state *m = &modes[mode];
+        if (m->open) { /* work after the last marker: no iteration of its own */
+            m->other = fc_u128_sat_add(m->other,
+                                       fc_u128_sat_add(m->cur.fwd, fc_u128_sat_add(m->cur.bwd, m->cur.rec)));
+            m->open = 0;
+        }
+    }
+}
+
+void fc_steps_get(int mode, fc_steps_view *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mode = mode;
+    if (mode < FC_MODE_AUTO || mode > FC_MODE_NVTX)
+        return;
+    const mode_state *m = &modes[mode];
+    out->count = m->count;
+    out->stored = m->stored;
+    out->list = m->list;
+    out->fwd = m->fwd;
+    out->bwd = m->bwd;
+    out->rec = m->rec;
+}
+
+void fc_steps_eval(fc_eval_view *out)
+{
+    *out = eval;
+}
+
+fc_u128 fc_steps_other(int mode)
+{
+    return mode >= FC_MODE_AUTO && mode <= FC_MODE_NVTX ? modes[mode].other : 0;
+}
+
+int fc_steps_dominant_dtype(void)
+{
+    int best = FC_DT_UNKNOWN;
+    for (int d = 1; d < FC_DT_COUNT; d++)
+        if (by_dtype[d] > by_dtype[best])
+            best = d;
+    return best;
+}
+
+int fc_steps_iteration(int mode, uint64_t index, fc_iteration *out)
+{
+    if (mode < FC_MODE_AUTO || mode > FC_MODE_NVTX || index == 0)
+        return -1;
+    const mode_state *m = &modes[mode];
+    if (index <= m->stored) {
+        *out = m->list[index - 1];
+        return 0;
+    }
+    if (index > m->count || m->count - index >= RECENT)
+        return -1;
+    *out = m->recent[(index - 1) % RECENT];
+    return 0;
+}

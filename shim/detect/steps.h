@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* steps.h - labelled segments and markers in, iterations out: the three
+ * ways of counting iterations (automatic, flopcount_step markers, NVTX
+ * ranges) kept side by side, evaluation passes, recompute and time. No
+ * output here: the live line (report/live.c) reads finished iterations.
+ * Single consumer (whoever holds the drain lock), like segment.h. */
+#ifndef FC_STEPS_H
+#define FC_STEPS_H
+
+#include <stdint.h>
+
+#include "u128.h"
+#include "irec.h"
+
+enum fc_steps_mode { FC_MODE_NONE = 0, FC_MODE_AUTO, FC_MODE_MARKER, FC_MODE_NVTX };
+
+/* One training iteration. */
+typedef struct fc_iteration {
+    uint64_t t0, t1;   /* ticks: start, end */
+    uint64_t excluded; /* ticks of evaluation inside [t0, t1) */
+    fc_u128 fwd, bwd, rec;
+    uint64_t calls;
+    int open_end;      /* t1 is the last call, not the next iteration's start */
+} fc_iteration;
+
+/* Seconds of an iteration: its span less the evaluation inside it. */
+double fc_iteration_seconds(const fc_iteration *it);
+
+/* Totals of one mode. */
+typedef struct fc_steps_view {
+    int mode;
+    uint64_t count;              /* iterations finished */
+    uint64_t stored;             /* of which kept in the list */
+    const fc_iteration *list;    /* the first `stored` iterations */
+    fc_u128 fwd, bwd, rec;       /* over all finished iterations */
+} fc_steps_view;
+
+typedef struct fc_eval_view {
+    uint64_t count;
+    fc_u128 flops;
+    uint64_t ticks;   /* time spent in evaluation passes */
+} fc_eval_view;
+
+void fc_steps_reset(void);
+/* From segment.c, in stream order. */
+void fc_steps_segment_begin(int kind, uint64_t t0);
+void fc_steps_record(const fc_irec *r, int cls);
+/* group_final: the iteration cannot continue in the next segment; at_end:
+ * the stream ended here, so t1 is the last call, not a next start. */
+void fc_steps_segment_end(uint64_t t1, int group_final, int at_end);
+/* End of stream: close what is open (the last automatic iteration). */
+void fc_steps_finish(void);
+
+/* The mode iterations come from: markers once flopcount_step() was seen,
+ * else NVTX step ranges once one was seen, else automatic. */
+int fc_steps_mode(void);
+void fc_steps_get(int mode, fc_steps_view *out);
+void fc_steps_eval(fc_eval_view *out);
+/* Iteration index (1-based) of mode: kept when it is among the first
+ * stored ones or the last 64 finished. 0, or -1 when it is not kept. */
+int fc_steps_iteration(int mode, uint64_t index, fc_iteration *out);
+/* FLOPs in no iteration and no evaluation pass (a trailing forward, work
+ * before the first marker ...), per mode. */
+fc_u128 fc_steps_other(int mode);
+/* FLOPs per dtype over the iterations of the current mode, for picking the
+ * dominant dtype of the live line. */
+int fc_steps_dominant_dtype(void);
+
+#endif

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cublas_batched.c - hooks for the cuBLAS entry points that run many GEMMs
+ * in one call: cublas?gemmBatched (arrays of pointers), cublas?gemmStrided-
+ * Batched (one pointer and a stride), cublas?gemmGroupedBatched (groups of
+ * problems, each group its own shape), their Ex and 3m forms and every _64
+ * twin.
+ *
+ * Batched and strided calls are one record with batch = batchCount. A
+ * grouped call is one record per group with batch = group_size[i], so its
+ * FLOPs are the sum over groups of group_size * 2*m*n*k. Arrays of device
+ * pointers are never read: their own address stands for the operands. The
+ * per-group shape arrays of a grouped call are host memory and are read
+ * after the real call, as cuBLAS itself reads them. */
+#include <cublas_api.h>
+#include <stddef.h>
+
+#include "cublas.h"
+
+typedef uint16_t fc_half; /* see cublas_gemm.c: only pointers to it cross the ABI */
+
+#define FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count)                               \
+    .api = (API), .flags = (FLAGS), .transa = fc_cublas_op(ta),                           \
+    .transb = fc_cublas_op(tb), .m = (m), .n = (n), .k = (k), .batch = (count)
+
+/* ---- arrays of pointers ---- */
+
+#define FC_CUBLAS_BATCHED(sym, T, I, API, FLAGS, DT)                                      \
+    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
+                                       cublasOperation_t, I, I, I, const T *,             \
+                                       const T *const[], I, const T *const[], I,          \
+                                       const T *, T *const[], I, I);                      \
+    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
+                                 cublasOperation_t tb, I m, I n, I k, const T *alpha,     \
+                                 const T *const A[], I lda, const T *const B[], I ldb,    \
+                                 const T *beta, T *const C[], I ldc, I count)             \
+    {                                                                                     \
+        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
+        int outer = fc_hook_begin();                                                      \
+        cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
+                                     ldc, count);                                         \
+        fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
+                     .out_dtype = (DT), .compute = -1, .a = A, .b = B, .c = C};           \
+        fc_cublas_finish(outer, &g, st, h);                                               \
+        return st;                                                                        \
+    }
+
+#define FC_CUBLAS_BATCHED_PAIR(sym, T, API, DT)                                           \
+    FC_CUBLAS_BATCHED(sym, T, int, API, 0, DT)                                            \
+    FC_CUBLAS_BATCHED(sym##_64, T, int64_t, API, FC_API_64, DT)
+
+FC_CUBLAS_BATCHED_PAIR(cublasHgemmBatched, fc_half, FC_API_CUBLAS_HGEMM_BATCHED, FC_DT_FP16)
+FC_CUBLAS_BATCHED_PAIR(cublasSgemmBatched, float, FC_API_CUBLAS_SGEMM_BATCHED, FC_DT_FP32)
+FC_CUBLAS_BATCHED_PAIR(cublasDgemmBatched, double, FC_API_CUBLAS_DGEMM_BATCHED, FC_DT_FP64)
+FC_CUBLAS_BATCHED_PAIR(cublasCgemmBatched, cuComplex, FC_API_CUBLAS_CGEMM_BATCHED,
+                       FC_DT_COMPLEX64)
+FC_CUBLAS_BATCHED_PAIR(cublasZgemmBatched, cuDoubleComplex, FC_API_CUBLAS_ZGEMM_BATCHED,
+                       FC_DT_COMPLEX128)
+FC_CUBLAS_BATCHED_PAIR(cublasCgemm3mBatched, cuComplex, FC_API_CUBLAS_CGEMM3M_BATCHED,
+                       FC_DT_COMPLEX64)
+
+#define FC_CUBLAS_BATCHED_EX(sym, I, FLAGS)                                               \
+    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
+                                       cublasOperation_t, I, I, I, const void *,          \
+                                       const void *const[], cudaDataType, I,              \
+                                       const void *const[], cudaDataType, I,              \
+                                       const void *, void *const[], cudaDataType, I, I,   \
+                                       cublasComputeType_t, cublasGemmAlgo_t);            \
+    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
+                                 cublasOperation_t tb, I m, I n, I k, const void *alpha,  \
+                                 const void *const A[], cudaDataType Atype, I lda,        \
+                                 const void *const B[], cudaDataType Btype, I ldb,        \
+                                 const void *beta, void *const C[], cudaDataType Ctype,   \
+                                 I ldc, I count, cublasComputeType_t compute,             \
+                                 cublasGemmAlgo_t algo)                                   \
+    {                                                                                     \
+        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_BATCHED_EX);                     \
+        int outer = fc_hook_begin();                                                      \
+        cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
+                                     ldb, beta, C, Ctype, ldc, count, compute, algo);     \
+        fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMM_BATCHED_EX, FLAGS, ta, tb, m, n,  \
+                                     k, count),                                           \
+                     .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
+                     .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
+                     .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
+        fc_cublas_finish(outer, &g, st, h);                                               \
+        return st;                                                                        \
+    }
+
+FC_CUBLAS_BATCHED_EX(cublasGemmBatchedEx, int, 0)
+FC_CUBLAS_BATCHED_EX(cublasGemmBatchedEx_64, int64_t, FC_API_64)
+
+/* ---- one pointer and a stride per operand ---- */
+
+#define FC_CUBLAS_STRIDED(sym, T, I, API, FLAGS, DT)                                      \
+    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
+                                       cublasOperation_t, I, I, I, const T *, const T *,  \
+                                       I, long long, const T *, I, long long, const T *,  \
+                                       T *, I, long long, I);                             \
+    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
+                                 cublasOperation_t tb, I m, I n, I k, const T *alpha,     \
+                                 const T *A, I lda, long long sa, const T *B, I ldb,      \
+                                 long long sb, const T *beta, T *C, I ldc, long long sc,  \
+                                 I count)                                                 \
+    {                                                                                     \
+        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
+        int outer = fc_hook_begin();                                                      \
+        cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb,   \
+                                     beta, C, ldc, sc, count);                            \
+        fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
+                     .out_dtype = (DT), .compute = -1, .a = A, .b = B, .c = C};           \
+        fc_cublas_finish(outer, &g, st, h);                                               \
+        return st;                                                                        \
+    }
+
+#define FC_CUBLAS_STRIDED_PAIR(sym, T, API, DT)                                           \
+    FC_CUBLAS_STRIDED(sym, T, int, API, 0, DT)                                            \
+    FC_CUBLAS_STRIDED(sym##_64, T, int64_t, API, FC_API_64, DT)
+
+FC_CUBLAS_STRIDED_PAIR(cublasHgemmStridedBatched, fc_half, FC_API_CUBLAS_HGEMM_STRIDED,
+                       FC_DT_FP16)
+FC_CUBLAS_STRIDED_PAIR(cublasSgemmStridedBatched, float, FC_API_CUBLAS_SGEMM_STRIDED,
+                       FC_DT_FP32)
+FC_CUBLAS_STRIDED_PAIR(cublasDgemmStridedBatched, double, FC_API_CUBLAS_DGEMM_STRIDED,
+                       FC_DT_FP64)
+FC_CUBLAS_STRIDED_PAIR(cublasCgemmStridedBatched, cuComplex, FC_API_CUBLAS_CGEMM_STRIDED,
+                       FC_DT_COMPLEX64)
+FC_CUBLAS_STRIDED_PAIR(cublasZgemmStridedBatched, cuDoubleComplex,
+                       FC_API_CUBLAS_ZGEMM_STRIDED, FC_DT_COMPLEX128)
+FC_CUBLAS_STRIDED_PAIR(cublasCgemm3mStridedBatched, cuComplex, FC_API_CUBLAS_CGEMM3M_STRIDED,
+                       FC_DT_COMPLEX64)
+
+#define FC_CUBLAS_STRIDED_EX(sym, I, FLAGS)                                               \
+    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
+                                       cublasOperation_t, I, I, I, const void *,          \
+                                       const void *, cudaDataType, I, long long,          \
+                                       const void *, cudaDataType, I, long long,          \
+                                       const void *, void *, cudaDataType, I, long long,  \
+                                       I, cublasComputeType_t, cublasGemmAlgo_t);         \
+    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
+                                 cublasOperation_t tb, I m, I n, I k, const void *alpha,  \
+                                 const void *A, cudaDataType Atype, I lda, long long sa,  \
+                                 const void *B, cudaDataType Btype, I ldb, long long sb,  \
+                                 const void *beta, void *C, cudaDataType Ctype, I ldc,    \
+                                 long long sc, I count, cublasComputeType_t compute,      \
+                                 cublasGemmAlgo_t algo)                                   \
+    {                                                                                     \
+        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_STRIDED_EX);                     \
+        int outer = fc_hook_begin();                                                      \
+        cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, sa, B,     \
+                                     Btype, ldb, sb, beta, C, Ctype, ldc, sc, count,      \
+                                     compute, algo);                                      \
+        fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMM_STRIDED_EX, FLAGS, ta, tb, m, n,  \
+                                     k, count),                                           \
+                     .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
+                     .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
+                     .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
+        fc_cublas_finish(outer, &g, st, h);                                               \
+        return st;                                                                        \
+    }
+
+FC_CUBLAS_STRIDED_EX(cublasGemmStridedBatchedEx, int, 0)
+FC_CUBLAS_STRIDED_EX(cublasGemmStridedBatchedEx_64, int64_t, FC_API_64)
+
+/* ---- groups ---- */
+
+/* What a grouped call looked like; the arrays are the caller's host arrays.
+ * I is the index type of the entry point, so two copies of the walker. */
+typedef struct grouped {
+    const cublasOperation_t *ta, *tb;
+    const void *m, *n, *k, *size; /* int[] or int64_t[] */
+    int64_t count;
+    int is64;
+} grouped;
+
+static int64_t grouped_at(const void *arr, int is64, int64_t i)
+{
+    return is64 ? ((const int64_t *)arr)[i] : ((const int *)arr)[i];
+}
+
+/* One record per group. A call whose arrays are missing or whose group
+ * count is negative is one invalid record (shape unknown, no FLOPs). */
+static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
+                           const void *handle)
+{
+    if (!outer || !fc_is_enabled()) {
+        fc_leave();
+        return;
+    }
+    int saved = errno, ok = status == CUBLAS_STATUS_SUCCESS;
+    if (ok && g->dtype == FC_DT_FP32 && fc_cublas_runs_tf32(handle, g->compute))
+        g->dtype = FC_DT_TF32;
+    int arrays = gr->ta && gr->tb && gr->m && gr->n && gr->k && gr->size;
+    if (gr->count < 0 || (gr->count > 0 && !arrays)) {
+        g->m = g->n = g->k = g->batch = -1;
+        g->transa = g->transb = '?';
+        fc_ring_count(g, ok);
+    } else {
+        for (int64_t i = 0; i < gr->count; i++) {
+            g->transa = fc_cublas_op(gr->ta[i]);
+            g->transb = fc_cublas_op(gr->tb[i]);
+            g->m = grouped_at(gr->m, gr->is64, i);
+            g->n = grouped_at(gr->n, gr->is64, i);
+            g->k = grouped_at(gr->k, gr->is64, i);
+            g->batch = grouped_at(gr->size, gr->is64, i);
+            fc_ring_count(g, ok);
+        }
+    }
+    errno = saved;
+    fc_leave();
+}
+
+#define FC_CUBLAS_GROUPED(sym, T, I, API, FLAGS, DT)                                      \
+    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, const cublasOperation_t[],         \
+                                       const cublasOperation_t[], const I[], const I[],   \
+                                       const I[], const T[], const T *const[], const I[], \
+                                       const T *const[], const I[], const T[],            \
+                                       T *const[], const I[], I, const I[]);              \
+    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, const cublasOperation_t ta[],          \
+                                 const cublasOperation_t tb[], const I m[], const I n[],  \
+                                 const I k[], const T alpha[], const T *const A[],        \
+                                 const I lda[], const T *const B[], const I ldb[],        \
+                                 const T beta[], T *const C[], const I ldc[], I groups,   \
+                                 const I size[])                                          \
+    {                                                                                     \
+        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
+        int outer = fc_hook_begin();                                                      \
+        cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
+                                     ldc, groups, size);                                  \
+        fc_gemm g = {.api = (API), .flags = (FLAGS), .dtype = (DT), .out_dtype = (DT),    \
+                     .compute = -1, .a = A, .b = B, .c = C};                              \
+        grouped gr = {ta, tb, m, n, k, size, groups, (FLAGS) != 0};                       \
+        grouped_record(outer, &g, &gr, st, h);                                            \
+        return st;                                                                        \
+    }
+
+FC_CUBLAS_GROUPED(cublasSgemmGroupedBatched, float, int, FC_API_CUBLAS_SGEMM_GROUPED, 0,
+                  FC_DT_FP32)
+FC_CUBLAS_GROUPED(cublasSgemmGroupedBatched_64, float, int64_t, FC_API_CUBLAS_SGEMM_GROUPED,
+                  FC_API_64, FC_DT_FP32)
+FC_CUBLAS_GROUPED(cublasDgemmGroupedBatched, double, int, FC_API_CUBLAS_DGEMM_GROUPED, 0,
+                  FC_DT_FP64)
+FC_CUBLAS_GROUPED(cublasDgemmGroupedBatched_64, double, int64_t, FC_API_CUBLAS_DGEMM_GROUPED,
+                  FC_API_64, FC_DT_FP64)
+
+#define FC_CUBLAS_GROUPED_EX(sym, I, FLAGS)                                               \
+    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, const cublasOperation_t[],         \
+                                       const cublasOperation_t[], const I[], const I[],   \
+                                       const I[], const void *, const void *const[],      \
+                                       cudaDataType_t, const I[], const void *const[],    \
+                                       cudaDataType_t, const I[], const void *,           \
+                                       void *const[], cudaDataType_t, const I[], I,       \
+                                       const I[], cublasComputeType_t);                   \
+    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, const cublasOperation_t ta[],          \
+                                 const cublasOperation_t tb[], const I m[], const I n[],  \
+                                 const I k[], const void *alpha, const void *const A[],   \
+                                 cudaDataType_t Atype, const I lda[],                     \
+                                 const void *const B[], cudaDataType_t Btype,             \
+                                 const I ldb[], const void *beta, void *const C[],        \
+                                 cudaDataType_t Ctype, const I ldc[], I groups,           \
+                                 const I size[], cublasComputeType_t compute)             \
+    {                                                                                     \
+        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_GROUPED_EX);                     \
+        int outer = fc_hook_begin();                                                      \
+        cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
+                                     ldb, beta, C, Ctype, ldc, groups, size, compute);    \
+        fc_gemm g = {.api = FC_API_CUBLAS_GEMM_GROUPED_EX, .flags = (FLAGS),              \
+                     .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
+                     .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
+                     .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
+        grouped gr = {ta, tb, m, n, k, size, groups, (FLAGS) != 0};                       \
+        grouped_record(outer, &g, &gr, st, h);                                            \
+        return st;                                                                        \
+    }
+
+FC_CUBLAS_GROUPED_EX(cublasGemmGroupedBatchedEx, int, 0)
+FC_CUBLAS_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t, FC_API_64)

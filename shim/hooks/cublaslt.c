@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cublaslt.c - the cublasLtMatmul hook.
+ *
+ * cuBLASLt passes the shape of a GEMM inside opaque descriptors, which the
+ * caller may have built with cublasLt*Create, with the inline *Init helpers
+ * on its own memory, or long ago and then changed with *SetAttribute. So the
+ * hook never tracks descriptor creation: at every call it asks the real
+ * library's own getters what the descriptors hold right now. It never reads
+ * descriptor memory itself, whose layout is private to each cuBLAS version.
+ *
+ * Shape rules (layouts describe matrices as stored):
+ *   m = rows(D), n = cols(D), batch = batch count of D (C when D is NULL),
+ *   k = cols(A) when A is not transposed, rows(A) when it is;
+ * and op(A) must be m x k, op(B) k x n. Descriptors that cannot be read or
+ * that disagree give an unknown shape: the call is still forwarded untouched
+ * and is counted as invalid, never with FLOPs we cannot explain.
+ *
+ * dtype is A's element type, except fp32 inputs under the compute type
+ * CUBLAS_COMPUTE_32F_FAST_TF32, which run as tf32 (see docs/cublaslt.md). */
+#include <cublasLt.h>
+
+#include "core/diag.h"
+#include "hook.h"
+
+typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,
+                                       const void *, cublasLtMatrixLayout_t, const void *,
+                                       cublasLtMatrixLayout_t, const void *, const void *,
+                                       cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t,
+                                       const cublasLtMatmulAlgo_t *, void *, size_t,
+                                       cudaStream_t);
+typedef cublasStatus_t (*lt_layout_get_fn)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t,
+                                           void *, size_t, size_t *);
+typedef cublasStatus_t (*lt_desc_get_fn)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t,
+                                         void *, size_t, size_t *);
+
+/* What the hook needs from one layout. */
+typedef struct lt_layout {
+    uint32_t type; /* cudaDataType_t */
+    uint64_t rows, cols;
+    int32_t batch;
+} lt_layout;
+
+/* The getters insist that the buffer size equals the attribute's size, so
+ * every read names its exact type. A getter that fails means the descriptor
+ * is NULL, destroyed or not one of this library's: the shape is unknown. */
+static int lay_get(lt_layout_get_fn get, cublasLtMatrixLayout_t l,
+                   cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t size)
+{
+    size_t written = 0;
+    return get(l, attr, buf, size, &written) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
+}
+
+static int desc_get_i32(lt_desc_get_fn get, cublasLtMatmulDesc_t d,
+                        cublasLtMatmulDescAttributes_t attr, int32_t *out)
+{
+    size_t written = 0;
+    return get(d, attr, out, sizeof *out, &written) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
+}
+
+/* Reads rows and cols, plus the type and batch count when asked for (each
+ * read is a call into the library, so B's unused ones are skipped). */
+static int read_layout(lt_layout_get_fn get, cublasLtMatrixLayout_t l, int want_type,
+                       int want_batch, lt_layout *out)
+{
+    if (lay_get(get, l, CUBLASLT_MATRIX_LAYOUT_ROWS, &out->rows, sizeof out->rows) ||
+        lay_get(get, l, CUBLASLT_MATRIX_LAYOUT_COLS, &out->cols, sizeof out->cols))
+        return -1;
+    if (want_type && lay_get(get, l, CUBLASLT_MATRIX_LAYOUT_TYPE, &out->type, sizeof out->type))
+        return -1;
+    if (want_batch &&
+        lay_get(get, l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &out->batch, sizeof out->batch))
+        return -1;
+    return 0;
+}
+
+/* cublasOperation_t: N 0, T 1, C 2 (conjugate transpose), CONJG 3
+ * (conjugate, not transposed). Returns the report letter, or 0 for a value
+ * we do not know. */
+static char op_letter(int32_t op)
+{
+    switch (op) {
+    case CUBLAS_OP_N: return 'N';
+    case CUBLAS_OP_T: return 'T';
+    case CUBLAS_OP_C: return 'C';
+    case CUBLAS_OP_CONJG: return '?';
+    default: return 0;
+    }
+}
+
+static int is_transposed(int32_t op)
+{
+    return op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+/* Input dtype: A's element type; fp32 under FAST_TF32 runs on the tf32
+ * tensor cores, the one case where what runs is not what is stored. Other
+ * FAST_* modes keep the stored type; the compute field still names them. */
+static uint8_t input_dtype(uint32_t a_type, int32_t compute)
+{
+    int dt = fc_dtype_from_cuda((int)a_type);
+    if (dt == FC_DT_FP32 && compute == CUBLAS_COMPUTE_32F_FAST_TF32)
+        dt = FC_DT_TF32;
+    return (uint8_t)dt;
+}
+
+/* Fills g's shape from op(A) (m x k), op(B) (k x n) and D (m x n); -1 when
+ * they disagree, which the real library rejects anyway. */
+static int fill_dims(fc_gemm *g, int32_t ta, int32_t tb, const lt_layout *a,
+                     const lt_layout *b, const lt_layout *d)
+{
+    static int warned;
+    uint64_t am = is_transposed(ta) ? a->cols : a->rows;
+    uint64_t ak = is_transposed(ta) ? a->rows : a->cols;
+    uint64_t bk = is_transposed(tb) ? b->cols : b->rows;
+    uint64_t bn = is_transposed(tb) ? b->rows : b->cols;
+    if (am != d->rows || bn != d->cols || ak != bk || d->rows > INT64_MAX ||
+        d->cols > INT64_MAX || ak > INT64_MAX || d->batch < 0) {
+        fc_warn_once(&warned,
+                     "cublasLtMatmul: layouts disagree (op(A) %llux%llu, op(B) %llux%llu, "
+                     "D %llux%llu); such calls are counted as invalid",
+                     (unsigned long long)am, (unsigned long long)ak, (unsigned long long)bk,
+                     (unsigned long long)bn, (unsigned long long)d->rows,
+                     (unsigned long long)d->cols);
+        return -1;
+    }
+    g->m = (int64_t)d->rows;
+    g->n = (int64_t)d->cols;
+    g->k = (int64_t)ak;
+    g->batch = d->batch;
+    return 0;
+}
+
+/* Decodes the call into g. On any failure g keeps m = n = k = -1, which
+ * fc_record counts as an invalid call. */
+static void lt_decode(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
+                      cublasLtMatrixLayout_t bl, cublasLtMatrixLayout_t dl, fc_gemm *g)
+{
+    FC_REAL(FC_LIB_CUBLASLT, lt_desc_get_fn, cublasLtMatmulDescGetAttribute);
+    FC_REAL(FC_LIB_CUBLASLT, lt_layout_get_fn, cublasLtMatrixLayoutGetAttribute);
+    lt_desc_get_fn dget = fn_cublasLtMatmulDescGetAttribute;
+    lt_layout_get_fn lget = fn_cublasLtMatrixLayoutGetAttribute;
+    if (dget == NULL || lget == NULL)
+        return;
+    int32_t compute = 0, ta = 0, tb = 0;
+    if (desc_get_i32(dget, desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute) ||
+        desc_get_i32(dget, desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta) ||
+        desc_get_i32(dget, desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb))
+        return;
+    char la = op_letter(ta), lb = op_letter(tb);
+    if (la == 0 || lb == 0 || compute < INT16_MIN || compute > INT16_MAX)
+        return;
+    lt_layout a = {0}, b = {0}, d = {0};
+    if (read_layout(lget, al, 1, 0, &a) || read_layout(lget, bl, 0, 0, &b) ||
+        read_layout(lget, dl, 1, 1, &d))
+        return;
+    fc_gemm shape = *g;
+    if (fill_dims(&shape, ta, tb, &a, &b, &d))
+        return;
+    shape.compute = (int16_t)compute;
+    shape.transa = la;
+    shape.transb = lb;
+    shape.dtype = input_dtype(a.type, compute);
+    shape.out_dtype = (uint8_t)fc_dtype_from_cuda((int)d.type);
+    *g = shape;
+}
+
+FC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                        const void *alpha, const void *A,
+                                        cublasLtMatrixLayout_t Adesc, const void *B,
+                                        cublasLtMatrixLayout_t Bdesc, const void *beta,
+                                        const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+                                        cublasLtMatrixLayout_t Ddesc,
+                                        const cublasLtMatmulAlgo_t *algo, void *workspace,
+                                        size_t workspaceSize, cudaStream_t stream)
+{
+    FC_REAL(FC_LIB_CUBLASLT, lt_matmul_fn, cublasLtMatmul);
+    if (FC_UNLIKELY(fn_cublasLtMatmul == NULL)) {
+        fc_record_unresolved(FC_API_CUBLASLT_MATMUL);
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    }
+    int outer = fc_hook_begin();
+    if (!outer) { /* called from inside another counted call (libcublas int8 GemmEx) */
+        cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C,
+                                              Cdesc, D, Ddesc, algo, workspace, workspaceSize,
+                                              stream);
+        fc_leave();
+        return st;
+    }
+    fc_gemm g = {.api = FC_API_CUBLASLT_MATMUL, .compute = -1, .transa = '?', .transb = '?',
+                 .m = -1, .n = -1, .k = -1, .batch = -1, .a = A, .b = B, .c = D,
+                 .stream_handle = stream, .stream_kind = FC_STREAM_DIRECT};
+    if (FC_LIKELY(fc_is_enabled())) {
+        /* Read before forwarding: the shape as it was when the GEMM was
+         * issued. The getters may touch errno; the caller must not see it. */
+        int saved = errno;
+        lt_decode(desc, Adesc, Bdesc, Ddesc != NULL ? Ddesc : Cdesc, &g);
+        errno = saved;
+    }
+    cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
+                                          D, Ddesc, algo, workspace, workspaceSize, stream);
+    fc_hook_end(outer, &g, st == CUBLAS_STATUS_SUCCESS);
+    return st;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* callsite.c - where each GEMM shape is first called from.
+ *
+ * A shape (api, types, transposes, m, n, k, batch, named by fc_site_key) is
+ * unwound the first time it is seen, never again: the hot path pays one
+ * probe of a table of shape keys (ring/hotpath.h). The frames above
+ * libflopcount (up to FC_CALLSITE_FRAMES of them) make the call site. The
+ * report (report/callsites.c) credits each counted shape's FLOPs to the
+ * call site of its first call, so a shape issued from two places is
+ * credited to the first (docs/iterations.md). */
+#include "callsite.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "core/base.h"
+#include "core/options.h"
+
+#define SIG_SLOTS FC_CALLSITE_SIG_SLOTS
+#define SITES FC_CALLSITE_SITES
+#define FRAMES FC_CALLSITE_FRAMES
+
+typedef struct site {
+    _Atomic uint64_t hash; /* 0: free */
+    int n;
+    void *ip[FRAMES];
+} site;
+
+_Atomic uint32_t fc_callsite_sigs[SIG_SLOTS];
+static _Atomic uint32_t sig_site[SIG_SLOTS]; /* site index + 1; 0 not known yet */
+static site sites[SITES];
+static void *_Atomic self_base;
+#define SITE_BUSY 2u /* hashes are odd: an even value is never a real one */
+
+void fc_callsite_reset(void)
+{
+    memset(fc_callsite_sigs, 0, sizeof fc_callsite_sigs);
+    memset(sig_site, 0, sizeof sig_site);
+    memset(sites, 0, sizeof sites);
+}
+
+static int in_self(void *ip)
+{
+    Dl_info info;
+    void *base = atomic_load_explicit(&self_base, memory_order_relaxed);
+    if (base == NULL && dladdr((void *)fc_callsite_note, &info) != 0) {
+        base = info.dli_fbase;
+        atomic_store_explicit(&self_base, base, memory_order_relaxed);
+    }
+    return dladdr(ip, &info) != 0 && info.dli_fbase == base;
+}
+
+/* Unwinds the current stack into a site; returns its index + 1, or 0. */
+static uint32_t unwind_site(void)
+{
+    void *ips[48];
+    int n = unw_backtrace(ips, 48);
+    site s = {.n = 0};
+    for (int i = 0; i < n && s.n < FRAMES; i++) {
+        if (s.n == 0 && in_self(ips[i]))
+            continue; /* our own frames: the hook and what it called */
+        s.ip[s.n++] = ips[i];
+    }
+    if (s.n == 0)
+        return 0;
+    uint64_t h = 0x84222325cbf29ce4ull;
+    for (int i = 0; i < s.n; i++)
+        h = (h ^ (uint64_t)(uintptr_t)s.ip[i]) * 0x100000001b3ull;
+    h |= 1;
+    for (uint32_t i = 0; i < SITES; i++) {
+        site *t = &sites[(h + i) & (SITES - 1)];
+        uint64_t cur = atomic_load_explicit(&t->hash, memory_order_acquire);
+        if (cur == 0) {
+            /* Claim the slot, fill it, then publish its hash. */
+            uint64_t expect = 0;
+            if (atomic_compare_exchange_strong(&t->hash, &expect, SITE_BUSY)) {
+                t->n = s.n;
+                memcpy(t->ip, s.ip, sizeof s.ip);
+                atomic_store_explicit(&t->hash, h, memory_order_release);
+                return (uint32_t)((h + i) & (SITES - 1)) + 1;
+            }
+            cur = expect;
+        }
+        while (cur == SITE_BUSY) /* another thread is filling it: a few ns */
+            cur = atomic_load_explicit(&t->hash, memory_order_acquire);
+        if (cur == h)
+            return (uint32_t)((h + i) & (SITES - 1)) + 1;
+    }
+    return 0;
+}
+
+void fc_callsite_note(uint32_t sig) /* sig: fc_site_key */
+{
+    uint32_t i = sig;
+    for (int probe = 0; probe < 8; probe++, i++) {
+        uint32_t j = i & (SIG_SLOTS - 1);
+        uint32_t cur = atomic_load_explicit(&fc_callsite_sigs[j], memory_order_relaxed);
+        if (FC_LIKELY(cur == sig))
+            return;
+        if (cur != 0)
+            continue;
+        uint32_t expect = 0;
+        if (!atomic_compare_exchange_strong(&fc_callsite_sigs[j], &expect, sig)) {
+            if (expect == sig)
+                return;
+            continue;
+        }
+        if (fc_opt.callsites) {
+            int saved = errno;
+            atomic_store_explicit(&sig_site[j], unwind_site(), memory_order_release);
+            errno = saved;
+        }
+        return;
+    }
+}
+
+uint32_t fc_callsite_of(uint32_t sig)
+{
+    uint32_t i = sig;
+    for (int probe = 0; probe < 8; probe++, i++) {
+        uint32_t j = i & (SIG_SLOTS - 1);
+        uint32_t cur = atomic_load_explicit(&fc_callsite_sigs[j], memory_order_relaxed);
+        if (cur == sig)
+            return atomic_load_explicit(&sig_site[j], memory_order_acquire);
+        if (cur == 0)
+            return 0;
+    }
+    return 0;
+}
+
+int fc_callsite_frames(uint32_t site, void **ip)
+{
+    if (site == 0 || site > SITES)
+        return 0;
+    const struct site *t = &sites[site - 1];
+    if (atomic_load_explicit(&t->hash, memory_order_acquire) <= SITE_BUSY)
+        return 0;
+    memcpy(ip, t->ip, sizeof t->ip);
+    return t->n;
+}
+
+int fc_callsite_enabled(void)
+{
+    return fc_opt.callsites;
+}

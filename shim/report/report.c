@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* report.c - write what was counted: the JSON report (atomically, to
+ * FLOPCOUNT_OUTPUT) and the short summary on stderr.
+ *
+ * Nothing here allocates: shapes are copied into a static array and sorted
+ * in place, text goes through fixed buffers, so the same code can run from
+ * the destructor, from a snapshot timer or after a fatal signal. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/api.h"
+#include "core/clock.h"
+#include "core/diag.h"
+#include "core/options.h"
+#include "core/process.h"
+#include "core/rank.h"
+#include "count/counters.h"
+#include "dtype.h"
+#include "flopcount.h"
+#include "jsonw.h"
+#include "live.h"
+#include "ring/ring.h"
+#include "sections.h"
+
+#define MAX_VIEWS (FC_SHAPE_CAPACITY + FC_API_COUNT * FC_DT_COUNT)
+
+static fc_shape_view views[MAX_VIEWS];
+static size_t n_views;
+static char command[1024];
+static int done_at_exit;
+static fc_jw json_writer;
+
+void fc_report_init(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, command, sizeof command - 1);
+        close(fd);
+        if (n > 0) {
+            command[n] = '\0';
+            for (ssize_t i = 0; i < n - 1; i++) /* arguments are NUL-separated */
+                if (command[i] == '\0')
+                    command[i] = ' ';
+        }
+    }
+}
+
+static void collect(const fc_shape_view *v, void *ctx)
+{
+    (void)ctx;
+    if (n_views < MAX_VIEWS)
+        views[n_views++] = *v;
+}
+
+/* Largest FLOPs first, then most calls: shell sort, no allocation. */
+static int before(const fc_shape_view *x, const fc_shape_view *y)
+{
+    if (x->flops != y->flops)
+        return x->flops > y->flops;
+    return x->calls + x->failed_calls > y->calls + y->failed_calls;
+}
+
+/* The counters with every finished call in them: the rings drained first. */
+static void totals(fc_totals *t)
+{
+    fc_ring_sync();
+    fc_counters_totals(t);
+}
+
+static void sort_views(void)
+{
+    n_views = 0;
+    fc_ring_sync();
+    fc_counters_foreach(collect, NULL);
+    for (size_t gap = n_views / 2; gap > 0; gap /= 2)
+        for (size_t i = gap; i < n_views; i++) {
+            fc_shape_view t = views[i];
+            size_t j = i;
+            for (; j >= gap && before(&t, &views[j - gap]); j -= gap)
+                views[j] = views[j - gap];
+            views[j] = t;
+        }
+}
+
+static void trans_name(char t, char out[2])
+{
+    out[0] = t;
+    out[1] = '\0';
+}
+
+static void write_shapes(fc_jw *w)
+{
+    fc_jw_arr_begin(w, "shapes");
+    for (size_t i = 0; i < n_views; i++) {
+        const fc_shape_view *v = &views[i];
+        char ta[2], tb[2];
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_str(w, "api", fc_api_name(v->key.api, v->key.flags & FC_API_64));
+        if (v->key.m < 0) { /* overflow bucket: more shapes than the table holds */
+            fc_jw_bool(w, "overflow", 1);
+            fc_jw_str(w, "dtype", fc_dtype_name(v->key.dtype));
+        } else {
+            fc_jw_i64(w, "m", v->key.m);
+            fc_jw_i64(w, "n", v->key.n);
+            fc_jw_i64(w, "k", v->key.k);
+            fc_jw_i64(w, "batch", v->key.batch);
+            trans_name(v->key.transa, ta);
+            trans_name(v->key.transb, tb);
+            fc_jw_str(w, "transa", ta);
+            fc_jw_str(w, "transb", tb);
+            fc_jw_str(w, "dtype", fc_dtype_name(v->key.dtype));
+            fc_jw_str(w, "out_dtype", fc_dtype_name(v->key.out_dtype));
+            if (v->key.compute >= 0)
+                fc_jw_str(w, "compute", fc_compute_type_name(v->key.compute));
+            else
+                fc_jw_null(w, "compute");
+        }
+        fc_jw_u64(w, "calls", v->calls);
+        fc_jw_u128(w, "flops", v->flops);
+        fc_jw_u64(w, "failed_calls", v->failed_calls);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+}
+
+struct group {
+    uint64_t calls;
+    fc_u128 flops;
+};
+
+static void write_groups(fc_jw *w)
+{
+    static struct group api[FC_API_COUNT][2], dt[FC_DT_COUNT];
+    memset(api, 0, sizeof api);
+    memset(dt, 0, sizeof dt);
+    for (size_t i = 0; i < n_views; i++) {
+        const fc_shape_view *v = &views[i];
+        struct group *a = &api[v->key.api % FC_API_COUNT][(v->key.flags & FC_API_64) ? 1 : 0];
+        struct group *d = &dt[v->key.dtype % FC_DT_COUNT];
+        a->calls += v->calls;
+        a->flops = fc_u128_sat_add(a->flops, v->flops);
+        d->calls += v->calls;
+        d->flops = fc_u128_sat_add(d->flops, v->flops);
+    }
+    fc_jw_obj_begin(w, "by_api");
+    for (int i = 0; i < FC_API_COUNT; i++)
+        for (int b = 0; b < 2; b++)
+            if (api[i][b].calls) {
+                fc_jw_obj_begin(w, fc_api_name(i, b));
+                fc_jw_u64(w, "calls", api[i][b].calls);
+                fc_jw_u128(w, "flops", api[i][b].flops);
+                fc_jw_obj_end(w);
+            }
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "by_dtype");
+    for (int i = 0; i < FC_DT_COUNT; i++)
+        if (dt[i].calls) {
+            fc_jw_obj_begin(w, fc_dtype_name(i));
+            fc_jw_u64(w, "calls", dt[i].calls);
+            fc_jw_u128(w, "flops", dt[i].flops);
+            fc_jw_obj_end(w);
+        }
+    fc_jw_obj_end(w);
+}
+
+static void write_process(fc_jw *w)
+{
+    fc_jw_obj_begin(w, "process");
+    fc_jw_i64(w, "pid", fc_process_pid());
+    fc_jw_str(w, "command", command);
+    fc_jw_str(w, "hostname", fc_rank.hostname);
+    if (fc_rank.rank >= 0) {
+        fc_jw_i64(w, "rank", fc_rank.rank);
+        fc_jw_i64(w, "local_rank", fc_rank.local_rank);
+        fc_jw_i64(w, "world_size", fc_rank.world_size);
+    } else {
+        fc_jw_null(w, "rank");
+        fc_jw_null(w, "local_rank");
+        fc_jw_null(w, "world_size");
+    }
+    fc_jw_str(w, "launcher", fc_rank.launcher);
+    fc_jw_bool(w, "fork_child", fc_process_is_fork_child());
+    fc_jw_obj_end(w);
+}
+
+static void write_json(int fd, const char *status)
+{
+    fc_totals t;
+    totals(&t);
+    sort_views();
+    fc_jw *w = &json_writer;
+    fc_jw_init(w, fd, 1);
+    fc_jw_obj_begin(w, NULL);
+    fc_jw_i64(w, "schema", 1);
+    fc_jw_obj_begin(w, "tool");
+    fc_jw_str(w, "name", "flopcount");
+    fc_jw_str(w, "version", FLOPCOUNT_VERSION_STRING);
+    fc_jw_obj_end(w);
+    write_process(w);
+    fc_jw_str(w, "status", status);
+    fc_jw_double(w, "wall_seconds", (double)(fc_now_ns() - fc_process_start_ns()) / 1e9);
+    fc_jw_obj_begin(w, "totals");
+    fc_jw_u64(w, "gemm_calls", t.calls);
+    fc_jw_u128(w, "gemm_flops", t.flops);
+    fc_jw_u64(w, "failed_calls", t.failed_calls);
+    fc_jw_u64(w, "invalid_calls", t.invalid_calls);
+    fc_jw_u64(w, "unresolved_calls", t.unresolved_calls);
+    fc_jw_u64(w, "distinct_shapes", t.distinct_shapes);
+    fc_jw_u64(w, "overflow_calls", t.overflow_calls);
+    fc_jw_obj_end(w);
+    write_groups(w);
+    write_shapes(w);
+    fc_report_sections_json(w, strcmp(status, "running") != 0, strcmp(status, "interrupted") == 0);
+    fc_jw_obj_end(w);
+    if (fc_jw_finish(w) != 0)
+        fc_warn("writing the report failed: %s", strerror(errno));
+}
+
+static int counted_anything(void)
+{
+    fc_totals t;
+    totals(&t);
+    return t.calls + t.failed_calls + t.invalid_calls + t.unresolved_calls > 0;
+}
+
+/* Expands %p (pid), %r (rank, 0 without a launcher), %h (host) and %%.
+ * Returns -1 when the result does not fit. */
+static int expand_path(const char *tmpl, char *out, size_t size)
+{
+    size_t o = 0;
+    for (const char *p = tmpl; *p; p++) {
+        char piece[300];
+        const char *add = piece;
+        if (*p == '%' && p[1] != '\0') {
+            p++;
+            switch (*p) {
+            case 'p': snprintf(piece, sizeof piece, "%ld", fc_process_pid()); break;
+            case 'r': snprintf(piece, sizeof piece, "%ld", fc_rank.rank < 0 ? 0 : fc_rank.rank); break;
+            case 'h': add = fc_rank.hostname; break;
+            case '%': add = "%"; break;
+            default: snprintf(piece, sizeof piece, "%%%c", *p); break;
+            }
+        } else {
+            piece[0] = *p;
+            piece[1] = '\0';
+        }
+        size_t n = strlen(add);
+        if (o + n + 1 > size)
+            return -1;
+        memcpy(out + o, add, n);
+        o += n;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+int fc_report_write(const char *status)
+{
+    static char path[4096 + 64], tmp[4096 + 96];
+    if (fc_opt.output[0] == '\0')
+        return 0;
+    if (fc_process_is_fork_child() && strstr(fc_opt.output, "%p") == NULL)
+        return 0; /* the parent owns that file; see fc_report_at_exit */
+    if (fc_rank.rank < 0 && strstr(fc_opt.output, "%r") != NULL && !counted_anything())
+        return 0; /* a launcher (torchrun's agent, srun) would take rank 0's name */
+    if (expand_path(fc_opt.output, path, sizeof path) != 0) {
+        fc_warn("FLOPCOUNT_OUTPUT is too long; report not written");
+        return -1;
+    }
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fc_warn("%s exists and is not a regular file (a symbolic link?); report not written",
+                path);
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, fc_process_pid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by an earlier process of this pid */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fc_warn("cannot create %s: %s; report not written", tmp, strerror(errno));
+        return -1;
+    }
+    write_json(fd, status);
+    int bad = fsync(fd) != 0 && errno != EINVAL;
+    bad |= close(fd) != 0;
+    if (bad || json_writer.err || rename(tmp, path) != 0) {
+        fc_warn("cannot write %s: %s; report not written", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void say(const char *line)
+{
+    ssize_t n = write(2, line, strlen(line));
+    (void)n;
+}
+
+static void summary(int interrupted)
+{
+    char line[640], h[32], exact[FC_U128_DIGITS];
+    fc_totals t;
+    totals(&t);
+    sort_views();
+    fc_u128_si(t.flops, "FLOP", h, sizeof h);
+    snprintf(line, sizeof line,
+             "flopcount: pid %ld: %llu GEMM calls, %s (%s) in %.3f s; %llu failed, %llu invalid\n",
+             fc_process_pid(), (unsigned long long)t.calls, h, fc_u128_to_str(t.flops, exact),
+             (double)(fc_now_ns() - fc_process_start_ns()) / 1e9, (unsigned long long)t.failed_calls,
+             (unsigned long long)t.invalid_calls);
+    say(line);
+    size_t shown = n_views < 5 ? n_views : 5;
+    for (size_t i = 0; i < shown; i++) {
+        const fc_shape_view *v = &views[i];
+        fc_u128_si(v->flops, "FLOP", h, sizeof h);
+        if (v->key.m < 0)
+            snprintf(line, sizeof line, "flopcount:   %-26s (shapes beyond the table) %s %8llu calls %s\n",
+                     fc_api_name(v->key.api, 0), fc_dtype_name(v->key.dtype),
+                     (unsigned long long)v->calls, h);
+        else
+            snprintf(line, sizeof line,
+                     "flopcount:   %-26s %c%c m=%lld n=%lld k=%lld batch=%lld %s %llu calls %s\n",
+                     fc_api_name(v->key.api, v->key.flags & FC_API_64), v->key.transa,
+                     v->key.transb, (long long)v->key.m, (long long)v->key.n,
+                     (long long)v->key.k, (long long)v->key.batch, fc_dtype_name(v->key.dtype),
+                     (unsigned long long)v->calls, h);
+        say(line);
+    }
+    fc_report_sections_text(2, interrupted);
+}
+
+void fc_report_at_exit(const char *status)
+{
+    if (__atomic_exchange_n(&done_at_exit, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (fc_process_is_fork_child()) {
+        if (!counted_anything())
+            return; /* a worker that ran no GEMM has nothing to say */
+        if (fc_opt.output[0] != '\0' && strstr(fc_opt.output, "%p") == NULL)
+            fc_warn("forked child %ld ran GEMMs; put %%p in FLOPCOUNT_OUTPUT to keep its report",
+                    fc_process_pid());
+    }
+    /* ends the detector's stream: the last iteration gets its live line */
+    if (fc_ring_collect(1) == 0) {
+        fc_live_poll();
+        fc_ring_release();
+    }
+    fc_report_write(status);
+    if (!fc_opt.quiet)
+        summary(strcmp(status, "interrupted") == 0);
+}

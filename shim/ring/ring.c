@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ring.c - the rings between the hooks and the counters and detector.
+ *
+ * Hooks append 64-byte records to per-thread rings (claimed once from a
+ * static pool of FC_NRINGS; the fast path is in hotpath.h). Whoever holds
+ * the drain lock - the drainer thread (drainer.c) as a rule, a caller whose
+ * ring is 3/4 full when the drainer is late (1/4, or the last drain 0.1 s
+ * old, without a drainer thread), a reader of the counters - feeds all
+ * rings, merged by time, to the shape table (count/counters.c) and the
+ * detector (detect/segment.c -> detect/steps.c). A caller that drains does
+ * so with SIGINT and SIGTERM blocked, so a report written from their handler
+ * never finds its own thread holding the lock. A ring still full after a
+ * bounded wait takes the record the slow way: counted by the caller, lost
+ * to the detector only (fc_ring_dropped). */
+#include "ring.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "core/options.h"
+#include "count/counters.h"
+#include "detect/segment.h"
+#include "detect/steps.h"
+#include "probe/callsite.h"
+#include "probe/gputime.h"
+#include "probe/peak_choice.h"
+#include "ring_internal.h"
+
+#define FULL_WAIT_YIELDS 20000 /* a full ring waits this long for a drain */
+
+static fc_ring rings[FC_NRINGS] __attribute__((aligned(64)));
+fc_ring_ctl fc_ring_ctl_ __attribute__((aligned(64))) = {
+    .drain_at = 1, .help_at = FC_DRAIN_AT_INLINE, .help_every_ticks = FC_TICKS_NEVER};
+FC_TLS fc_ring *fc_my_ring;
+
+static atomic_int drain_lock;
+static FC_TLS int holding; /* this thread holds drain_lock */
+static _Atomic uint64_t dropped, drain_every_ticks;
+static pthread_key_t ring_key;
+static int have_key, enabled;
+static atomic_int finished; /* the detector's stream was ended for the final report */
+static void (*_Atomic tick_fn)(void);
+
+#define CTL (&fc_ring_ctl_)
+
+void fc_ring_callers_help_late(void)
+{
+    atomic_store(&CTL->help_at, FC_DRAIN_AT_FALLBACK);
+    atomic_store(&CTL->help_every_ticks, FC_TICKS_NEVER); /* the drainer keeps the clock */
+    atomic_store(&CTL->drain_at, FC_DRAIN_AT_FALLBACK);
+}
+
+void fc_ring_callers_drain(void)
+{
+    atomic_store(&CTL->help_at, FC_DRAIN_AT_INLINE);
+    atomic_store(&CTL->help_every_ticks, atomic_load(&drain_every_ticks));
+    atomic_store(&CTL->drain_at, 1);
+}
+
+int fc_ring_finished(void)
+{
+    return atomic_load(&finished);
+}
+
+uint64_t fc_ring_drain_every_ticks(void)
+{
+    return atomic_load_explicit(&drain_every_ticks, memory_order_relaxed);
+}
+
+void fc_ring_set_tick(void (*fn)(void))
+{
+    atomic_store(&tick_fn, fn);
+}
+
+void fc_ring_run_tick(void)
+{
+    void (*fn)(void) = atomic_load(&tick_fn);
+    if (fn != NULL)
+        fn();
+}
+
+static void ring_release(void *p)
+{
+    fc_ring *r = p;
+    if (r != NULL)
+        atomic_store_explicit(&r->state, 2, memory_order_release);
+}
+
+/* Claims a ring for this thread (once); NULL when all are taken. The first
+ * claim of the process starts the drainer thread. */
+static fc_ring *claim_ring(void)
+{
+    for (int i = 0; i < FC_NRINGS; i++) {
+        int expect = 0;
+        if (atomic_compare_exchange_strong(&rings[i].state, &expect, 1)) {
+            fc_ring *r = &rings[i];
+            r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+            fc_my_ring = r;
+            if (have_key)
+                pthread_setspecific(ring_key, r);
+            fc_drainer_start();
+            return r;
+        }
+    }
+    static int warned;
+    fc_warn_once(&warned, "more than %d threads run GEMMs; iteration detection misses some calls",
+                 FC_NRINGS);
+    return NULL;
+}
+
+/* ---- consumer side (holds drain_lock) ---- */
+
+/* One record to the counters (unless its caller counted it) and the
+ * detector. */
+static void feed(const fc_crec *c)
+{
+    fc_irec ir;
+    if (c->kind == FC_IREC_GEMM) {
+        fc_gemm g = {.api = c->api, .flags = c->flags, .dtype = c->dtype,
+                     .out_dtype = c->out_dtype, .compute = c->compute, .transa = c->transa,
+                     .transb = c->transb, .m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
+                     .a = c->a, .b = c->b, .c = c->c};
+        int valid;
+        fc_u128 f = fc_gemm_flops(&g, &valid);
+        uint32_t sig = c->sig;
+        if (!(c->status & FC_CREC_COUNTED)) {
+            sig = fc_gemm_sig(&g);
+            fc_counters_add(&g, f, sig, 1);
+        }
+        fc_irec_fill(&ir, &g, f > UINT64_MAX ? UINT64_MAX : (uint64_t)f, c->t, sig);
+    } else {
+        memset(&ir, 0, sizeof ir);
+        ir.kind = c->kind;
+        ir.t = c->t;
+    }
+    fc_seg_push(&ir);
+}
+
+void fc_ring_drain_locked(void)
+{
+    uint64_t end[FC_NRINGS], pos[FC_NRINGS];
+    int act[FC_NRINGS], n_act = 0;
+    for (int i = 0; i < FC_NRINGS; i++) {
+        if (atomic_load_explicit(&rings[i].state, memory_order_acquire) == 0)
+            continue;
+        pos[i] = atomic_load_explicit(&rings[i].tail, memory_order_relaxed);
+        end[i] = atomic_load_explicit(&rings[i].head, memory_order_acquire);
+        if (pos[i] < end[i])
+            act[n_act++] = i;
+    }
+    while (n_act > 0) {
+        int best = 0;
+        for (int j = 1; j < n_act; j++)
+            if (rings[act[j]].rec[pos[act[j]] & FC_RING_MASK].t <
+                rings[act[best]].rec[pos[act[best]] & FC_RING_MASK].t)
+                best = j;
+        fc_ring *r = &rings[act[best]];
+        uint64_t *p = &pos[act[best]];
+        /* with one ring left, take its records in a run */
+        uint64_t stop = n_act == 1 ? end[act[best]] : *p + 1;
+        for (; *p < stop; (*p)++)
+            feed(&r->rec[*p & FC_RING_MASK]);
+        atomic_store_explicit(&r->tail, *p, memory_order_release);
+        if (*p == end[act[best]])
+            act[best] = act[--n_act];
+    }
+    for (int i = 0; i < FC_NRINGS; i++) { /* rings of exited threads go back to the pool */
+        fc_ring *r = &rings[i];
+        if (atomic_load_explicit(&r->state, memory_order_acquire) == 2 &&
+            atomic_load_explicit(&r->tail, memory_order_relaxed) ==
+                atomic_load_explicit(&r->head, memory_order_acquire))
+            atomic_store_explicit(&r->state, 0, memory_order_release);
+    }
+    fc_clock_recalibrate();
+    atomic_store_explicit(&CTL->last_drain, fc_ticks(), memory_order_relaxed);
+}
+
+int fc_ring_pending(void)
+{
+    for (int i = 0; i < FC_NRINGS; i++)
+        if (atomic_load_explicit(&rings[i].state, memory_order_acquire) != 0 &&
+            atomic_load_explicit(&rings[i].tail, memory_order_relaxed) !=
+                atomic_load_explicit(&rings[i].head, memory_order_acquire))
+            return 1;
+    return 0;
+}
+
+int fc_ring_lock_try(void)
+{
+    if (atomic_exchange_explicit(&drain_lock, 1, memory_order_acquire))
+        return 0;
+    holding = 1;
+    return 1;
+}
+
+void fc_ring_lock_release(void)
+{
+    holding = 0;
+    atomic_store_explicit(&drain_lock, 0, memory_order_release);
+}
+
+/* A caller drains: never waits for the lock; SIGINT and SIGTERM wait
+ * until it is done (their handler writes a report, which drains). */
+static int try_drain(void)
+{
+    if (!fc_ring_lock_try())
+        return 0;
+    int saved = errno;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    fc_ring_drain_locked();
+    fc_ring_lock_release();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return 1;
+}
+
+/* Readers: wait for the lock a little (another thread may be draining)
+ * rather than not at all. */
+static int lock_for_reader(void)
+{
+    for (int i = 0; i < 20000; i++) {
+        if (fc_ring_lock_try())
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+int fc_ring_sync(void)
+{
+    if (holding)
+        return 0; /* our own drain (or report) is in progress: already drained */
+    int saved = errno;
+    int ok = lock_for_reader();
+    if (ok) {
+        fc_ring_drain_locked();
+        fc_ring_lock_release();
+    }
+    errno = saved;
+    return ok ? 0 : -1;
+}
+
+/* ---- producer side, out of line ---- */
+
+void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t)
+{
+    if (atomic_load_explicit(&CTL->asleep, memory_order_relaxed))
+        fc_drainer_wake();
+    uint64_t at = atomic_load_explicit(&CTL->help_at, memory_order_relaxed);
+    if (h - r->tail_seen >= at) {
+        /* the drainer may have moved the tail since we last looked */
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->tail_seen < at || !try_drain())
+            return;
+    } else if ((int64_t)(t - atomic_load_explicit(&CTL->last_drain, memory_order_relaxed)) >
+               (int64_t)atomic_load_explicit(&CTL->help_every_ticks, memory_order_relaxed)) {
+        /* signed: the drainer may have stamped its last drain after t */
+        if (!try_drain())
+            return;
+    } else {
+        return;
+    }
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+}
+
+void fc_ring_gpu_call(const fc_gemm *g, uint64_t t)
+{
+    if (!__atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED))
+        __atomic_store_n(&fc_gpu_work_seen, 1, __ATOMIC_RELAXED);
+    /* GPU timing: one load and test unless the driver is in use */
+    if (__atomic_load_n(&fc_gputime_state, __ATOMIC_RELAXED) != FC_GPUTIME_OFF) {
+        int saved = errno;
+        fc_gputime_on_call(g, t);
+        errno = saved;
+    }
+}
+
+/* The caller's ring is full: drain it, or, while the drainer (or another
+ * thread) holds the lock and is moving the tail, wait for room - a bounded
+ * wait, after which the record is dropped. Only a caller issuing GEMMs
+ * faster than the detector digests them gets here. 1 when there is room. */
+static int make_room(fc_ring *r, uint64_t h)
+{
+    for (int i = 0; i < FULL_WAIT_YIELDS && !try_drain(); i++) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->tail_seen < FC_RING_CAP)
+            return 1;
+        sched_yield();
+    }
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return h - r->tail_seen < FC_RING_CAP;
+}
+
+/* The slow path's slot: claims the thread's ring, makes room. */
+static fc_crec *slot_for_write(fc_ring **out, uint64_t *head)
+{
+    fc_ring *r = fc_my_ring;
+    if (r == NULL)
+        r = claim_ring();
+    if (r == NULL)
+        return NULL;
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (h - r->tail_seen >= FC_RING_CAP) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->tail_seen >= FC_RING_CAP && !make_room(r, h))
+            return NULL;
+    }
+    *out = r;
+    *head = h;
+    return &r->rec[h & FC_RING_MASK];
+}
+
+/* A successful call counted by its caller (sig = fc_gemm_sig(g)): queued
+ * for the detector marked as counted. */
+static void queue_counted(const fc_gemm *g, uint32_t sig)
+{
+    if (FC_UNLIKELY(!enabled))
+        return;
+    fc_ring *r;
+    uint64_t h;
+    if (FC_UNLIKELY(slot_for_write(&r, &h) == NULL)) {
+        atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+        return;
+    }
+    fc_ring_put(r, h, g, sig, FC_CREC_COUNTED);
+}
+
+void fc_record(const fc_gemm *g, int status_ok)
+{
+    int valid;
+    fc_u128 flops = fc_gemm_flops(g, &valid);
+    if (FC_UNLIKELY(!valid)) {
+        fc_counters_add_invalid();
+        return;
+    }
+    int saved = errno;
+    uint32_t h = fc_gemm_sig(g);
+    fc_counters_add(g, flops, h, status_ok);
+    if (status_ok)
+        queue_counted(g, h);
+    errno = saved;
+}
+
+void fc_record_unresolved(int api)
+{
+    (void)api;
+    fc_counters_add_unresolved();
+}
+
+void fc_ring_mark(int kind)
+{
+    if (!enabled)
+        return;
+    fc_ring *r;
+    uint64_t h;
+    fc_crec *e = slot_for_write(&r, &h);
+    if (e == NULL) {
+        atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+        return;
+    }
+    memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    e->t = fc_ticks();
+    fc_gputime_on_mark(kind, e->t);
+    fc_ring_publish(r, h, e->t);
+}
+
+/* ---- lifecycle ---- */
+
+static void reset_all(void)
+{
+    for (int i = 0; i < FC_NRINGS; i++) {
+        atomic_store(&rings[i].head, 0);
+        atomic_store(&rings[i].tail, 0);
+        atomic_store(&rings[i].state, 0);
+    }
+    /* run by the constructor, and in a fork child by its only thread: no
+     * other thread holds a ring, this one claims one afresh */
+    fc_my_ring = NULL;
+    atomic_store(&finished, 0);
+    fc_drainer_reset();
+    fc_ring_callers_drain();
+    atomic_store(&CTL->asleep, 0);
+    atomic_store(&dropped, 0);
+    atomic_store(&drain_lock, 0);
+    holding = 0;
+    fc_seg_reset();
+    fc_steps_reset();
+    fc_callsite_reset();
+    fc_peak_choice_reset();
+    fc_gputime_reset();
+}
+
+void fc_ring_init(void)
+{
+    fc_clock_init();
+    have_key = pthread_key_create(&ring_key, ring_release) == 0;
+    /* A drain at least every 100 ms keeps the live line current when calls
+     * are few and slow. */
+    atomic_store(&drain_every_ticks, (uint64_t)(fc_ticks_per_second() / 10));
+    atomic_store(&CTL->last_drain, fc_ticks());
+    reset_all();
+    enabled = fc_is_enabled();
+}
+
+void fc_ring_before_fork(void)
+{
+    fc_drainer_before_fork();
+}
+
+void fc_ring_after_fork_child(void)
+{
+    fc_counters_reset();
+    reset_all();
+    fc_drainer_after_fork_child();
+}
+
+uint64_t fc_ring_dropped(void)
+{
+    return atomic_load_explicit(&dropped, memory_order_relaxed);
+}
+
+uint64_t fc_ring_iterations(void)
+{
+    fc_steps_view v;
+    if (holding) { /* called while this thread drains (a report): read as is */
+        fc_steps_get(fc_steps_mode(), &v);
+        return v.count;
+    }
+    if (fc_ring_collect(0) != 0)
+        return 0;
+    fc_steps_get(fc_steps_mode(), &v);
+    fc_ring_release();
+    return v.count;
+}
+
+int fc_ring_collect(int final)
+{
+    if (!lock_for_reader())
+        return -1;
+    fc_ring_drain_locked();
+    if (final && !atomic_load(&finished)) {
+        fc_seg_flush();
+        atomic_store(&finished, 1); /* the drainer thread exits when it sees this */
+        fc_ring_callers_drain();
+    }
+    return 0;
+}
+
+void fc_ring_release(void)
+{
+    fc_ring_lock_release();
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ring.h - the ring layer's functions beside the inline hot path
+ * (hotpath.h): lifecycle, markers, the slow path's extras, and draining
+ * the rings into the counters and the detector for readers. */
+#ifndef FC_RING_H
+#define FC_RING_H
+
+#include <stdint.h>
+
+#include "core/gemm.h"
+
+void fc_ring_init(void);
+/* pthread_atfork prepare handler, and the child's reset (the child's only
+ * thread starts with empty rings, counters and detector). */
+void fc_ring_before_fork(void);
+void fc_ring_after_fork_child(void);
+
+/* Records a call that could not be forwarded (no real function found). */
+void fc_record_unresolved(int api);
+/* A marker (enum fc_irec_kind) at this point of the calling thread's
+ * stream: flopcount_step(), the evaluation brackets, NVTX step ranges.
+ * Ignored before fc_ring_init and when counting is disabled. */
+void fc_ring_mark(int kind);
+
+/* Drains the rings (into the counters and the detector) so that readers of
+ * the counters see every finished call; waits briefly for a drain in
+ * progress. 0, or -1 when the lock could not be had. Nothing to do on a
+ * thread that is draining already. */
+int fc_ring_sync(void);
+/* Drains all rings and keeps the drain lock (waiting briefly), so the
+ * detector's state can be read; final also ends the detector's stream
+ * (labels the last segments) once, after which the drainer thread exits.
+ * 0, or -1 when the lock could not be had (then no fc_ring_release). */
+int fc_ring_collect(int final);
+void fc_ring_release(void);
+/* Records lost to the detector because a thread's ring stayed full (or
+ * more than FC_NRINGS threads issued GEMMs); the counters have them all. */
+uint64_t fc_ring_dropped(void);
+/* Training iterations finished so far (drains first). */
+uint64_t fc_ring_iterations(void);
+
+/* A function the drainer thread calls after each of its drains, holding
+ * the drain lock (so it may read the detector): the live line. One; set
+ * by the top layer at start-up. */
+void fc_ring_set_tick(void (*fn)(void));
+
+#endif
