@@ -4,29 +4,22 @@
 
 #include <math.h>
 
-void fc_sort_double(double *v, size_t n)
-{
-    for (size_t gap = n / 2; gap > 0; gap /= 2)
-        for (size_t i = gap; i < n; i++) {
-            double t = v[i];
-            size_t j = i;
-            for (; j >= gap && v[j - gap] > t; j -= gap)
-                v[j] = v[j - gap];
-            v[j] = t;
-        }
-}
+/* Shell sort of v[0..n) of element type T, ascending. */
+#define FC_SHELL_SORT(name, T)                                                             \
+    void name(T *v, size_t n)                                                              \
+    {                                                                                      \
+        for (size_t gap = n / 2; gap > 0; gap /= 2)                                        \
+            for (size_t i = gap; i < n; i++) {                                             \
+                T t = v[i];                                                                \
+                size_t j = i;                                                              \
+                for (; j >= gap && v[j - gap] > t; j -= gap)                               \
+                    v[j] = v[j - gap];                                                     \
+                v[j] = t;                                                                  \
+            }                                                                              \
+    }
 
-void fc_sort_u128(fc_u128 *v, size_t n)
-{
-    for (size_t gap = n / 2; gap > 0; gap /= 2)
-        for (size_t i = gap; i < n; i++) {
-            fc_u128 t = v[i];
-            size_t j = i;
-            for (; j >= gap && v[j - gap] > t; j -= gap)
-                v[j] = v[j - gap];
-            v[j] = t;
-        }
-}
+FC_SHELL_SORT(fc_sort_double, double)
+FC_SHELL_SORT(fc_sort_u128, fc_u128)
 
 double fc_median_double(double *v, size_t n)
 {

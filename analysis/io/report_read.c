@@ -4,6 +4,7 @@
  * parsed here into fc_u128. Every field is type-checked; errors name the
  * field ("totals.gemm_flops: expected a non-negative integer"). */
 #include "report_read.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -433,10 +434,7 @@ static void empty(fc_report *r)
 
 void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to)
 {
-    *from = n >= 2 ? 1 : 0;
-    *to = n;
-    if (*to - *from >= 2 && list[*to - 1].open_end)
-        (*to)--;
+    fc_steady_range(n, n > 0 && list[n - 1].open_end, from, to);
 }
 
 void fc_report_free(fc_report *r)

@@ -232,15 +232,30 @@ static void write_utilization(fc_jw *w, const steady *s, int interrupted)
     fc_jw_obj_end(w);
 }
 
-void fc_report_sections_json(fc_jw *w, int final, int interrupted)
-{
-    int locked = fc_ring_collect(final) == 0;
+/* What both renderings read, with the detector drained and locked (the
+ * lock is held when the function returns 1: release it after reading). */
+typedef struct snapshot {
     fc_steps_view v;
     fc_eval_view ev;
     steady s;
-    fc_steps_get(fc_steps_mode(), &v);
-    fc_steps_eval(&ev);
-    steady_of(&v, &s);
+} snapshot;
+
+static int take(snapshot *x, int final)
+{
+    int locked = fc_ring_collect(final) == 0;
+    fc_steps_get(fc_steps_mode(), &x->v);
+    fc_steps_eval(&x->ev);
+    steady_of(&x->v, &x->s);
+    return locked;
+}
+
+void fc_report_sections_json(fc_jw *w, int final, int interrupted)
+{
+    static snapshot x;
+    int locked = take(&x, final);
+    const fc_steps_view v = x.v;
+    const fc_eval_view ev = x.ev;
+    const steady s = x.s;
     static gpu_view g;
     gpu_of(&v, final, interrupted, &g);
     write_iterations(w, &v, &s, &g);
@@ -271,13 +286,11 @@ static void say(int fd, const char *line, int n)
 void fc_report_sections_text(int fd, int interrupted)
 {
     char line[600];
-    int locked = fc_ring_collect(1) == 0;
-    fc_steps_view v;
-    fc_eval_view ev;
-    steady s;
-    fc_steps_get(fc_steps_mode(), &v);
-    fc_steps_eval(&ev);
-    steady_of(&v, &s);
+    static snapshot x;
+    int locked = take(&x, 1);
+    const fc_steps_view v = x.v;
+    const fc_eval_view ev = x.ev;
+    const steady s = x.s;
     if (v.count > 0) {
         static gpu_view g;
         char gpu[64] = "";

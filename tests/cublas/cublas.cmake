@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# cuBLAS hooks (shim/cublas_gemm.c, shim/cublas_batched.c): a CPU emulation
+# cuBLAS hooks (shim/hooks/cublas_gemm.c, shim/hooks/cublas_batched.c): a CPU emulation
 # of libcublas.so.13, test programs run through it under LD_PRELOAD of the
 # shim, and tests against the real libcublas.so.13 (no GPU needed: there
 # every call fails with NOT_INITIALIZED, which must come back unchanged).

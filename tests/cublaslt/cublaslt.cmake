@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# cuBLASLt hook (shim/cublaslt.c): tests through a CPU emulation of
+# cuBLASLt hook (shim/hooks/cublaslt.c): tests through a CPU emulation of
 # libcublasLt.so.13, against the real CUDA library (no GPU needed), and with
 # no cublasLtMatmul to be found at all.
 #

@@ -329,8 +329,8 @@ cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* ---- entry points: the same families as shim/cublas_gemm.c and
- * shim/cublas_batched.c, each as a 32-bit and a _64 definition ---- */
+/* ---- entry points: the same families as shim/hooks/cublas_gemm.c and
+ * shim/hooks/cublas_batched.c, each as a 32-bit and a _64 definition ---- */
 
 #define EMU_PAIR(MACRO, sym, ...) MACRO(sym, int, __VA_ARGS__) MACRO(sym##_64, int64_t, __VA_ARGS__)
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# GPU time per iteration (shim/gputime.c): docs/iterations.md, "GPU time".
+# GPU time per iteration (shim/probe/gputime.c): docs/iterations.md, "GPU time".
 # No GPU needed: a fake libcuda.so.1 with events whose clock the test
 # program advances (tests/fake_cuda/fake_libcuda_events.c), and the CPU
 # emulations of cuBLAS and cuBLASLt.

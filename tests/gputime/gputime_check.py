@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """gputime_check.py - reads the report of one test_gputime run and checks
-the GPU figures (shim/gputime.c) against what the program declared.
+the GPU figures (shim/probe/gputime.c) against what the program declared.
 usage: gputime_check.py REPORT MODE   (MODE as for test_gputime)
 
 The program's fake GPU does 10, 2.5, 4, 2.5, 7 ms of work in steps 1-5

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_gputime.c - GPU time per iteration (shim/gputime.c) against a fake
+/* test_gputime.c - GPU time per iteration (shim/probe/gputime.c) against a fake
  * driver whose clock the program moves itself. A small GPT (fixture_gpt_stream.c)
  * trains STEPS steps through cublasGemmEx, cublasGemmStridedBatchedEx and
  * cublasLtMatmul of the CPU emulations, all on one stream (STREAM, set with

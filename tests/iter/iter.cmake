@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Iterations, phases, recompute, markers, NVTX, call sites (shim/iter.c,
-# segment.c, steps.c, nvtx.c, callsite.c): docs/iterations.md.
+# Iterations, phases, recompute, markers, NVTX, call sites (shim/ring/,
+# shim/detect/, shim/hooks/nvtx.c, shim/probe/callsite.c): docs/iterations.md.
 set(FC_ITER_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-iter)
 file(MAKE_DIRECTORY ${FC_ITER_WORK})
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_iter_detect.c - the iteration detector (shim/segment.c, steps.c) fed
+/* test_iter_detect.c - the iteration detector (shim/detect/segment.c, shim/detect/steps.c) fed
  * directly with the GEMM stream of a GPT training loop (fixture_gpt_stream.c):
  * iterations, forward / backward / recompute FLOPs, evaluation passes,
  * markers, NVTX ranges. Expected values come from the model's shapes

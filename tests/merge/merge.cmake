@@ -47,3 +47,9 @@ add_test(NAME report_tiny_gpt
           $<TARGET_FILE:flopcount> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK}/tiny-gpt
           ${CMAKE_SOURCE_DIR}/scripts/demo/tiny_gpt.py)
 set_tests_properties(report_tiny_gpt PROPERTIES LABELS torch TIMEOUT 200)
+
+# One rank's medians are identical in its own report, `report` and `merge`
+# (analysis/stats.h), on an even number of steady iterations.
+add_test(NAME report_stats_identity
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/stats_identity.py
+          ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK}/stats-identity)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "report_read.h"
+#include "stats.h"
 #include "u128.h"
 
 /* One rank's report, reduced to what the merge needs (the full report is
@@ -136,11 +137,6 @@ const char *fc_merge_verdict_words(const fc_merge *m);
 /* Output (merge_out.c, merge_json.c). all_ranks: list every rank in text even when many. */
 void fc_merge_print_text(const fc_merge *m, int all_ranks);
 int fc_merge_print_json(const fc_merge *m);
-
-/* Median (the lower middle value, so integers stay exact); sorts v. NaN
- * and 0 for an empty list. */
-double fc_median_double(double *v, size_t n);
-fc_u128 fc_median_u128(fc_u128 *v, size_t n);
 
 /* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit). */
 void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size);

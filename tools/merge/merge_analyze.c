@@ -8,36 +8,7 @@
 #include <string.h>
 
 #include "merge.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_u128(const void *a, const void *b)
-{
-    fc_u128 x = *(const fc_u128 *)a, y = *(const fc_u128 *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of n values (the lower one of the middle two: stays exact for
- * integers and is a value some step really had). Sorts v in place. */
-double fc_median_double(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return v[(n - 1) / 2];
-}
-
-fc_u128 fc_median_u128(fc_u128 *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof *v, cmp_u128);
-    return v[(n - 1) / 2];
-}
+#include "stats.h"
 
 static int by_index(const void *a, const void *b)
 {

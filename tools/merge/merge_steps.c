@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "stats.h"
 
 static const fc_report_iter *find_step(const fc_merge_rank *s, uint64_t index)
 {

@@ -12,6 +12,7 @@
 #include "parse.h"
 #include "report.h"
 #include "report_peak.h"
+#include "stats.h"
 #include "tools.h"
 #include "utilization.h"
 
@@ -97,20 +98,8 @@ static int parse_args(args *a, int argc, char **argv)
     return 0;
 }
 
-static int cmp_u128(const void *a, const void *b)
-{
-    fc_u128 x = *(const fc_u128 *)a, y = *(const fc_u128 *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Medians (the lower middle: exact, and a value some iteration had) of the
- * steady iterations; a merged report's list is already the steady steps. */
+/* Medians (analysis/stats.h) of the steady iterations; a merged report's
+ * list is already the steady steps. */
 static int steady_medians(fc_report_view *v)
 {
     const fc_report *r = &v->rep;
@@ -133,17 +122,14 @@ static int steady_medians(fc_report_view *v)
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
     }
-    qsort(f, n, sizeof *f, cmp_u128);
-    qsort(rc, n, sizeof *rc, cmp_u128);
-    qsort(t, nt, sizeof *t, cmp_double);
     v->n_steady = n;
     v->has_iterations = n > 0;
-    v->file_flops = n ? f[(n - 1) / 2] : 0;
-    v->file_recompute = n ? rc[(n - 1) / 2] : 0;
-    /* the report's own median (the shim's, or the merge's) when it has one */
+    v->file_flops = fc_median_u128(f, n);
+    v->file_recompute = fc_median_u128(rc, n);
+    /* the report's own median (the shim's, or the merge's) when it has one:
+     * the same figure, by the same definition, as the list's */
     v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
-                 : nt                                   ? t[(nt - 1) / 2]
-                                                        : NAN;
+                                                       : fc_median_double(t, nt);
     free(f);
     free(rc);
     free(t);

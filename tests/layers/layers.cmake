@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: Apache-2.0
+# The shim's layers (README, "How it is built"): no object of shim/ uses a
+# symbol defined in a layer above its own (or in a sibling folder of its
+# layer). Read from the objects with nm; --self-test proves the check can fail.
+add_test(NAME layers_shim
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_layers.py
+          ${CMAKE_BINARY_DIR}/shim/CMakeFiles/flopcount.dir --self-test)
