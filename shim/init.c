@@ -45,7 +45,7 @@ void fc_init(void)
     fc_rank_load();
     fc_report_init();
     fc_ring_init();
-    fc_ring_set_tick(fc_live_poll);
+    fc_ring_add_tick(fc_live_poll);
     fc_signals_init();
     pthread_atfork(before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);

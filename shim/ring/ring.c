@@ -44,7 +44,8 @@ static _Atomic uint64_t dropped, drain_every_ticks;
 static pthread_key_t ring_key;
 static int have_key, enabled;
 static atomic_int finished; /* the detector's stream was ended for the final report */
-static void (*_Atomic tick_fn)(void);
+#define MAX_TICKS 4
+static void (*_Atomic tick_fns[MAX_TICKS])(void);
 
 #define CTL (&fc_ring_ctl_)
 
@@ -72,16 +73,24 @@ uint64_t fc_ring_drain_every_ticks(void)
     return atomic_load_explicit(&drain_every_ticks, memory_order_relaxed);
 }
 
-void fc_ring_set_tick(void (*fn)(void))
+int fc_ring_add_tick(void (*fn)(void))
 {
-    atomic_store(&tick_fn, fn);
+    for (int i = 0; i < MAX_TICKS; i++) {
+        void (*expect)(void) = NULL;
+        if (atomic_load(&tick_fns[i]) == fn ||
+            atomic_compare_exchange_strong(&tick_fns[i], &expect, fn))
+            return 0;
+    }
+    return -1;
 }
 
 void fc_ring_run_tick(void)
 {
-    void (*fn)(void) = atomic_load(&tick_fn);
-    if (fn != NULL)
-        fn();
+    for (int i = 0; i < MAX_TICKS; i++) {
+        void (*fn)(void) = atomic_load(&tick_fns[i]);
+        if (fn != NULL)
+            fn();
+    }
 }
 
 static void ring_release(void *p)

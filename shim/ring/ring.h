@@ -39,9 +39,11 @@ uint64_t fc_ring_dropped(void);
 /* Training iterations finished so far (drains first). */
 uint64_t fc_ring_iterations(void);
 
-/* A function the drainer thread calls after each of its drains, holding
- * the drain lock (so it may read the detector): the live line. One; set
- * by the top layer at start-up. */
-void fc_ring_set_tick(void (*fn)(void));
+/* Adds a function the drainer thread calls after each of its drains,
+ * holding the drain lock (so it may read the detector): the live line, and
+ * whatever else must follow the run without costing the GEMM path. At most
+ * 4, added by the top layer at start-up (adding one twice is a no-op). 0,
+ * or -1 when all places are taken. */
+int fc_ring_add_tick(void (*fn)(void));
 
 #endif

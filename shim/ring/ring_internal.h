@@ -30,7 +30,7 @@ void fc_ring_callers_drain(void);
 int fc_ring_finished(void);
 /* Ticks between two drains at most while records are few (0.1 s). */
 uint64_t fc_ring_drain_every_ticks(void);
-/* Runs the tick function (fc_ring_set_tick), drain lock held. */
+/* Runs the tick functions (fc_ring_add_tick), drain lock held. */
 void fc_ring_run_tick(void);
 
 /* drainer.c */
