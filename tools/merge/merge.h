@@ -132,6 +132,21 @@ void fc_merge_free(fc_merge *m);
 typedef int (*fc_merge_take_fn)(void *ctx, size_t i, const char *path, fc_report *r);
 int fc_merge_load_all(char *const *paths, size_t n, fc_merge_take_fn take, void *ctx);
 
+/* A rank this much (in %) slower than the median of the others is named a
+ * straggler; below it the difference is run-to-run noise. */
+#define FC_STRAGGLER_PCT 5.0
+
+/* A rank's own HFU: its median FLOPs per iteration / (peak x its median
+ * step time); NaN without a peak or a time (merge_steps.c). */
+double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s);
+/* 1 when the slowest rank is FC_STRAGGLER_PCT or more behind the others. */
+int fc_merge_is_straggler(const fc_merge *m);
+/* Phrases of the text output (merge_out.c), shared with the HTML page:
+ * "4 reports, world size 4, 4 ranks merged on 1 host (launcher torchrun)";
+ * the straggler line ("rank 3: median step ... vs ..."). Return buf. */
+char *fc_merge_header_words(const fc_merge *m, char *buf, size_t size);
+char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size);
+
 /* One sentence on what the FLOP consistency verdict means. */
 const char *fc_merge_verdict_words(const fc_merge *m);
 /* Output (merge_out.c, merge_json.c). all_ranks: list every rank in text even when many. */

@@ -77,9 +77,7 @@ static void json_ranks(fc_jw *w, const fc_merge *m)
     fc_jw_arr_begin(w, "ranks");
     for (size_t i = 0; i < m->n_used; i++) {
         const fc_merge_rank *s = &m->ranks[i];
-        double hfu = NAN;
-        if (m->peak_flops > 0 && s->median_seconds > 0)
-            hfu = fc_u128_to_double(s->flops_per_iteration) / (m->peak_flops * s->median_seconds);
+        double hfu = fc_merge_rank_hfu(m, s);
         fc_jw_obj_begin(w, NULL);
         fc_jw_i64(w, "rank", s->rank);
         fc_jw_str(w, "file", s->path);

@@ -10,9 +10,6 @@
 
 /* Above this many ranks the text lists only the ranks worth a look. */
 #define LIST_ALL_UP_TO 32
-/* A rank this much (in %) slower than the median of the others is named a
- * straggler; below it the difference is run-to-run noise. */
-#define STRAGGLER_PCT 5.0
 
 void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size)
 {
@@ -57,14 +54,20 @@ const char *fc_merge_verdict_words(const fc_merge *m)
     }
 }
 
+char *fc_merge_header_words(const fc_merge *m, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "%zu report%s, world size %ld, %zu rank%s merged on %zu host%s (launcher %s)",
+             m->n_ranks, m->n_ranks == 1 ? "" : "s", m->world_size, m->n_used,
+             m->n_used == 1 ? "" : "s", m->n_hosts, m->n_hosts == 1 ? "" : "s",
+             m->launcher[0] ? m->launcher : "unknown");
+    return buf;
+}
+
 static void text_header(const fc_merge *m)
 {
-    char ranks[256], f1[48], e1[FC_U128_DIGITS];
-    printf("flopcount merge: %zu report%s, world size %ld, %zu rank%s merged on %zu host%s "
-           "(launcher %s)\n",
-           m->n_ranks, m->n_ranks == 1 ? "" : "s", m->world_size, m->n_used,
-           m->n_used == 1 ? "" : "s", m->n_hosts, m->n_hosts == 1 ? "" : "s",
-           m->launcher[0] ? m->launcher : "unknown");
+    char ranks[256], f1[48], e1[FC_U128_DIGITS], line[256];
+    printf("flopcount merge: %s\n", fc_merge_header_words(m, line, sizeof line));
     if (m->n_missing) {
         fc_rank_ranges(m->missing, m->n_missing, ranks, sizeof ranks);
         printf("  MISSING ranks: %s (%zu of %ld)\n", ranks, m->n_missing, m->world_size);
@@ -108,29 +111,41 @@ static void text_iterations(const fc_merge *m)
            fc_u128_to_str(m->recompute_per_iteration, e2));
 }
 
-static void text_straggler(const fc_merge *m)
+char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size)
 {
     char a[32], b[32];
     if (m->straggler < 0) {
-        printf("  straggler        n/a (%s)\n", m->n_used < 2 ? "one rank" : "ranks lack times");
-        return;
+        snprintf(buf, size, "n/a (%s)", m->n_used < 2 ? "one rank" : "ranks lack times");
+        return buf;
     }
     double behind = m->straggler_seconds - m->others_seconds;
     double pct = m->others_seconds > 0 ? behind / m->others_seconds * 100.0 : NAN;
     const char *what = m->straggler_by_wall ? "wall time" : "median step";
-    if (pct < STRAGGLER_PCT)
-        printf("  straggler        none: the slowest rank (%ld, %s %s) is within %.0f%% of the "
-               "others\n",
-               m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
-               STRAGGLER_PCT);
+    if (!fc_merge_is_straggler(m)) {
+        snprintf(buf, size,
+                 "none: the slowest rank (%ld, %s %s) is within %.0f%% of the others",
+                 m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
+                 FC_STRAGGLER_PCT);
+        return buf;
+    }
+    int n = snprintf(buf, size, "rank %ld: %s %s vs %s for the others (+%.4f s, +%.1f%%)",
+                     m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
+                     fc_fmt_seconds(m->others_seconds, b, sizeof b), behind, pct);
+    if (n < 0 || (size_t)n >= size)
+        return buf;
+    if (!m->straggler_by_wall)
+        snprintf(buf + n, size - (size_t)n, "; slowest in %zu of %zu steps",
+                 m->straggler_slowest_steps, m->n_steps);
     else
-        printf("  straggler        rank %ld: %s %s vs %s for the others (+%.4f s, +%.1f%%)",
-               m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
-               fc_fmt_seconds(m->others_seconds, b, sizeof b), behind, pct);
-    if (pct >= STRAGGLER_PCT && !m->straggler_by_wall)
-        printf("; slowest in %zu of %zu steps\n", m->straggler_slowest_steps, m->n_steps);
-    else if (pct >= STRAGGLER_PCT)
-        printf(" (no iterations: whole-run wall time, startup included)\n");
+        snprintf(buf + n, size - (size_t)n,
+                 " (no iterations: whole-run wall time, startup included)");
+    return buf;
+}
+
+static void text_straggler(const fc_merge *m)
+{
+    char line[256];
+    printf("  straggler        %s\n", fc_merge_straggler_words(m, line, sizeof line));
 }
 
 static void text_consistency(const fc_merge *m)
@@ -184,9 +199,7 @@ static int in_largest_group(const fc_merge *m, long rank)
 static void text_rank_row(const fc_merge *m, const fc_merge_rank *s)
 {
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], h[16];
-    double hfu = NAN;
-    if (m->peak_flops > 0 && s->median_seconds > 0)
-        hfu = fc_u128_to_double(s->flops_per_iteration) / (m->peak_flops * s->median_seconds);
+    double hfu = fc_merge_rank_hfu(m, s);
     printf("  %5ld  %-16.16s %-9.9s %24s %8llu %11s %22s %7s\n", s->rank, s->host, s->status,
            fc_u128_to_str(s->gemm_flops, e1), (unsigned long long)s->iter_count,
            fc_fmt_seconds(s->median_seconds, t, sizeof t),

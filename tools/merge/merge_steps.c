@@ -233,3 +233,19 @@ void fc_merge_utilization(fc_merge *m)
     m->hfu = fc_u128_to_double(m->flops_per_iteration) / denom;
     m->mfu = fc_u128_to_double(model) / denom;
 }
+
+double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s)
+{
+    if (m->peak_flops > 0 && s->median_seconds > 0)
+        return fc_u128_to_double(s->flops_per_iteration) / (m->peak_flops * s->median_seconds);
+    return NAN;
+}
+
+int fc_merge_is_straggler(const fc_merge *m)
+{
+    if (m->straggler < 0)
+        return 0;
+    double behind = m->straggler_seconds - m->others_seconds;
+    double pct = m->others_seconds > 0 ? behind / m->others_seconds * 100.0 : NAN;
+    return !(pct < FC_STRAGGLER_PCT); /* others at 0 s: any time is behind */
+}

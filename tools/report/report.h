@@ -61,8 +61,22 @@ void fc_report_gap(fc_report_view *v);
 const char *fc_gap_term_name(int term);
 const char *fc_gap_term_why(int term);
 
+/* Counted FLOPs less recompute, per iteration, for the job (report_gap.c). */
+fc_u128 fc_report_counted_model(const fc_report_view *v);
+
 /* Output (report_text.c, report_json.c). */
 void fc_report_print_text(const fc_report_view *v);
 int fc_report_print_json(const fc_report_view *v);
+/* Phrases of the text output, shared with the HTML page (report_text.c):
+ * the source ("one process on HOST, pid N; status S"); where the GPU count
+ * came from; the model as "l=.. h=.. ... causal full";
+ * the difference in one sentence, what explains it ("" when equal), and
+ * the recompute comparison. Each returns buf. */
+char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size);
+const char *fc_report_gpus_from(const fc_report_view *v);
+char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size);
+char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size);
+char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size);
+char *fc_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size);
 
 #endif

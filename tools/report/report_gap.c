@@ -69,13 +69,17 @@ static void nearest_subset(fc_gap *g)
     }
 }
 
+fc_u128 fc_report_counted_model(const fc_report_view *v)
+{
+    return v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute : v->job_flops);
+}
+
 void fc_report_gap(fc_report_view *v)
 {
     fc_gap *g = &v->gap;
     memset(g, 0, sizeof *g);
     fc_u128 model = v->f.model_flops_per_iteration;
-    fc_u128 counted = v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute
-                                                                        : v->job_flops);
+    fc_u128 counted = fc_report_counted_model(v);
     g->sign = counted < model ? -1 : counted > model ? 1 : 0;
     g->abs = counted < model ? model - counted : counted - model;
     double fm = fc_u128_to_double(model);

@@ -121,8 +121,7 @@ static void json_gap(fc_jw *w, const fc_report_view *v)
         return;
     }
     fc_jw_obj_begin(w, "difference");
-    fc_jw_u128(w, "counted_model_flops_per_iteration",
-               v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute : v->job_flops));
+    fc_jw_u128(w, "counted_model_flops_per_iteration", fc_report_counted_model(v));
     fc_jw_str(w, "counted_is", g->sign < 0 ? "below" : g->sign > 0 ? "above" : "equal");
     fc_jw_u128(w, "gap_flops", g->abs);
     fc_jw_double(w, "gap_fraction", g->fraction);

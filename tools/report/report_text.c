@@ -10,19 +10,27 @@
 
 #define TOP_SHAPES 5
 
+char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size)
+{
+    const fc_report *r = &v->rep;
+    if (r->is_merge)
+        snprintf(buf, size, "merged report of %ld ranks (%s); status %s", r->world_size,
+                 r->launcher[0] ? r->launcher : "unknown launcher", r->status);
+    else if (r->rank >= 0)
+        snprintf(buf, size, "rank %ld of %ld (%s) on %s, pid %ld; status %s", r->rank,
+                 r->world_size, r->launcher, r->hostname, r->pid, r->status);
+    else
+        snprintf(buf, size, "one process on %s, pid %ld; status %s", r->hostname, r->pid,
+                 r->status);
+    return buf;
+}
+
 static void text_source(const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
+    char line[512];
     printf("flopcount report: %s\n", v->path);
-    if (r->is_merge)
-        printf("  source         merged report of %ld ranks (%s); status %s\n", r->world_size,
-               r->launcher[0] ? r->launcher : "unknown launcher", r->status);
-    else if (r->rank >= 0)
-        printf("  source         rank %ld of %ld (%s) on %s, pid %ld; status %s\n", r->rank,
-               r->world_size, r->launcher, r->hostname, r->pid, r->status);
-    else
-        printf("  source         one process on %s, pid %ld; status %s\n", r->hostname, r->pid,
-               r->status);
+    printf("  source         %s\n", fc_report_source_words(v, line, sizeof line));
     if (r->command && r->command[0])
         printf("  command        %.100s%s\n", r->command, strlen(r->command) > 100 ? " ..." : "");
 }
@@ -75,7 +83,7 @@ static void text_iterations(const fc_report_view *v)
                fc_u128_to_str(r->eval_passes.flops, e));
 }
 
-static const char *gpus_from(const fc_report_view *v)
+const char *fc_report_gpus_from(const fc_report_view *v)
 {
     static const char *const from[] = {"default", "the report's world size", "--gpus"};
     return from[v->gpus_from];
@@ -106,21 +114,28 @@ static void text_measured(const fc_report_view *v)
     }
     printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
            fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
-           gpus_from(v), v->peak_desc);
+           fc_report_gpus_from(v), v->peak_desc);
     printf("  MFU measured   %s   counted FLOPs less recompute\n",
            fc_fmt_pct(v->mfu, p2, sizeof p2));
 }
 
-static void text_formula(const fc_report_view *v)
+char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_model *m = &v->model;
-    char e[FC_U128_DIGITS], p[16];
-    printf("formula (l=%lld h=%lld a=%lld kv=%lld ffn=%lld%s V=%lld s=%lld B=%lld all GPUs; "
-           "recompute %s, causal %s)\n",
-           (long long)m->layers, (long long)m->hidden, (long long)m->heads,
-           (long long)fc_model_kv_heads(m), (long long)fc_model_ffn(m),
-           m->swiglu ? " swiglu" : "", (long long)m->vocab, (long long)m->seq,
-           (long long)m->batch, fc_recompute_name(m->recompute), fc_causal_name(m->causal));
+    snprintf(buf, size,
+             "l=%lld h=%lld a=%lld kv=%lld ffn=%lld%s V=%lld s=%lld B=%lld all GPUs; "
+             "recompute %s, causal %s",
+             (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+             (long long)fc_model_kv_heads(m), (long long)fc_model_ffn(m),
+             m->swiglu ? " swiglu" : "", (long long)m->vocab, (long long)m->seq,
+             (long long)m->batch, fc_recompute_name(m->recompute), fc_causal_name(m->causal));
+    return buf;
+}
+
+static void text_formula(const fc_report_view *v)
+{
+    char e[FC_U128_DIGITS], p[16], d[256];
+    printf("formula (%s)\n", fc_report_model_desc(v, d, sizeof d));
     printf("  model FLOPs    %s\n", fc_u128_to_str(v->f.model_flops_per_iteration, e));
     printf("  hardware FLOPs %s\n", fc_u128_to_str(v->f.hardware_flops_per_iteration, e));
     if (v->peak > 0 && !isnan(v->formula_mfu))
@@ -142,45 +157,73 @@ static void text_terms(const fc_gap *g)
                    fc_u128_to_str(g->term[t], e));
 }
 
+char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size)
+{
+    const fc_gap *g = &v->gap;
+    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
+    fc_u128 counted = fc_report_counted_model(v);
+    if (g->sign == 0)
+        snprintf(buf, size,
+                 "counted FLOPs less recompute (%s) equal the formula's model FLOPs exactly",
+                 fc_u128_to_str(counted, e1));
+    else
+        snprintf(buf, size, "counted FLOPs less recompute %s are %s %s the formula's (%+.2f%%)",
+                 fc_u128_to_str(counted, e1), fc_u128_to_str(g->abs, e2),
+                 g->sign < 0 ? "below" : "above", g->fraction * 100.0);
+    return buf;
+}
+
+char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size)
+{
+    const fc_gap *g = &v->gap;
+    char e[FC_U128_DIGITS];
+    if (g->sign == 0)
+        buf[0] = '\0';
+    else if (g->sign > 0)
+        snprintf(buf, size,
+                 "GEMMs the formula does not model ran (adapters, extra projections, "
+                 "optimizer or evaluation GEMMs inside the iteration)%s",
+                 v->model.causal == FC_CAUSAL_HALF
+                     ? ", or the kernels computed the full QK^T the halved causal "
+                       "convention leaves out"
+                     : "");
+    else if (g->explained && g->residual == 0)
+        snprintf(buf, size, "explained exactly by:");
+    else if (g->explained)
+        snprintf(buf, size, "nearest known terms (leaving %s FLOPs unexplained):",
+                 fc_u128_to_str(g->residual, e));
+    else
+        snprintf(buf, size, "no known term comes near it");
+    return buf;
+}
+
+char *fc_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size)
+{
+    const fc_gap *g = &v->gap;
+    char p[16], q[16];
+    snprintf(buf, size,
+             "measured %s of the formula's model FLOPs; the formula with recompute %s adds %s",
+             fc_fmt_pct(g->recompute_of_model, p, sizeof p),
+             fc_recompute_name(v->model.recompute),
+             fc_fmt_pct(g->formula_recompute_of_model, q, sizeof q));
+    return buf;
+}
+
 static void text_gap(const fc_report_view *v)
 {
     const fc_gap *g = &v->gap;
-    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], p[16], q[16];
+    char line[512];
     printf("difference\n");
     if (!v->has_iterations) {
         printf("  n/a: no iterations found to compare per iteration\n");
         return;
     }
-    fc_u128 counted = v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute
-                                                                        : v->job_flops);
-    if (g->sign == 0) {
-        printf("  counted FLOPs less recompute (%s) equal the formula's model FLOPs exactly\n",
-               fc_u128_to_str(counted, e1));
-    } else {
-        printf("  counted FLOPs less recompute %s are %s %s the formula's (%+.2f%%)\n",
-               fc_u128_to_str(counted, e1), fc_u128_to_str(g->abs, e2),
-               g->sign < 0 ? "below" : "above", g->fraction * 100.0);
-        if (g->sign > 0)
-            printf("    GEMMs the formula does not model ran (adapters, extra projections, "
-                   "optimizer or evaluation GEMMs inside the iteration)%s\n",
-                   v->model.causal == FC_CAUSAL_HALF
-                       ? ", or the kernels computed the full QK^T the halved causal "
-                         "convention leaves out"
-                       : "");
-        else if (g->explained && g->residual == 0)
-            printf("  explained exactly by:\n");
-        else if (g->explained)
-            printf("  nearest known terms (leaving %s FLOPs unexplained):\n",
-                   fc_u128_to_str(g->residual, e2));
-        else
-            printf("  no known term comes near it\n");
-        if (g->sign < 0)
-            text_terms(g);
-    }
-    printf("  recompute      measured %s of the formula's model FLOPs; the formula with "
-           "recompute %s adds %s\n",
-           fc_fmt_pct(g->recompute_of_model, p, sizeof p), fc_recompute_name(v->model.recompute),
-           fc_fmt_pct(g->formula_recompute_of_model, q, sizeof q));
+    printf("  %s\n", fc_report_gap_sentence(v, line, sizeof line));
+    if (g->sign != 0)
+        printf("%s%s\n", g->sign > 0 ? "    " : "  ", fc_report_gap_verdict(v, line, sizeof line));
+    if (g->sign < 0)
+        text_terms(g);
+    printf("  recompute      %s\n", fc_report_recompute_sentence(v, line, sizeof line));
 }
 
 void fc_report_print_text(const fc_report_view *v)
