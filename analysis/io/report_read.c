@@ -402,6 +402,7 @@ static void read_extras(ctx *c, json_object *root, fc_report *r)
         r->has_eval = 1;
         get_u64(c, e, "eval_passes", "count", &r->eval_passes.count, 0);
         get_u128(c, e, "eval_passes", "flops", &r->eval_passes.flops, 0);
+        get_double(c, e, "eval_passes", "seconds", &r->eval_passes.seconds);
     }
     json_object *rc = section(c, root, "recompute", json_type_object);
     if (rc != NULL) {
@@ -429,6 +430,7 @@ static void empty(fc_report *r)
     memset(r, 0, sizeof *r);
     r->pid = r->rank = r->local_rank = r->world_size = -1;
     r->wall_seconds = r->iterations.median_seconds = r->recompute.fraction = NAN;
+    r->eval_passes.seconds = NAN;
     r->utilization.peak_flops = r->utilization.hfu = r->utilization.mfu = NAN;
 }
 

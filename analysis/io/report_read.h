@@ -82,6 +82,7 @@ typedef struct fc_report {
     struct {
         uint64_t count;
         fc_u128 flops;
+        double seconds; /* NaN when absent */
     } eval_passes;
     int has_recompute;
     struct {
