@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* merge.c - 'flopcount merge FILE... | DIR': read every rank's report and
  * print one for the job (merge_analyze.c / merge_steps.c work it out,
- * merge_out.c prints it). Missing and duplicate ranks are said, never
- * dropped quietly. */
+ * merge_out.c prints it; --html OUT also writes it as a page, html/).
+ * Missing and duplicate ranks are said, never dropped quietly. */
 #include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "html.h"
 #include "merge.h"
+#include "pages.h"
 #include "report_peak.h"
 #include "tools.h"
 
@@ -20,19 +22,22 @@ typedef struct args {
     size_t n_paths;
     fc_peak_opt peak;
     int json, all_ranks, strict;
+    const char *html; /* --html OUT: NULL when not given */
 } args;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: flopcount merge FILE... | DIR [--gpu NAME --dtype D | --peak-tflops X]\n"
-            "                       [--json] [--all-ranks] [--strict]\n"
+            "                       [--json] [--all-ranks] [--strict] [--html OUT.html]\n"
             "  FILE... | DIR     the per-rank reports (a DIR: every *.json in it)\n"
             "  --gpu NAME --dtype D   per-GPU peak from the table, for cluster HFU/MFU\n"
             "  --peak-tflops X   per-GPU peak in TFLOP/s\n"
             "  --json            the merged report as JSON (readable by 'flopcount report')\n"
             "  --all-ranks       list every rank in the text, however many\n"
-            "  --strict          exit 1 when ranks are missing or duplicated\n");
+            "  --strict          exit 1 when ranks are missing or duplicated\n"
+            "  --html OUT.html   also write the merged job as one self-contained page with\n"
+            "                    charts (no script, opens offline)\n");
 }
 
 static int add_path(args *a, const char *p)
@@ -101,6 +106,13 @@ static int parse_args(args *a, int argc, char **argv)
             a->all_ranks = 1;
         else if (strcmp(s, "--strict") == 0)
             a->strict = 1;
+        else if (strcmp(s, "--html") == 0 || strncmp(s, "--html=", 7) == 0) {
+            a->html = s[6] == '=' ? s + 7 : i + 1 < argc ? argv[++i] : NULL;
+            if (a->html == NULL || a->html[0] == '\0') {
+                fprintf(stderr, "flopcount merge: --html needs an output file name\n");
+                return -1;
+            }
+        }
         else if (s[0] == '-' && s[1] != '\0') {
             fprintf(stderr, "flopcount merge: unknown option '%s' (try --help)\n", s);
             return -1;
@@ -265,6 +277,17 @@ static int warn_problems(const fc_merge *m)
     return m->n_missing || dups || m->world_disagrees;
 }
 
+/* Opens the page of --html before any output, so that an unwritable path
+ * is one line and nothing else. 1 when open. */
+static int open_page(fc_html *page, const char *path)
+{
+    char err[600];
+    if (fc_html_open(page, path, err, sizeof err) == 0)
+        return 1;
+    fprintf(stderr, "flopcount merge: %s\n", err);
+    return 0;
+}
+
 int fc_cmd_merge(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -280,7 +303,10 @@ int fc_cmd_merge(int argc, char **argv)
      * gives the heap back, faulting it in again for the next report. */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
-    if (parse_args(&a, argc, argv) == 0 && merge_all(&m, &a) == 0) {
+    static fc_html page;
+    char err[600];
+    if (parse_args(&a, argc, argv) == 0 && merge_all(&m, &a) == 0 &&
+        (a.html == NULL || open_page(&page, a.html))) {
         for (size_t i = m.n_used; i < m.n_ranks; i++)
             fprintf(stderr, "flopcount merge: warning: %s repeats rank %ld; ignored\n",
                     m.ranks[i].path, m.ranks[i].rank);
@@ -290,6 +316,14 @@ int fc_cmd_merge(int argc, char **argv)
         else {
             fc_merge_print_text(&m, a.all_ranks);
             rc = fflush(stdout) == 0 ? 0 : 2;
+        }
+        if (a.html != NULL && fc_html_merge_page(&page, &m) != 0) {
+            fc_html_discard(&page);
+            fprintf(stderr, "flopcount merge: out of memory writing the page\n");
+            rc = 2;
+        } else if (a.html != NULL && fc_html_commit(&page, err, sizeof err) != 0) {
+            fprintf(stderr, "flopcount merge: %s\n", err);
+            rc = 2;
         }
         if (rc == 0 && problems && a.strict)
             rc = 1;

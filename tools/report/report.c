@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* report.c - 'flopcount report FILE.json [model flags] [--gpus N]
- * [--gpu NAME --dtype D | --peak-tflops X] [--json]': the measured side of a
- * report (a rank's or a merged one) and, given a model, the analytic
- * formula beside it with the difference explained (report_gap.c). */
+ * [--gpu NAME --dtype D | --peak-tflops X] [--json] [--html OUT.html]': the
+ * measured side of a report (a rank's or a merged one) and, given a model,
+ * the analytic formula beside it with the difference explained
+ * (report_gap.c); --html also writes the same view as a page (html/). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "model_flags.h"
+#include "pages.h"
 #include "parse.h"
 #include "report.h"
 #include "report_peak.h"
@@ -22,6 +25,7 @@ typedef struct args {
     fc_peak_opt peak;
     int64_t gpus; /* 0: not given */
     int json;
+    const char *html; /* --html OUT: NULL when not given */
 } args;
 
 static void usage(FILE *f)
@@ -29,6 +33,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: flopcount report FILE.json [model flags | --config hf.json] [--gpus N]\n"
             "                        [--gpu NAME --dtype D | --peak-tflops X] [--json]\n"
+            "                        [--html OUT.html]\n"
             "The measured side of a report (one rank's, or 'flopcount merge --json' output):\n"
             "totals, top shapes, iterations, HFU/MFU when a peak is known; with model flags\n"
             "also the formula's FLOPs and MFU, and the difference explained.\n\n");
@@ -40,7 +45,9 @@ static void usage(FILE *f)
                "  --peak-tflops X        per-GPU dense peak in TFLOP/s\n"
                "                         (default: the peak the report carries, if any)\n"
                "output:\n"
-               "  --json                 machine-readable, exact integers\n");
+               "  --json                 machine-readable, exact integers\n"
+               "  --html OUT.html        also write the report as one self-contained page\n"
+               "                         with charts (no script, opens offline)\n");
 }
 
 static int bad(const char *msg, const char *arg)
@@ -83,7 +90,11 @@ static int parse_args(args *a, int argc, char **argv)
             continue;
         if (strcmp(s, "--json") == 0)
             a->json = 1;
-        else if (strcmp(s, "--gpus") == 0 || strncmp(s, "--gpus=", 7) == 0) {
+        else if (strcmp(s, "--html") == 0 || strncmp(s, "--html=", 7) == 0) {
+            a->html = s[6] == '=' ? s + 7 : i + 1 < argc ? argv[++i] : NULL;
+            if (a->html == NULL || a->html[0] == '\0')
+                return bad("--html needs an output file name", NULL);
+        } else if (strcmp(s, "--gpus") == 0 || strncmp(s, "--gpus=", 7) == 0) {
             if (take_gpus(a, argc, argv, &i) != 0)
                 return -1;
         } else if (s[0] == '-' && s[1] != '\0')
@@ -191,6 +202,20 @@ static int formula(fc_report_view *v, const args *a)
     return 0;
 }
 
+/* The page of --html (opened before any output, so that an unwritable
+ * path is one line and nothing else). */
+static int write_page(fc_html *page, const fc_report_view *v)
+{
+    char err[600];
+    if (fc_html_report_page(page, v) != 0) {
+        fc_html_discard(page);
+        return bad("out of memory writing the page", NULL);
+    }
+    if (fc_html_commit(page, err, sizeof err) != 0)
+        return bad(err, NULL);
+    return 0;
+}
+
 int fc_cmd_report(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -210,13 +235,19 @@ int fc_cmd_report(int argc, char **argv)
         return 2;
     }
     int rc = 2;
-    if (measured(&v, &a) == 0 && formula(&v, &a) == 0) {
+    static fc_html page;
+    int ready = measured(&v, &a) == 0 && formula(&v, &a) == 0;
+    if (ready && a.html != NULL && fc_html_open(&page, a.html, err, sizeof err) != 0)
+        ready = bad(err, NULL) == 0; /* one line, no report printed */
+    if (ready) {
         if (a.json)
             rc = fc_report_print_json(&v) == 0 ? 0 : 2;
         else {
             fc_report_print_text(&v);
             rc = fflush(stdout) == 0 ? 0 : 2;
         }
+        if (a.html != NULL)
+            rc = write_page(&page, &v) == 0 ? rc : 2;
     }
     fc_report_free(&v.rep);
     return rc;

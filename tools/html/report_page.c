@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* report_page.c - 'flopcount report --html': the figures of the text
+ * report (same view, same phrases and number formats) as one page:
+ * headline figures, iterations, phase split, counted versus formula as a
+ * waterfall, top shapes. data-k attributes name the field of
+ * 'flopcount report --json' that holds each headline figure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pages.h"
+#include "report_fmt.h"
+#include "svg.h"
+
+static double share(fc_u128 part, fc_u128 all)
+{
+    double a = fc_u128_to_double(all);
+    return a > 0 ? fc_u128_to_double(part) / a : NAN;
+}
+
+static void cards(fc_html *h, const fc_report_view *v)
+{
+    char a[64], b[160], e[FC_U128_DIGITS];
+    int it = v->has_iterations, peak = v->peak > 0;
+    const char *nopeak = "no peak known (--gpu NAME --dtype D, or --peak-tflops X)";
+    fc_html_cards_begin(h);
+    fc_html_card(h, "measured.hfu", "HFU", fc_fmt_pct(v->hfu, a, sizeof a),
+                 !it    ? "no iterations found"
+                 : peak ? "all counted FLOPs / (GPUs x peak x time)"
+                        : nopeak);
+    fc_html_card(h, "measured.mfu", "MFU measured", fc_fmt_pct(v->mfu, a, sizeof a),
+                 "counted FLOPs less recompute");
+    fc_html_card(h, v->has_model ? "formula.mfu" : NULL, "MFU formula",
+                 fc_fmt_pct(v->formula_mfu, a, sizeof a),
+                 v->has_model ? "model FLOPs / (GPUs x peak x measured time)"
+                              : "give the model (--layers ... or --config hf.json)");
+    fc_html_card(h, it ? "recompute_share" : NULL, "recompute",
+                 fc_fmt_pct(it ? share(v->job_recompute, v->job_flops) : NAN, a, sizeof a),
+                 "of the counted FLOPs per iteration");
+    snprintf(b, sizeof b, "median of %zu steady iteration%s", v->n_steady,
+             v->n_steady == 1 ? "" : "s");
+    fc_html_card(h, it ? "measured.seconds_per_iteration" : NULL, "time per iteration",
+                 fc_fmt_seconds(it ? v->seconds : NAN, a, sizeof a), b);
+    snprintf(b, sizeof b, "%s FLOPs%s", it ? fc_u128_to_str(v->job_flops, e) : "n/a",
+             v->rep.is_merge ? " (all ranks)"
+             : v->scale > 1  ? " (job)"
+                             : "");
+    fc_html_card(h, it ? "measured.flops_per_iteration~si" : NULL, "FLOPs per iteration",
+                 it ? fc_fmt_flop(v->job_flops, a, sizeof a) : "n/a", b);
+    snprintf(a, sizeof a, "%lld", (long long)v->gpus);
+    fc_html_card(h, "measured.gpus", "GPUs", a, fc_report_gpus_from(v));
+    fc_html_card(h, peak ? "measured.peak_source" : NULL, "peak per GPU",
+                 peak ? v->peak_desc : "not known", peak ? "" : nopeak);
+    fc_html_cards_end(h);
+}
+
+/* One row: label, the figure (data-k key), what it means. */
+static void fig_row(fc_html *h, const char *label, const char *key, const char *value,
+                    const char *meaning)
+{
+    fc_html_row_begin(h, NULL);
+    fc_html_td(h, label, 0);
+    fc_html_td_key(h, key, value, 1);
+    fc_html_raw(h, "<td class=\"w\">");
+    fc_html_esc(h, meaning);
+    fc_html_raw(h, "</td>");
+    fc_html_row_end(h);
+}
+
+static void totals_table(fc_html *h, const fc_report_view *v)
+{
+    static const char *const head[] = {"", "#figure", "what"};
+    const fc_report *r = &v->rep;
+    char e[FC_U128_DIGITS], s[48], t[32], line[512];
+    fc_html_table_begin(h, "totals", "the whole run");
+    fc_html_head_row(h, head, 3);
+    snprintf(
+        line, sizeof line, "%s in %llu calls; %llu failed, %llu invalid, %llu unresolved; wall %s",
+        fc_fmt_flop(r->totals.gemm_flops, s, sizeof s), (unsigned long long)r->totals.gemm_calls,
+        (unsigned long long)r->totals.failed_calls, (unsigned long long)r->totals.invalid_calls,
+        (unsigned long long)r->totals.unresolved_calls,
+        fc_fmt_seconds(r->wall_seconds, t, sizeof t));
+    fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e), line);
+    if (v->has_iterations) {
+        snprintf(s, sizeof s, "%llu", (unsigned long long)r->iterations.count);
+        snprintf(line, sizeof line, "(%s), %zu %s; median %s",
+                 r->iterations.detected_by[0] ? r->iterations.detected_by : "?", v->n_steady,
+                 r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
+                 fc_fmt_seconds(v->seconds, t, sizeof t));
+        fig_row(h, "iterations", "iterations.count", s, line);
+    } else {
+        snprintf(line, sizeof line, "no iterations found%s%s", r->utilization_reason[0] ? ": " : "",
+                 r->utilization_reason);
+        fig_row(h, "iterations", NULL, "n/a", line);
+    }
+    if (r->has_eval && r->eval_passes.count) {
+        snprintf(s, sizeof s, "%llu", (unsigned long long)r->eval_passes.count);
+        snprintf(line, sizeof line, "%s FLOPs (not in the iterations)",
+                 fc_u128_to_str(r->eval_passes.flops, e));
+        fig_row(h, "eval passes", NULL, s, line);
+    }
+    fc_html_table_end(h);
+}
+
+static void measured_table(fc_html *h, const fc_report_view *v)
+{
+    static const char *const head[] = {"", "#figure", "what"};
+    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[512];
+    fc_html_table_begin(h, "measured", "measured, per iteration");
+    fc_html_head_row(h, head, 3);
+    if (v->scale > 1)
+        snprintf(line, sizeof line,
+                 "%s on this rank; for the job x %ld ranks, assuming data-parallel replicas "
+                 "('flopcount merge' sums the ranks exactly)",
+                 fc_u128_to_str(v->file_flops, e2), v->scale);
+    else
+        snprintf(line, sizeof line, "%s", v->rep.is_merge ? "all ranks" : "");
+    fig_row(h, "counted FLOPs", "measured.flops_per_iteration", fc_u128_to_str(v->job_flops, e1),
+            line);
+    snprintf(line, sizeof line, "(%s of counted)",
+             fc_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p));
+    fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
+            fc_u128_to_str(v->job_recompute, e1), line);
+    fig_row(h, "time", "measured.seconds_per_iteration", fc_fmt_seconds(v->seconds, t, sizeof t),
+            "(median)");
+    if (v->peak <= 0) {
+        fig_row(h, "HFU, MFU", NULL, "n/a",
+                "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
+    } else {
+        snprintf(line, sizeof line, "all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s",
+                 (long long)v->gpus, v->gpus == 1 ? "" : "s", fc_report_gpus_from(v), v->peak_desc);
+        fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
+        fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p),
+                "counted FLOPs less recompute");
+    }
+    fc_html_table_end(h);
+}
+
+static void formula_table(fc_html *h, const fc_report_view *v)
+{
+    static const char *const head[] = {"", "#figure", "what"};
+    char e[FC_U128_DIGITS], p[16], d[256], cap[300], line[160];
+    snprintf(cap, sizeof cap, "formula (%s)", fc_report_model_desc(v, d, sizeof d));
+    fc_html_table_begin(h, "formula", cap);
+    fc_html_head_row(h, head, 3);
+    fig_row(h, "model FLOPs", "formula.model_flops_per_iteration",
+            fc_u128_to_str(v->f.model_flops_per_iteration, e), "per iteration, all GPUs");
+    fig_row(h, "hardware FLOPs", "formula.hardware_flops_per_iteration",
+            fc_u128_to_str(v->f.hardware_flops_per_iteration, e),
+            "model FLOPs plus the formula's recompute");
+    if (v->peak > 0 && !isnan(v->formula_mfu)) {
+        snprintf(line, sizeof line, "model FLOPs / (%lld GPU%s x peak x measured time)",
+                 (long long)v->gpus, v->gpus == 1 ? "" : "s");
+        fig_row(h, "MFU formula", "formula.mfu", fc_fmt_pct(v->formula_mfu, p, sizeof p), line);
+    }
+    fc_html_table_end(h);
+}
+
+static void headline(fc_html *h, const fc_report_view *v)
+{
+    fc_html_section_begin(h, "headline", "Headline figures");
+    cards(h, v);
+    totals_table(h, v);
+    measured_table(h, v);
+    if (v->has_model)
+        formula_table(h, v);
+    fc_html_section_end(h);
+}
+
+/* The report's iterations as chart bars: all listed, warm-up and open end
+ * marked as the steady rule (fc_report_steady) leaves them out. */
+static int iterations(fc_html *h, const fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    size_t n = r->iterations.n_list, from = 0, to = n;
+    fc_html_iter *it = calloc(n ? n : 1, sizeof *it);
+    if (it == NULL)
+        return -1;
+    if (!r->is_merge)
+        fc_report_steady(r->iterations.list, n, &from, &to);
+    for (size_t i = 0; i < n; i++) {
+        const fc_report_iter *ri = &r->iterations.list[i];
+        it[i] = (fc_html_iter){
+            ri->index,          ri->seconds,         NAN,      ri->flops, ri->forward_flops,
+            ri->backward_flops, ri->recompute_flops, i < from, i >= to,   -1};
+        if (i + 1 < n)
+            it[i].pause_after = r->iterations.list[i + 1].start_seconds - ri->start_seconds -
+                                ri->seconds; /* NaN when a start is missing */
+    }
+    char about[256];
+    snprintf(about, sizeof about,
+             "%s (found by: %s). The first iteration (warm-up) and an open-ended last one are "
+             "left out of the median.",
+             r->is_merge ? "Aligned steps of a merged report" : "Every iteration the report lists",
+             r->iterations.detected_by[0] ? r->iterations.detected_by : "?");
+    fc_html_iters s = {it,
+                       n,
+                       r->iterations.count,
+                       v->has_iterations ? v->seconds : NAN,
+                       r->is_merge,
+                       about,
+                       r->has_eval ? r->eval_passes.count : 0,
+                       r->eval_passes.flops,
+                       r->eval_passes.seconds};
+    int rc = fc_html_iterations(h, &s);
+    if (rc == 0)
+        rc = fc_html_phases(h, &s);
+    free(it);
+    return rc;
+}
+
+/* The waterfall from the formula's model FLOPs to the counted FLOPs. */
+typedef struct step {
+    const char *label; /* under the chart's bar; may hold '\n' */
+    const char *name;  /* in the table */
+    fc_u128 from, to;
+    const char *cls;
+    const char *why; /* NULL: a total */
+} step;
+
+typedef struct steps {
+    step s[FC_GAP_COUNT + 5];
+    size_t n;
+} steps;
+
+static void add(steps *w, const char *label, const char *name, fc_u128 from, fc_u128 to,
+                const char *cls, const char *why)
+{
+    w->s[w->n++] = (step){label, name, from, to, cls, why};
+}
+
+static void build_steps(const fc_report_view *v, steps *w)
+{
+    static const char *const term_label[FC_GAP_COUNT] = {"- attention\ncore",
+                                                         "- first-layer\ndgrad", "- logits"};
+    const fc_gap *g = &v->gap;
+    fc_u128 model = v->f.model_flops_per_iteration, counted = fc_report_counted_model(v);
+    w->n = 0;
+    add(w, "formula\nmodel FLOPs", "formula's model FLOPs", 0, model, "s-formula", NULL);
+    fc_u128 at = model;
+    if (g->sign < 0)
+        for (int t = 0; t < FC_GAP_COUNT; t++)
+            if (g->explained & (1u << t)) {
+                fc_u128 next = at > g->term[t] ? at - g->term[t] : 0;
+                add(w, term_label[t], fc_gap_term_name(t), at, next, "s-down", fc_gap_term_why(t));
+                at = next;
+            }
+    if (at != counted)
+        add(w, g->sign > 0 ? "+ not in\nthe formula" : "not\nexplained",
+            g->sign > 0 ? "not in the formula" : "not explained", at, counted,
+            counted > at ? "s-up" : "s-down",
+            g->sign > 0 ? "GEMMs the formula does not model" : "no known term accounts for it");
+    add(w, "counted less\nrecompute", "counted FLOPs less recompute", 0, counted, "s-total", NULL);
+    if (v->job_recompute)
+        add(w, "+ recompute", "recompute", counted, v->job_flops, "s-rc",
+            "measured: forward GEMMs repeated in the backward");
+    add(w, "counted\nFLOPs", "counted FLOPs", 0, v->job_flops, "s-total", NULL);
+}
+
+static void step_label(void *ctx, size_t i, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", ((const steps *)ctx)->s[i].label);
+}
+
+static void waterfall_chart(fc_html *h, const steps *w)
+{
+    fc_svg s;
+    double top = 0;
+    for (size_t i = 0; i < w->n; i++)
+        top = fmax(top, fmax(fc_u128_to_double(w->s[i].from), fc_u128_to_double(w->s[i].to)));
+    fc_svg_axis_fit(&s.left, top * 1.1, FC_UNIT_FLOP); /* room for the value labels */
+    fc_svg_begin(&s, h, "from the formula's model FLOPs to the counted FLOPs, per iteration", w->n,
+                 320, 0);
+    fc_svg_axes(&s, "FLOPs per iteration", NULL);
+    char tip[256], e[FC_U128_DIGITS], lbl[64], si[48];
+    for (size_t i = 0; i < w->n; i++) {
+        const step *st = &w->s[i];
+        double a = fc_u128_to_double(st->from), b = fc_u128_to_double(st->to);
+        fc_u128 d = st->to > st->from ? st->to - st->from : st->from - st->to;
+        if (st->why)
+            snprintf(lbl, sizeof lbl, "%s%s", st->to >= st->from ? "+" : "\xe2\x88\x92",
+                     fc_fmt_flop(d, si, sizeof si));
+        else
+            fc_fmt_flop(st->to, lbl, sizeof lbl);
+        snprintf(tip, sizeof tip, "%s: %s FLOPs", lbl, fc_u128_to_str(st->why ? d : st->to, e));
+        fc_svg_bar(&s, i, a, b, 0, st->cls, tip);
+        fc_svg_value(&s, i, fmax(a, b), lbl);
+    }
+    fc_svg_xlabels(&s, step_label, (void *)w, NULL);
+    fc_svg_end(&s);
+}
+
+/* The legend of the classes the waterfall uses. */
+static void legend(fc_html *h, const steps *w)
+{
+    static const char *const cls[] = {"s-formula", "s-total", "s-down", "s-up", "s-rc"};
+    static const char *const lbl[] = {"formula", "counted", "taken away", "added", "recompute"};
+    const char *c[5], *l[5];
+    size_t n = 0;
+    for (size_t k = 0; k < 5; k++)
+        for (size_t i = 0; i < w->n; i++)
+            if (strcmp(w->s[i].cls, cls[k]) == 0) {
+                c[n] = cls[k];
+                l[n++] = lbl[k];
+                break;
+            }
+    fc_html_legend(h, c, l, n);
+}
+
+static void waterfall_table(fc_html *h, const fc_report_view *v, const steps *w)
+{
+    static const char *const head[] = {"step", "#FLOPs", "why"};
+    char e[FC_U128_DIGITS];
+    fc_html_table_begin(h, "difference-table", "per iteration, all GPUs");
+    fc_html_head_row(h, head, 3);
+    for (size_t i = 0; i < w->n; i++) {
+        const step *st = &w->s[i];
+        fc_u128 d = st->to > st->from ? st->to - st->from : st->from - st->to;
+        const char *key = NULL;
+        if (i == 0)
+            key = "formula.model_flops_per_iteration";
+        else if (i + 1 == w->n)
+            key = "measured.flops_per_iteration";
+        else if (st->why == NULL)
+            key = "difference.counted_model_flops_per_iteration";
+        fc_html_row_begin(h, st->why ? NULL : "total");
+        fc_html_td(h, st->name, 0);
+        fc_html_td_key(h, key, fc_u128_to_str(st->why ? d : st->to, e), 1);
+        fc_html_raw(h, "<td class=\"w\">");
+        fc_html_esc(h, st->why ? st->why : "");
+        fc_html_raw(h, "</td>");
+        fc_html_row_end(h);
+    }
+    const fc_gap *g = &v->gap;
+    if (g->sign < 0)
+        for (int t = 0; t < FC_GAP_COUNT; t++)
+            if (!(g->explained & (1u << t))) {
+                char name[160];
+                snprintf(name, sizeof name, "(checked, not part of it: %s)", fc_gap_term_name(t));
+                fc_html_row_begin(h, "muted");
+                fc_html_td(h, name, 0);
+                fc_html_td(h, fc_u128_to_str(g->term[t], e), 1);
+                fc_html_td(h, "", 0);
+                fc_html_row_end(h);
+            }
+    fc_html_table_end(h);
+}
+
+static void difference(fc_html *h, const fc_report_view *v)
+{
+    char line[512];
+    fc_html_section_begin(h, "difference", "Counted versus formula");
+    if (!v->has_model) {
+        fc_html_para(h, "note",
+                     "No model given: give the model flags (--layers --hidden --heads "
+                     "--vocab --seq --batch, or --config hf.json) to compare the "
+                     "counted FLOPs with the formula's.");
+        fc_html_section_end(h);
+        return;
+    }
+    if (!v->has_iterations) {
+        fc_html_para(h, "note", "n/a: no iterations found to compare per iteration");
+        fc_html_section_end(h);
+        return;
+    }
+    fc_html_para(h, NULL, fc_report_gap_sentence(v, line, sizeof line));
+    if (v->gap.sign != 0)
+        fc_html_para(h, NULL, fc_report_gap_verdict(v, line, sizeof line));
+    steps w;
+    build_steps(v, &w);
+    waterfall_chart(h, &w);
+    legend(h, &w);
+    waterfall_table(h, v, &w);
+    snprintf(line, sizeof line, "recompute: ");
+    fc_report_recompute_sentence(v, line + strlen(line), sizeof line - strlen(line));
+    fc_html_para(h, NULL, line);
+    fc_html_section_end(h);
+}
+
+int fc_html_report_page(fc_html *h, const fc_report_view *v)
+{
+    char sub[1024], src[512];
+    snprintf(sub, sizeof sub, "%s: %s", v->path, fc_report_source_words(v, src, sizeof src));
+    fc_html_page_begin(h, "flopcount report", sub);
+    if (v->rep.command && v->rep.command[0]) {
+        fc_html_raw(h, "<p class=\"note\">command: <code>");
+        fc_html_esc(h, v->rep.command);
+        fc_html_raw(h, "</code></p>\n");
+    }
+    headline(h, v);
+    if (iterations(h, v) != 0)
+        return -1;
+    difference(h, v);
+    fc_html_shapes(h, v->rep.shapes, v->rep.n_shapes, v->rep.totals.gemm_flops);
+    fc_html_page_end(h);
+    return 0;
+}

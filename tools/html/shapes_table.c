@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* shapes_table.c - the "shapes" section both HTML pages share: the GEMM
+ * shapes that carry the most FLOPs, one row each with a bar, in the words
+ * and number formats of the text report's "top shapes" lines. */
+#include <math.h>
+#include <stdio.h>
+
+#include "pages.h"
+#include "report_fmt.h"
+#include "svg.h"
+
+/* Rows shown (the text report prints 5; the page has room for more). */
+#define SHAPE_ROWS 10
+
+static void num_cell(fc_html *h, long long v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", v);
+    fc_html_td(h, b, 1);
+}
+
+static void shape_row(fc_html *h, const fc_report_shape *s, size_t i, double all, double top)
+{
+    char b[64], e[FC_U128_DIGITS], pct[16];
+    fc_html_row_begin(h, NULL);
+    snprintf(b, sizeof b, "%zu", i + 1);
+    fc_html_td(h, b, 1);
+    fc_html_td(h, s->api, 0);
+    if (s->overflow) {
+        fc_html_raw(h, "<td colspan=\"5\">(shapes beyond the table)</td>");
+    } else {
+        snprintf(b, sizeof b, "%c%c", s->transa, s->transb);
+        fc_html_td(h, b, 0);
+        num_cell(h, (long long)s->m);
+        num_cell(h, (long long)s->n);
+        num_cell(h, (long long)s->k);
+        num_cell(h, (long long)s->batch);
+    }
+    fc_html_td(h, s->dtype, 0);
+    snprintf(b, sizeof b, "%llu", (unsigned long long)s->calls);
+    fc_html_td(h, b, 1);
+    fc_html_td(h, fc_fmt_flop(s->flops, b, sizeof b), 1);
+    fc_html_td(h, fc_u128_to_str(s->flops, e), 1);
+    double f = fc_u128_to_double(s->flops);
+    fc_html_td(h, fc_fmt_pct(all > 0 ? f / all : NAN, pct, sizeof pct), 1);
+    fc_html_raw(h, "<td class=\"bar\">");
+    fc_svg_rowbar(h, top > 0 ? f / top : 0, "s-bar");
+    fc_html_raw(h, "</td>");
+    fc_html_row_end(h);
+}
+
+void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total)
+{
+    static const char *const head[] = {"##",     "API",    "op",    "#m",     "#n",
+                                       "#k",     "#batch", "dtype", "#calls", "#FLOPs",
+                                       "#exact", "#share", "bar"};
+    fc_html_section_begin(h, "shapes", "Top GEMM shapes");
+    if (n == 0) {
+        fc_html_para(h, "note", "The report lists no shapes.");
+        fc_html_section_end(h);
+        return;
+    }
+    char caption[160];
+    size_t rows = n < SHAPE_ROWS ? n : SHAPE_ROWS;
+    snprintf(caption, sizeof caption,
+             "%zu of %zu shapes, most FLOPs first; share of all GEMM FLOPs; bars relative to "
+             "the largest",
+             rows, n);
+    fc_html_table_begin(h, "shape-table", caption);
+    fc_html_head_row(h, head, sizeof head / sizeof head[0]);
+    double all = fc_u128_to_double(total), top = fc_u128_to_double(shapes[0].flops);
+    for (size_t i = 0; i < rows; i++)
+        shape_row(h, &shapes[i], i, all, top);
+    fc_html_table_end(h);
+    fc_html_para(h, "note",
+                 "The report has no kernel times per shape (the shim times iterations, not "
+                 "kernels), so achieved TFLOP/s per shape is not shown.");
+    fc_html_section_end(h);
+}
