@@ -144,9 +144,35 @@ def scenario_report(gen, cli, work):
     # Shapes: as --json's top_shapes.
     _, rows = hc.table(root, "shape-table")
     for row, s in zip(rows, j["top_shapes"]):
-        need(row[1] == s["api"] and row[3:7] == [str(s[x]) for x in "mnk"] + [str(s["batch"])]
-             and row[10] == str(s["flops"]) and row[8] == str(s["calls"]), f"shape row {row}")
-    print("ok: report page")
+        shape = f"{s['transa']}{s['transb']} m={s['m']} n={s['n']} k={s['k']} batch={s['batch']}"
+        want = [s["api"], shape, s["dtype"], str(s["calls"]), hc.fmt_flop(s["flops"]),
+                str(s["flops"]), hc.fmt_pct(s["flops"] / j["totals"]["gemm_flops"]), ""]
+        need(row == want, f"shape row {row} != {want}")
+    # Without iterations, and a merged report read back: the same structure.
+    d = os.path.join(work, "ranks")
+    os.makedirs(d)
+    run([gen, d, "--ranks", "2", "--iterations", "0"])
+    other = report_variant(cli, [os.path.join(d, "rank1.json")] + MODEL,
+                           os.path.join(work, "noiter.html"),
+                           ["totals.gemm_flops", "measured.gpus"])
+    need("No iterations listed: no per-iteration chart." in other.text(), "no-iteration note")
+    run([gen, d, "--ranks", "2", "--iterations", "6"])
+    merged = os.path.join(work, "merged.json")
+    with open(merged, "w") as f:
+        f.write(run([cli, "merge", d, "--json"]).stdout)
+    report_variant(cli, [merged, "--peak-tflops", "100"], os.path.join(work, "merged.html"),
+                   ["measured.hfu", "iterations.count", "measured.flops_per_iteration"])
+    print("ok: report pages")
+
+
+def report_variant(cli, args, out, required):
+    """report --json and --html in one run; the page against that JSON."""
+    j = json.loads(run([cli, "report"] + args + ["--json", "--html", out]).stdout)
+    _, root = page(out)
+    need(hc.sections(root) == REPORT_SECTIONS, f"{out}: sections {hc.sections(root)}")
+    bad = hc.check_keys(root, j, required)
+    need(not bad, f"{out}: figures: {bad}")
+    return root
 
 
 def scenario_merge(gen, cli, work):
@@ -217,6 +243,11 @@ def scenario_big(gen, cli, work):
          f"bins {rows[0][:2]} ... {rows[-2][:2]}")
     need(rows[-1][0] == "all" and rows[-1][1] == "100000" and rows[-1][5] == str(100000 * 4 * G),
          f"total row {rows[-1]}")
+    # The binned phase chart's table: merge_gen splits each iteration half
+    # forward, half backward.
+    _, rows = hc.table(root, "phase-bin-table")
+    need(len(rows) == 121 and rows[-1][:4] == ["all", str(100000 * 2 * G), str(100000 * 2 * G), "0"],
+         f"phase bins: {len(rows)} rows, total {rows[-1]}")
     print(f"ok: 100,000 iterations: {size} bytes, written in {t1 - t0:.2f} s")
     # 1,024 ranks (rank 77 missing): every merged rank has a row.
     d = os.path.join(work, "wide")

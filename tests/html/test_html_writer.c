@@ -297,7 +297,7 @@ static void test_report_page_figures(void **state)
                               "host&lt;1&gt;&amp;, pid 42"));
     assert_non_null(strstr(t, "python train.py --tag &#39;&lt;x&gt;&#39; &amp; echo "
                               "&quot;done&quot;"));
-    assert_non_null(strstr(t, "<td>sgemm_&lt;&amp;&gt;</td>"));
+    assert_non_null(strstr(t, "<td>sgemm_&lt;&amp;&gt;</td><td>TN m=64 n=192 k=64 batch=1</td>"));
     assert_null(strstr(t, "<a&b>"));
     assert_null(strstr(t, "<x>"));
     /* iteration rows: 2.0 s warm-up first (1 s and more: three decimals, as the

@@ -299,58 +299,63 @@ static void bin_row(fc_html *h, const bin *b, const char *label, int total)
     fc_html_td(h, total ? "" : fc_fmt_seconds(b->median_s, t, sizeof t), 1);
     fc_html_td(h, fc_fmt_seconds(b->max_s, t, sizeof t), 1);
     exact_cell(h, b->flops);
-    exact_cell(h, b->fwd);
-    exact_cell(h, b->bwd);
-    exact_cell(h, b->rc);
     size_t o = 0;
     note[0] = '\0';
     if (b->warm)
-        o += (size_t)snprintf(note + o, sizeof note - o, "warm-up; ");
+        o += (size_t)snprintf(note + o, sizeof note - o, "has the warm-up");
     if (b->open)
-        o += (size_t)snprintf(note + o, sizeof note - o, "open end; ");
+        o += (size_t)snprintf(note + o, sizeof note - o, "%shas the open end", o ? "; " : "");
     if (b->pauses)
-        snprintf(note + o, sizeof note - o, "%zu pause%s, %s", b->pauses, b->pauses == 1 ? "" : "s",
-                 fc_fmt_seconds(b->pause_s, pt, sizeof pt));
+        snprintf(note + o, sizeof note - o, "%s%zu pause%s, %s", o ? "; " : "", b->pauses,
+                 b->pauses == 1 ? "" : "s", fc_fmt_seconds(b->pause_s, pt, sizeof pt));
     fc_html_td(h, note, 0);
     fc_html_row_end(h);
+}
+
+/* All bins as one: exact sums, extreme times, every mark. */
+static void sum_bins(const binned *bs, bin *all)
+{
+    memset(all, 0, sizeof *all);
+    all->min_s = INFINITY;
+    all->max_s = -INFINITY;
+    all->to = bs->s->n;
+    for (size_t k = 0; k < bs->n; k++) {
+        const bin *b = &bs->b[k];
+        if (b->n_timed) {
+            all->min_s = fmin(all->min_s, b->min_s);
+            all->max_s = fmax(all->max_s, b->max_s);
+        }
+        all->n_timed += b->n_timed;
+        all->flops = fc_u128_sat_add(all->flops, b->flops);
+        all->fwd = fc_u128_sat_add(all->fwd, b->fwd);
+        all->bwd = fc_u128_sat_add(all->bwd, b->bwd);
+        all->rc = fc_u128_sat_add(all->rc, b->rc);
+        all->warm |= b->warm;
+        all->open |= b->open;
+        all->pauses += b->pauses;
+        all->pause_s += b->pause_s;
+    }
+    if (all->n_timed == 0)
+        all->min_s = all->max_s = NAN;
 }
 
 static void bin_table(fc_html *h, const binned *bs)
 {
     static const char *const head[] = {"#iterations", "#count",       "#time min", "#median",
-                                       "#max",        "#FLOPs (sum)", "#forward",  "#backward",
-                                       "#recompute",  "note"};
+                                       "#max",        "#FLOPs (sum)", "note"};
     char caption[160], label[64];
     snprintf(caption, sizeof caption,
-             "%zu iterations in bins of %zu: exact FLOP sums per bin, and over all of them",
+             "%zu iterations in bins of %zu: exact FLOP sums per bin, and over all of them "
+             "(the phases of each bin: under the next chart)",
              bs->s->n, bs->per);
     fc_html_table_begin(h, "iter-table", caption);
     fc_html_head_row(h, head, sizeof head / sizeof head[0]);
-    bin all;
-    memset(&all, 0, sizeof all);
-    all.min_s = INFINITY;
-    all.max_s = -INFINITY;
-    all.to = bs->s->n;
     for (size_t k = 0; k < bs->n; k++) {
-        const bin *b = &bs->b[k];
         band_label((void *)bs, k, label, sizeof label);
-        bin_row(h, b, label, 0);
-        if (b->n_timed) {
-            all.min_s = fmin(all.min_s, b->min_s);
-            all.max_s = fmax(all.max_s, b->max_s);
-        }
-        all.n_timed += b->n_timed;
-        all.flops = fc_u128_sat_add(all.flops, b->flops);
-        all.fwd = fc_u128_sat_add(all.fwd, b->fwd);
-        all.bwd = fc_u128_sat_add(all.bwd, b->bwd);
-        all.rc = fc_u128_sat_add(all.rc, b->rc);
-        all.warm |= b->warm;
-        all.open |= b->open;
-        all.pauses += b->pauses;
-        all.pause_s += b->pause_s;
+        bin_row(h, &bs->b[k], label, 0);
     }
-    if (all.n_timed == 0)
-        all.min_s = all.max_s = NAN;
+    bin all;
+    sum_bins(bs, &all);
     bin_row(h, &all, "all", 1);
     fc_html_table_end(h);
 }
@@ -387,7 +392,7 @@ static void eval_para(fc_html *h, const fc_html_iters *s, const binned *bs)
 int fc_html_iterations(fc_html *h, const fc_html_iters *s)
 {
     fc_html_section_begin(h, "iterations", s->merged ? "Steps" : "Iterations");
-    if (s->about)
+    if (s->about && (s->n > 0 || s->merged))
         fc_html_para(h, "note", s->about);
     if (s->n == 0) {
         fc_html_para(h, "warn", "No iterations listed: no per-iteration chart.");
@@ -453,6 +458,33 @@ static void phase_chart(fc_html *h, const binned *bs)
     fc_svg_end(&s);
 }
 
+static void phase_bin_row(fc_html *h, const bin *b, const char *label, int total)
+{
+    fc_html_row_begin(h, total ? "total" : NULL);
+    fc_html_td(h, label, 1);
+    exact_cell(h, b->fwd);
+    exact_cell(h, b->bwd);
+    exact_cell(h, b->rc);
+    exact_cell(h, unsplit(b->flops, b->fwd, b->bwd, b->rc));
+    fc_html_row_end(h);
+}
+
+/* The binned phase chart's figures: exact sums per bin. */
+static void phase_bin_table(fc_html *h, const binned *bs, const bin *tot)
+{
+    static const char *const head[] = {"#iterations", "#forward", "#backward", "#recompute",
+                                       "#not split"};
+    char label[64];
+    fc_html_table_begin(h, "phase-bin-table", "each bin's phases, summed exactly");
+    fc_html_head_row(h, head, 5);
+    for (size_t k = 0; k < bs->n; k++) {
+        band_label((void *)bs, k, label, sizeof label);
+        phase_bin_row(h, &bs->b[k], label, 0);
+    }
+    phase_bin_row(h, tot, "all", 1);
+    fc_html_table_end(h);
+}
+
 int fc_html_phases(fc_html *h, const fc_html_iters *s)
 {
     fc_html_section_begin(h, "phases", "Forward, backward, recompute");
@@ -464,13 +496,9 @@ int fc_html_phases(fc_html *h, const fc_html_iters *s)
     binned bs;
     if (bin_series(&bs, s) != 0)
         return -1;
-    fc_u128 sum[4] = {0, 0, 0, 0}, all = 0;
-    for (size_t k = 0; k < bs.n; k++) {
-        sum[0] = fc_u128_sat_add(sum[0], bs.b[k].fwd);
-        sum[1] = fc_u128_sat_add(sum[1], bs.b[k].bwd);
-        sum[2] = fc_u128_sat_add(sum[2], bs.b[k].rc);
-        all = fc_u128_sat_add(all, bs.b[k].flops);
-    }
+    bin tot;
+    sum_bins(&bs, &tot);
+    fc_u128 sum[4] = {tot.fwd, tot.bwd, tot.rc, 0}, all = tot.flops;
     sum[3] = unsplit(all, sum[0], sum[1], sum[2]);
     phase_chart(h, &bs);
     static const char *const cls[] = {"s-fwd", "s-bwd", "s-rc", "s-other"};
@@ -500,6 +528,8 @@ int fc_html_phases(fc_html *h, const fc_html_iters *s)
     fc_html_td(h, "", 1);
     fc_html_row_end(h);
     fc_html_table_end(h);
+    if (bs.per > 1)
+        phase_bin_table(h, &bs, &tot);
     fc_html_section_end(h);
     free(bs.b);
     return 0;

@@ -38,14 +38,18 @@ static void cards(fc_html *h, const fc_report_view *v)
     fc_html_card(h, it ? "recompute_share" : NULL, "recompute",
                  fc_fmt_pct(it ? share(v->job_recompute, v->job_flops) : NAN, a, sizeof a),
                  "of the counted FLOPs per iteration");
-    snprintf(b, sizeof b, "median of %zu steady iteration%s", v->n_steady,
-             v->n_steady == 1 ? "" : "s");
+    if (it)
+        snprintf(b, sizeof b, "median of %zu steady iteration%s", v->n_steady,
+                 v->n_steady == 1 ? "" : "s");
+    else
+        snprintf(b, sizeof b, "no iterations found");
     fc_html_card(h, it ? "measured.seconds_per_iteration" : NULL, "time per iteration",
                  fc_fmt_seconds(it ? v->seconds : NAN, a, sizeof a), b);
-    snprintf(b, sizeof b, "%s FLOPs%s", it ? fc_u128_to_str(v->job_flops, e) : "n/a",
-             v->rep.is_merge ? " (all ranks)"
-             : v->scale > 1  ? " (job)"
-                             : "");
+    const char *whose = v->rep.is_merge ? " (all ranks)" : v->scale > 1 ? " (job)" : "";
+    if (it)
+        snprintf(b, sizeof b, "%s FLOPs%s", fc_u128_to_str(v->job_flops, e), whose);
+    else
+        snprintf(b, sizeof b, "no iterations found");
     fc_html_card(h, it ? "measured.flops_per_iteration~si" : NULL, "FLOPs per iteration",
                  it ? fc_fmt_flop(v->job_flops, a, sizeof a) : "n/a", b);
     snprintf(a, sizeof a, "%lld", (long long)v->gpus);
@@ -109,6 +113,12 @@ static void measured_table(fc_html *h, const fc_report_view *v)
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[512];
     fc_html_table_begin(h, "measured", "measured, per iteration");
     fc_html_head_row(h, head, 3);
+    if (!v->has_iterations) {
+        fig_row(h, "counted FLOPs", NULL, "n/a",
+                "no iterations found (mark them with flopcount_step() or an NVTX range)");
+        fc_html_table_end(h);
+        return;
+    }
     if (v->scale > 1)
         snprintf(line, sizeof line,
                  "%s on this rank; for the job x %ld ranks, assuming data-parallel replicas "
@@ -189,11 +199,15 @@ static int iterations(fc_html *h, const fc_report_view *v)
                                 ri->seconds; /* NaN when a start is missing */
     }
     char about[256];
-    snprintf(about, sizeof about,
-             "%s (found by: %s). The first iteration (warm-up) and an open-ended last one are "
-             "left out of the median.",
-             r->is_merge ? "Aligned steps of a merged report" : "Every iteration the report lists",
-             r->iterations.detected_by[0] ? r->iterations.detected_by : "?");
+    if (r->is_merge)
+        snprintf(about, sizeof about,
+                 "Aligned steps of a merged report: each rank's steady iterations, a step's "
+                 "time its slowest rank's, its FLOPs summed over ranks.");
+    else
+        snprintf(about, sizeof about,
+                 "Every iteration the report lists (found by: %s). The first iteration (warm-up) "
+                 "and an open-ended last one are left out of the median.",
+                 r->iterations.detected_by[0] ? r->iterations.detected_by : "?");
     fc_html_iters s = {it,
                        n,
                        r->iterations.count,

@@ -12,30 +12,17 @@
 /* Rows shown (the text report prints 5; the page has room for more). */
 #define SHAPE_ROWS 10
 
-static void num_cell(fc_html *h, long long v)
+static void shape_row(fc_html *h, const fc_report_shape *s, double all, double top)
 {
-    char b[32];
-    snprintf(b, sizeof b, "%lld", v);
-    fc_html_td(h, b, 1);
-}
-
-static void shape_row(fc_html *h, const fc_report_shape *s, size_t i, double all, double top)
-{
-    char b[64], e[FC_U128_DIGITS], pct[16];
+    char b[160], e[FC_U128_DIGITS], pct[16];
     fc_html_row_begin(h, NULL);
-    snprintf(b, sizeof b, "%zu", i + 1);
-    fc_html_td(h, b, 1);
     fc_html_td(h, s->api, 0);
-    if (s->overflow) {
-        fc_html_raw(h, "<td colspan=\"5\">(shapes beyond the table)</td>");
-    } else {
-        snprintf(b, sizeof b, "%c%c", s->transa, s->transb);
-        fc_html_td(h, b, 0);
-        num_cell(h, (long long)s->m);
-        num_cell(h, (long long)s->n);
-        num_cell(h, (long long)s->k);
-        num_cell(h, (long long)s->batch);
-    }
+    if (s->overflow)
+        snprintf(b, sizeof b, "(shapes beyond the table)");
+    else /* as the text report's "top shapes" line has it */
+        snprintf(b, sizeof b, "%c%c m=%lld n=%lld k=%lld batch=%lld", s->transa, s->transb,
+                 (long long)s->m, (long long)s->n, (long long)s->k, (long long)s->batch);
+    fc_html_td(h, b, 0);
     fc_html_td(h, s->dtype, 0);
     snprintf(b, sizeof b, "%llu", (unsigned long long)s->calls);
     fc_html_td(h, b, 1);
@@ -51,9 +38,8 @@ static void shape_row(fc_html *h, const fc_report_shape *s, size_t i, double all
 
 void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total)
 {
-    static const char *const head[] = {"##",     "API",    "op",    "#m",     "#n",
-                                       "#k",     "#batch", "dtype", "#calls", "#FLOPs",
-                                       "#exact", "#share", "bar"};
+    static const char *const head[] = {"API",    "shape",  "dtype",  "#calls",
+                                       "#FLOPs", "#exact", "#share", ""};
     fc_html_section_begin(h, "shapes", "Top GEMM shapes");
     if (n == 0) {
         fc_html_para(h, "note", "The report lists no shapes.");
@@ -70,7 +56,7 @@ void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128
     fc_html_head_row(h, head, sizeof head / sizeof head[0]);
     double all = fc_u128_to_double(total), top = fc_u128_to_double(shapes[0].flops);
     for (size_t i = 0; i < rows; i++)
-        shape_row(h, &shapes[i], i, all, top);
+        shape_row(h, &shapes[i], all, top);
     fc_html_table_end(h);
     fc_html_para(h, "note",
                  "The report has no kernel times per shape (the shim times iterations, not "
