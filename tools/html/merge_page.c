@@ -40,8 +40,11 @@ static void cards(fc_html *h, const fc_merge *m)
     fc_html_card(h, "merge.ranks_merged", "ranks merged", a, b);
     if (fc_merge_is_straggler(m)) {
         snprintf(a, sizeof a, "rank %ld", m->straggler);
-        snprintf(b, sizeof b, "+%.1f%% behind the others' median",
-                 (m->straggler_seconds - m->others_seconds) / m->others_seconds * 100.0);
+        if (m->others_seconds > 0)
+            snprintf(b, sizeof b, "+%.1f%% behind the others' median",
+                     (m->straggler_seconds - m->others_seconds) / m->others_seconds * 100.0);
+        else
+            snprintf(b, sizeof b, "behind the others' median");
     } else {
         snprintf(a, sizeof a, "none");
         if (m->straggler < 0)
