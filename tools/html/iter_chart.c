@@ -12,6 +12,7 @@
 
 #include "pages.h"
 #include "report_fmt.h"
+#include "stats.h"
 #include "svg.h"
 
 /* A gap between iterations is marked as a pause from this long (and this
@@ -46,12 +47,6 @@ char *fc_html_si(double flops, char *buf, size_t size)
     return buf;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int is_pause(const binned *bs, double p)
 {
     return !isnan(p) && p >= bs->pause_min;
@@ -84,8 +79,7 @@ static void fill_bin(binned *bs, bin *b, double *scratch)
         b->min_s = b->max_s = b->median_s = NAN;
         return;
     }
-    qsort(scratch, b->n_timed, sizeof *scratch, cmp_double);
-    b->median_s = scratch[(b->n_timed - 1) / 2]; /* the lower middle, as the verbs take it */
+    b->median_s = fc_median_double(scratch, b->n_timed); /* the verbs' median (stats.h) */
 }
 
 static int bin_series(binned *bs, const fc_html_iters *s)
