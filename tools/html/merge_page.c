@@ -219,7 +219,7 @@ static void rank_legend(fc_html *h, const fc_merge *m, int by_world, int wall, i
         lbl[n++] = "straggler";
     }
     if (m->n_fgroups > 1) {
-        cls[n] = "s-bwd";
+        cls[n] = "s-odd";
         lbl[n++] = "FLOPs differ from the largest group";
     }
     if (by_world && m->n_missing) {
@@ -266,7 +266,7 @@ static void rank_chart(fc_html *h, const fc_merge *m)
         size_t b = ra.by_world ? (size_t)r->rank : i;
         double sec = rank_seconds(m, r);
         int differs = m->n_fgroups > 1 && !in_largest_group(m, r->rank);
-        const char *cls = named && r->rank == m->straggler ? "s-hi" : differs ? "s-bwd" : "s-time";
+        const char *cls = named && r->rank == m->straggler ? "s-hi" : differs ? "s-odd" : "s-time";
         snprintf(tip, sizeof tip, "rank %ld (%.64s): %s, %s FLOPs%s", r->rank, r->host,
                  fc_fmt_seconds(sec, t, sizeof t), fc_u128_to_str(rank_flops(m, r), e),
                  differs ? ", differs from the largest group" : "");
