@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # demo.sh - build flopcount, train a small GPT under `flopcount run`, print
-# the report and compare it with the analytic formula.
+# the report and compare it with the analytic formula; write it as a page too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -13,5 +13,8 @@ echo "== flopcount run -- /usr/bin/python3 scripts/demo/tiny_gpt.py ${model[*]} 
 build/bin/flopcount run --output "$out" --log-every 2 -- \
     /usr/bin/python3 scripts/demo/tiny_gpt.py "${model[@]}" --steps 8 --checkpoint 1 --eval-every 4
 echo
-echo "== flopcount report $out ${model[*]} --peak-tflops 1"
-build/bin/flopcount report "$out" "${model[@]}" --peak-tflops 1
+page=${out%.json}.html
+echo "== flopcount report $out ${model[*]} --peak-tflops 1 --html $page"
+build/bin/flopcount report "$out" "${model[@]}" --peak-tflops 1 --html "$page"
+echo
+echo "== the same report with charts: $page (one file, opens offline in any browser)"
