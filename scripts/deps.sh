@@ -3,11 +3,11 @@
 # deps.sh - install what flopcount needs to build and test on Debian 12
 # (apt only). Installs nothing when everything is already there.
 set -euo pipefail
-# chromium: the headless browser of the --html tests (tests/html, label chromium)
+# patchelf: tests/gpu/prepare.sh (the prefix carried to a GPU machine); chromium:
+# the headless browser of the --html tests (tests/html, label chromium)
 pkgs=(cmake make gcc clang pkg-config libjson-c-dev libunwind-dev libcmocka-dev
       libblas-dev libblas3 python3-torch openmpi-bin libopenmpi-dev libclang-rt-14-dev
       patchelf chromium)
-# patchelf: tests/gpu/prepare.sh (the prefix carried to a GPU machine)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
