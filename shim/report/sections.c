@@ -2,8 +2,9 @@
 /* sections.c - the report sections about iterations: "iterations",
  * "eval_passes", "recompute", "utilization" (+ "utilization_reason") and
  * "callsites" in the JSON, and their lines in the stderr summary. Field
- * meanings: docs/iterations.md and docs/report-schema.md; medians and the
- * steady-iteration rule are analysis/stats.h's. Static buffers only. */
+ * meanings: docs/iterations.md and docs/report-schema.md; the figures
+ * (medians, steady iterations, peak, HFU/MFU) are figures.c's. Static
+ * buffers only. */
 #include "sections.h"
 
 #include <stdio.h>
@@ -11,28 +12,17 @@
 #include <unistd.h>
 
 #include "callsites.h"
-#include "core/api.h"
 #include "core/clock.h"
 #include "core/options.h"
-#include "count/counters.h"
 #include "detect/segment.h"
 #include "detect/steps.h"
+#include "dtype.h"
+#include "figures.h"
 #include "probe/gputime.h"
-#include "probe/peak_choice.h"
 #include "ring/ring.h"
 #include "stats.h"
 
-#define MAX_LIST 16384 /* iterations the detector keeps (steps.c LIST_CAP) */
-
-/* The steady iterations (stats.h) and their medians. */
-typedef struct steady {
-    uint64_t n;
-    double median_seconds;
-    fc_u128 flops, rec; /* medians per iteration, taken apart */
-} steady;
-
-static double secs_buf[MAX_LIST];
-static fc_u128 flops_buf[MAX_LIST], rec_buf[MAX_LIST];
+#define MAX_LIST FC_FIGURES_MAX_LIST
 
 /* GPU time per stored iteration (gputime.c), -1 where there is none. */
 typedef struct gpu_view {
@@ -44,35 +34,8 @@ typedef struct gpu_view {
 
 static double gpu_secs[MAX_LIST], gpu_sorted[MAX_LIST];
 
-static void steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to)
-{
-    size_t f, t;
-    fc_steady_range(stored, stored > 0 && v->list[stored - 1].open_end, &f, &t);
-    *from = f;
-    *to = t;
-}
-
-static void steady_of(const fc_steps_view *v, steady *s)
-{
-    memset(s, 0, sizeof *s);
-    uint64_t stored = v->stored < MAX_LIST ? v->stored : MAX_LIST, from, to;
-    steady_range(v, stored, &from, &to);
-    for (uint64_t i = from; i < to; i++) {
-        const fc_iteration *it = &v->list[i];
-        secs_buf[s->n] = fc_iteration_seconds(it);
-        flops_buf[s->n] = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
-        rec_buf[s->n] = it->rec;
-        s->n++;
-    }
-    if (s->n == 0)
-        return;
-    s->median_seconds = fc_median_double(secs_buf, s->n);
-    s->flops = fc_median_u128(flops_buf, s->n);
-    s->rec = fc_median_u128(rec_buf, s->n);
-}
-
 /* GPU seconds of the stored iterations and their steady-state median, over
- * the same iterations as steady_of (those with a GPU figure). */
+ * the same iterations as the figures' medians (those with a GPU figure). */
 static void gpu_of(const fc_steps_view *v, int final, int interrupted, gpu_view *g)
 {
     memset(g, 0, sizeof *g);
@@ -83,7 +46,7 @@ static void gpu_of(const fc_steps_view *v, int final, int interrupted, gpu_view 
     for (uint64_t i = 0; i < stored; i++)
         if (fc_gputime_span(v->list[i].t0, v->list[i].t1, &gpu_secs[i]) != 0)
             gpu_secs[i] = -1;
-    steady_range(v, stored, &from, &to);
+    fc_figures_steady_range(v, stored, &from, &to);
     for (uint64_t i = from; i < to; i++)
         if (gpu_secs[i] >= 0)
             gpu_sorted[g->n++] = gpu_secs[i];
@@ -111,36 +74,9 @@ static void method_text(int mode, char *out, size_t size)
                             "forward, backward and recompute told apart by how weights are used");
 }
 
-/* FLOPs by dtype and whether they ran on a GPU, over every counted call. */
-struct mix {
-    fc_u128 by_dtype[FC_DT_COUNT];
-    fc_u128 gpu, cpu;
-};
-
-static void add_mix(const fc_shape_view *v, void *ctx)
+static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
 {
-    struct mix *m = ctx;
-    m->by_dtype[v->key.dtype % FC_DT_COUNT] = fc_u128_sat_add(m->by_dtype[v->key.dtype % FC_DT_COUNT], v->flops);
-    if (fc_api_is_gpu(v->key.api))
-        m->gpu = fc_u128_sat_add(m->gpu, v->flops);
-    else
-        m->cpu = fc_u128_sat_add(m->cpu, v->flops);
-}
-
-static int choose_peak(fc_peak_choice *pc, int may_look)
-{
-    static struct mix m;
-    memset(&m, 0, sizeof m);
-    fc_counters_foreach(add_mix, &m);
-    int best = FC_DT_UNKNOWN;
-    for (int d = 1; d < FC_DT_COUNT; d++)
-        if (m.by_dtype[d] > m.by_dtype[best])
-            best = d;
-    return fc_peak_choose(best, m.gpu > m.cpu, may_look, pc);
-}
-
-static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s, const gpu_view *g)
-{
+    const fc_steps_view *v = &f->v;
     char method[256];
     fc_seg_stats st;
     fc_seg_stats_get(&st);
@@ -149,8 +85,8 @@ static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s, 
     fc_jw_u64(w, "count", v->count);
     fc_jw_str(w, "detected_by", mode_name(v->mode, v->count));
     fc_jw_str(w, "method", method);
-    if (s->n > 0)
-        fc_jw_double(w, "median_seconds", s->median_seconds);
+    if (f->steady > 0)
+        fc_jw_double(w, "median_seconds", f->median_seconds);
     else
         fc_jw_null(w, "median_seconds");
     if (g->ok) {
@@ -164,7 +100,7 @@ static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s, 
         snprintf(why, sizeof why, "unavailable: %s", g->reason);
         fc_jw_str(w, "gpu_timing", why);
     }
-    fc_jw_u128(w, "flops", fc_u128_sat_add(v->fwd, fc_u128_sat_add(v->bwd, v->rec)));
+    fc_jw_u128(w, "flops", f->hw);
     fc_jw_u128(w, "forward_flops", v->fwd);
     fc_jw_u128(w, "backward_flops", v->bwd);
     fc_jw_u128(w, "recompute_flops", v->rec);
@@ -201,75 +137,56 @@ static void write_iterations(fc_jw *w, const fc_steps_view *v, const steady *s, 
     fc_jw_obj_end(w);
 }
 
-static void write_utilization(fc_jw *w, const steady *s, int interrupted)
+static void write_utilization(fc_jw *w, const fc_figures *f)
 {
-    fc_peak_choice pc;
-    const char *why = NULL;
-    char reason[600];
-    if (s->n == 0 || s->median_seconds <= 0)
-        why = "no training iterations with a measured time";
-    else if (choose_peak(&pc, !interrupted) != 0)
-        why = pc.reason;
-    if (why != NULL) {
-        snprintf(reason, sizeof reason, "%s", why);
+    if (!f->util_ok) {
+        char reason[600];
+        snprintf(reason, sizeof reason, "%s", f->util_reason);
         fc_jw_null(w, "utilization");
         fc_jw_str(w, "utilization_reason", reason);
         return;
     }
-    double denom = pc.flops * s->median_seconds;
+    const fc_peak_choice *pc = &f->pc;
     fc_jw_obj_begin(w, "utilization");
-    fc_jw_double(w, "peak_flops", pc.flops);
-    fc_jw_str(w, "peak_source", pc.source);
-    fc_jw_str(w, "device", pc.device[0] ? pc.device : NULL);
-    fc_jw_str(w, "dtype", fc_dtype_name(pc.dtype));
-    fc_jw_double(w, "seconds", s->median_seconds);
-    double hw = fc_u128_to_double(s->flops), model = fc_u128_to_double(s->flops - s->rec);
-    fc_jw_u128(w, "hardware_flops_per_iteration", s->flops);
-    fc_jw_u128(w, "model_flops_per_iteration", s->flops - s->rec);
-    fc_jw_double(w, "achieved_flops_per_second", hw / s->median_seconds);
-    fc_jw_double(w, "hfu", hw / denom);
-    fc_jw_double(w, "mfu", model / denom);
+    fc_jw_double(w, "peak_flops", pc->flops);
+    fc_jw_str(w, "peak_source", pc->source);
+    fc_jw_str(w, "device", pc->device[0] ? pc->device : NULL);
+    fc_jw_str(w, "dtype", fc_dtype_name(pc->dtype));
+    fc_jw_double(w, "seconds", f->median_seconds);
+    fc_jw_u128(w, "hardware_flops_per_iteration", f->flops);
+    fc_jw_u128(w, "model_flops_per_iteration", f->flops - f->rec);
+    fc_jw_double(w, "achieved_flops_per_second", fc_u128_to_double(f->flops) / f->median_seconds);
+    fc_jw_double(w, "hfu", f->hfu);
+    fc_jw_double(w, "mfu", f->mfu);
     fc_jw_obj_end(w);
 }
 
-/* What both renderings read, with the detector drained and locked (the
- * lock is held when the function returns 1: release it after reading). */
-typedef struct snapshot {
-    fc_steps_view v;
-    fc_eval_view ev;
-    steady s;
-} snapshot;
-
-static int take(snapshot *x, int final)
+/* The figures, with the rings drained and the detector locked (the lock is
+ * held when the function returns 1: release it after reading). */
+static int take(fc_figures *f, int final, int interrupted)
 {
     int locked = fc_ring_collect(final) == 0;
-    fc_steps_get(fc_steps_mode(), &x->v);
-    fc_steps_eval(&x->ev);
-    steady_of(&x->v, &x->s);
+    fc_figures_compute(f, !interrupted);
     return locked;
 }
 
 void fc_report_sections_json(fc_jw *w, int final, int interrupted)
 {
-    static snapshot x;
-    int locked = take(&x, final);
-    const fc_steps_view v = x.v;
-    const fc_eval_view ev = x.ev;
-    const steady s = x.s;
+    static fc_figures f;
+    int locked = take(&f, final, interrupted);
     static gpu_view g;
-    gpu_of(&v, final, interrupted, &g);
-    write_iterations(w, &v, &s, &g);
+    gpu_of(&f.v, final, interrupted, &g);
+    write_iterations(w, &f, &g);
     fc_jw_obj_begin(w, "eval_passes");
-    fc_jw_u64(w, "count", ev.count);
-    fc_jw_u128(w, "flops", ev.flops);
-    fc_jw_double(w, "seconds", fc_ticks_seconds(ev.ticks));
+    fc_jw_u64(w, "count", f.ev.count);
+    fc_jw_u128(w, "flops", f.ev.flops);
+    fc_jw_double(w, "seconds", fc_ticks_seconds(f.ev.ticks));
     fc_jw_obj_end(w);
-    fc_u128 hw = fc_u128_sat_add(v.fwd, fc_u128_sat_add(v.bwd, v.rec));
     fc_jw_obj_begin(w, "recompute");
-    fc_jw_u128(w, "flops", v.rec);
-    fc_jw_double(w, "fraction", hw ? fc_u128_to_double(v.rec) / fc_u128_to_double(hw) : 0.0);
+    fc_jw_u128(w, "flops", f.v.rec);
+    fc_jw_double(w, "fraction", f.recompute_fraction);
     fc_jw_obj_end(w);
-    write_utilization(w, &s, interrupted);
+    write_utilization(w, &f);
     fc_callsite_report_json(w);
     if (locked)
         fc_ring_release();
@@ -286,42 +203,35 @@ static void say(int fd, const char *line, int n)
 void fc_report_sections_text(int fd, int interrupted)
 {
     char line[600];
-    static snapshot x;
-    int locked = take(&x, 1);
-    const fc_steps_view v = x.v;
-    const fc_eval_view ev = x.ev;
-    const steady s = x.s;
-    if (v.count > 0) {
+    static fc_figures x;
+    int locked = take(&x, 1, interrupted);
+    const fc_steps_view *v = &x.v;
+    if (v->count > 0) {
         static gpu_view g;
         char gpu[64] = "";
-        gpu_of(&v, 1, interrupted, &g);
+        gpu_of(v, 1, interrupted, &g);
         if (g.ok && g.n > 0)
             snprintf(gpu, sizeof gpu, " (GPU %.4f s)", g.median_seconds);
-        fc_u128 hw = fc_u128_sat_add(v.fwd, fc_u128_sat_add(v.bwd, v.rec));
-        double f = fc_u128_to_double(v.fwd), b = fc_u128_to_double(v.bwd), r = fc_u128_to_double(v.rec);
+        double hw = fc_u128_to_double(x.hw);
+        double f = fc_u128_to_double(v->fwd), b = fc_u128_to_double(v->bwd), r = fc_u128_to_double(v->rec);
         say(fd, line, snprintf(line, sizeof line,
                                "flopcount: %llu iterations (%s), median %.4f s%s, %.4g FLOP each; "
                                "forward %.1f%% backward %.1f%% recompute %.1f%%\n",
-                               (unsigned long long)v.count, mode_name(v.mode, v.count), s.median_seconds, gpu,
-                               fc_u128_to_double(s.flops), 100 * f / fc_u128_to_double(hw), 100 * b / fc_u128_to_double(hw),
-                               100 * r / fc_u128_to_double(hw)));
-        fc_peak_choice pc;
-        if (s.n > 0 && s.median_seconds > 0) {
-            if (choose_peak(&pc, !interrupted) == 0)
-                say(fd, line, snprintf(line, sizeof line,
-                                       "flopcount: HFU %.1f%% MFU %.1f%% of %.4g TFLOP/s (%s, %s%s%s)\n",
-                                       100 * fc_u128_to_double(s.flops) / (pc.flops * s.median_seconds),
-                                       100 * fc_u128_to_double(s.flops - s.rec) / (pc.flops * s.median_seconds),
-                                       pc.flops / 1e12, fc_dtype_name(pc.dtype), pc.source,
-                                       pc.device[0] ? ": " : "", pc.device));
-            else
-                say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc.reason));
-        }
+                               (unsigned long long)v->count, mode_name(v->mode, v->count), x.median_seconds, gpu,
+                               fc_u128_to_double(x.flops), 100 * f / hw, 100 * b / hw, 100 * r / hw));
+        const fc_peak_choice *pc = &x.pc;
+        if (x.util_ok)
+            say(fd, line, snprintf(line, sizeof line,
+                                   "flopcount: HFU %.1f%% MFU %.1f%% of %.4g TFLOP/s (%s, %s%s%s)\n",
+                                   100 * x.hfu, 100 * x.mfu, pc->flops / 1e12, fc_dtype_name(pc->dtype),
+                                   pc->source, pc->device[0] ? ": " : "", pc->device));
+        else if (x.steady > 0 && x.median_seconds > 0)
+            say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
     }
-    if (ev.count > 0)
+    if (x.ev.count > 0)
         say(fd, line, snprintf(line, sizeof line, "flopcount: %llu evaluation passes, %.4g FLOP\n",
-                               (unsigned long long)ev.count, fc_u128_to_double(ev.flops)));
-    if (v.count > 0 || ev.count > 0)
+                               (unsigned long long)x.ev.count, fc_u128_to_double(x.ev.flops)));
+    if (v->count > 0 || x.ev.count > 0)
         fc_callsite_report_text(fd);
     if (locked)
         fc_ring_release();

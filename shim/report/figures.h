@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* figures.h - the run's headline figures, computed in one place for every
+ * reader: the JSON report and summary (sections.c), the Prometheus file
+ * (prometheus.c) and flopcount_snapshot_get (public.c). Steady iterations
+ * and medians are analysis/stats.h's; the peak is the dominant dtype of all
+ * counted FLOPs, on the GPU when most of them ran there (probe/peak_choice). */
+#ifndef FC_FIGURES_H
+#define FC_FIGURES_H
+
+#include <stdint.h>
+
+#include "count/counters.h"
+#include "detect/steps.h"
+#include "probe/peak_choice.h"
+
+typedef struct fc_figures {
+    fc_totals totals;          /* GEMM counters (rings drained) */
+    fc_steps_view v;           /* iterations of the current mode */
+    fc_eval_view ev;           /* evaluation passes */
+    fc_u128 hw;                /* fwd + bwd + rec over all finished iterations */
+    double recompute_fraction; /* v.rec / hw; 0 without iterations */
+    int have_last;             /* last_seconds is set */
+    double last_seconds;       /* the last finished iteration */
+    uint64_t steady;           /* steady iterations the medians are over (0: none) */
+    double median_seconds;
+    fc_u128 flops, rec;        /* medians per steady iteration, taken apart */
+    int util_ok;               /* peak, hfu and mfu are set */
+    fc_peak_choice pc;         /* the peak (pc.reason when !util_ok and steady) */
+    const char *util_reason;   /* why there is no HFU/MFU, when !util_ok */
+    double hfu, mfu;           /* flops / (peak x median s); (flops - rec) / (...) */
+} fc_figures;
+
+/* Fills f from the counters and the detector. The caller holds the drain
+ * lock (fc_ring_collect, or the drainer's tick) or knows nobody drains.
+ * may_look: 0 from a signal handler (fc_peak_choose). Uses static buffers
+ * (serialized by the drain lock); allocates nothing. */
+void fc_figures_compute(fc_figures *f, int may_look);
+
+/* The steady iterations' bounds in a list of `stored` iterations of v. */
+void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to);
+
+/* Iterations the detector keeps in its list (steps.c LIST_CAP). */
+#define FC_FIGURES_MAX_LIST 16384
+
+#endif
