@@ -273,6 +273,11 @@ void fc_seg_push(const fc_irec *in)
     }
     buf[head & SEG_MASK] = rec;
     head++;
+    /* flopcount_step() ends an iteration: the segment ends with it rather
+     * than at the next forward, so a reader (the live line, a snapshot)
+     * sees that iteration as soon as the marker is drained. */
+    if (rec.kind == FC_IREC_STEP && anchored)
+        close_open(head, rec.t, 0, 0);
 }
 
 void fc_seg_flush(void)
@@ -281,6 +286,14 @@ void fc_seg_flush(void)
         split_open();
     close_open(head, last_t(), 0, 1);
     emit_pending(1);
+    /* Left over when it holds no call of the detector's: markers and GEMMs
+     * bracketed by flopcount_eval_begin/end after the last segment. They
+     * need no labelling; steps.c counts them as they are. */
+    for (uint64_t x = open_start; x < head; x++) {
+        const fc_irec *r = rec_at(x);
+        fc_steps_record(r, r->kind == FC_IREC_GEMM ? FC_CLS_XEVAL : FC_CLS_MARK);
+    }
+    tail = open_start = head;
     fc_steps_finish();
 }
 
