@@ -22,12 +22,34 @@ extern "C" {
 #define FLOPCOUNT_VERSION_PATCH 0
 #define FLOPCOUNT_VERSION_STRING "0.1.0"
 
-/* Version of the struct below; it only grows, new fields at the end. */
-#define FLOPCOUNT_SNAPSHOT_VERSION 1
+/* Version of the struct below; it only grows, new fields at the end.
+ * 1: totals and iterations. 2: flags, rank, iteration times and FLOPs,
+ * recompute, HFU/MFU and the peak used (what the report's summary says). */
+#define FLOPCOUNT_SNAPSHOT_VERSION 2
+
+/* Bits of flopcount_snapshot.flags (version 2). */
+#define FLOPCOUNT_SNAPSHOT_COUNTING 0x1u    /* the library counts (no FLOPCOUNT_DISABLE) */
+#define FLOPCOUNT_SNAPSHOT_DETECTOR 0x2u    /* iteration figures read (else the detector was busy: totals only) */
+#define FLOPCOUNT_SNAPSHOT_LAST_TIME 0x4u   /* last_iteration_seconds is set */
+#define FLOPCOUNT_SNAPSHOT_MEDIANS 0x8u     /* steady medians are set (steady_iterations > 0) */
+#define FLOPCOUNT_SNAPSHOT_UTILIZATION 0x10u /* hfu, mfu and the peak are set */
+
+/* How iterations are found (flopcount_snapshot.detected_by, version 2). */
+enum flopcount_detected_by {
+    FLOPCOUNT_DETECTED_NONE = 0,   /* no iteration yet */
+    FLOPCOUNT_DETECTED_AUTO = 1,   /* from the GEMM stream */
+    FLOPCOUNT_DETECTED_MARKER = 2, /* flopcount_step() */
+    FLOPCOUNT_DETECTED_NVTX = 3    /* NVTX step ranges */
+};
 
 /* A copy of the process-wide counters at one moment. FLOP counts are split
  * into two 64-bit halves so the struct stays plain C on every compiler:
- * total = hi * 2^64 + lo. */
+ * total = hi * 2^64 + lo.
+ *
+ * A caller sets size to sizeof(flopcount_snapshot) as its header has it;
+ * the library fills the fields that fit in that size (an older caller gets
+ * the fields it knows) and sets version to its own version, so a newer
+ * caller of an older library sees which fields were filled. */
 typedef struct flopcount_snapshot {
     uint32_t size;    /* sizeof(struct flopcount_snapshot) as the caller knows it */
     uint32_t version; /* FLOPCOUNT_SNAPSHOT_VERSION of the library that filled it */
@@ -37,7 +59,30 @@ typedef struct flopcount_snapshot {
     uint64_t failed_calls;
     uint64_t invalid_calls;
     uint64_t iterations;  /* training iterations completed so far */
+    /* ---- version 2 ---- */
+    uint32_t flags;       /* FLOPCOUNT_SNAPSHOT_* */
+    uint32_t detected_by; /* enum flopcount_detected_by */
+    int64_t rank, local_rank, world_size; /* from the launcher; -1 when none said */
+    uint64_t steady_iterations;       /* iterations the medians are over (all but the first) */
+    double last_iteration_seconds;    /* the last finished iteration, evaluation left out */
+    double median_iteration_seconds;  /* median over the steady iterations */
+    uint64_t iteration_flops_lo;      /* median counted GEMM FLOPs per steady iteration */
+    uint64_t iteration_flops_hi;
+    uint64_t iteration_recompute_flops_lo; /* median recompute FLOPs per steady iteration */
+    uint64_t iteration_recompute_flops_hi;
+    uint64_t recompute_flops_lo;      /* recompute FLOPs over all finished iterations */
+    uint64_t recompute_flops_hi;
+    double recompute_fraction;        /* of all FLOPs in finished iterations */
+    double hfu;                       /* iteration FLOPs / (peak x median seconds) */
+    double mfu;                       /* the same less recompute (measured, no model formula) */
+    double peak_flops;                /* FLOP/s of one device, the figure HFU/MFU use */
+    char peak_source[24];             /* "device", "cpu-estimate", "FLOPCOUNT_PEAK_TFLOPS" */
+    char peak_dtype[16];              /* the dtype of the peak figure, e.g. "bf16" */
+    uint64_t eval_passes;             /* evaluation passes (not in the iterations) */
 } flopcount_snapshot;
+
+/* The size of a version-1 struct: the least flopcount_snapshot_get accepts. */
+#define FLOPCOUNT_SNAPSHOT_V1_SIZE 56u
 
 /* Marks the end of one training iteration (call it once per optimizer step,
  * after optimizer.step()). Once called, iterations are counted from markers
@@ -49,8 +94,11 @@ void flopcount_step(void);
 void flopcount_eval_begin(void);
 void flopcount_eval_end(void);
 
-/* Fills *out (out->size must be set by the caller). Returns 0 on success,
- * -1 when out is NULL or out->size is too small for version 1. */
+/* Fills *out (out->size must be set by the caller) with the fields that fit
+ * in out->size. Drains what is queued first and takes the figures the way
+ * the report does (same steady iterations, medians and peak). Returns 0 on
+ * success, -1 when out is NULL or out->size is below
+ * FLOPCOUNT_SNAPSHOT_V1_SIZE. Not for a signal handler. */
 int flopcount_snapshot_get(flopcount_snapshot *out);
 
 /* Writes the report now (to FLOPCOUNT_OUTPUT when set), without waiting for

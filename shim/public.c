@@ -7,14 +7,20 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/base.h"
+#include "core/options.h"
+#include "core/rank.h"
 #include "count/counters.h"
 #include "detect/irec.h"
+#include "dtype.h"
 #include "flopcount.h"
 #include "hooks/nvtx_install.h"
 #include "init.h"
+#include "report/figures.h"
 #include "ring/ring.h"
 #include "signals.h"
 
@@ -23,21 +29,82 @@ FC_EXPORT const char *flopcount_version(void)
     return FLOPCOUNT_VERSION_STRING;
 }
 
+_Static_assert(offsetof(flopcount_snapshot, flags) == FLOPCOUNT_SNAPSHOT_V1_SIZE,
+               "version 1 of flopcount_snapshot ends where version 2 begins");
+
+static void split_u128(fc_u128 v, uint64_t *lo, uint64_t *hi)
+{
+    *lo = (uint64_t)v;
+    *hi = (uint64_t)(v >> 64);
+}
+
+/* The figures (report/figures.c) into the public struct. */
+static void fill_figures(const fc_figures *f, flopcount_snapshot *s)
+{
+    static const uint32_t by_mode[] = {
+        [FC_MODE_NONE] = FLOPCOUNT_DETECTED_NONE, [FC_MODE_AUTO] = FLOPCOUNT_DETECTED_AUTO,
+        [FC_MODE_MARKER] = FLOPCOUNT_DETECTED_MARKER, [FC_MODE_NVTX] = FLOPCOUNT_DETECTED_NVTX};
+    s->flags |= FLOPCOUNT_SNAPSHOT_DETECTOR;
+    s->iterations = f->v.count;
+    s->detected_by = f->v.count > 0 && f->v.mode >= 0 && f->v.mode <= FC_MODE_NVTX ? by_mode[f->v.mode]
+                                                                               : FLOPCOUNT_DETECTED_NONE;
+    s->eval_passes = f->ev.count;
+    split_u128(f->v.rec, &s->recompute_flops_lo, &s->recompute_flops_hi);
+    s->recompute_fraction = f->recompute_fraction;
+    if (f->have_last) {
+        s->flags |= FLOPCOUNT_SNAPSHOT_LAST_TIME;
+        s->last_iteration_seconds = f->last_seconds;
+    }
+    s->steady_iterations = f->steady;
+    if (f->steady > 0) {
+        s->flags |= FLOPCOUNT_SNAPSHOT_MEDIANS;
+        s->median_iteration_seconds = f->median_seconds;
+        split_u128(f->flops, &s->iteration_flops_lo, &s->iteration_flops_hi);
+        split_u128(f->rec, &s->iteration_recompute_flops_lo, &s->iteration_recompute_flops_hi);
+    }
+    if (f->util_ok) {
+        s->flags |= FLOPCOUNT_SNAPSHOT_UTILIZATION;
+        s->hfu = f->hfu;
+        s->mfu = f->mfu;
+        s->peak_flops = f->pc.flops;
+        snprintf(s->peak_source, sizeof s->peak_source, "%s", f->pc.source);
+        snprintf(s->peak_dtype, sizeof s->peak_dtype, "%s", fc_dtype_name(f->pc.dtype));
+    }
+}
+
 FC_EXPORT int flopcount_snapshot_get(flopcount_snapshot *out)
 {
-    if (out == NULL || out->size < sizeof(flopcount_snapshot))
+    if (out == NULL || out->size < FLOPCOUNT_SNAPSHOT_V1_SIZE)
         return -1;
+    int saved = errno;
     fc_init();
-    fc_totals t;
-    fc_ring_sync(); /* calls still queued in the rings are counted first */
-    fc_counters_totals(&t);
-    out->version = FLOPCOUNT_SNAPSHOT_VERSION;
-    out->gemm_calls = t.calls;
-    out->gemm_flops_lo = (uint64_t)t.flops;
-    out->gemm_flops_hi = (uint64_t)(t.flops >> 64);
-    out->failed_calls = t.failed_calls;
-    out->invalid_calls = t.invalid_calls;
-    out->iterations = fc_ring_iterations();
+    flopcount_snapshot s;
+    memset(&s, 0, sizeof s);
+    s.size = out->size;
+    s.version = FLOPCOUNT_SNAPSHOT_VERSION;
+    s.flags = fc_is_enabled() ? FLOPCOUNT_SNAPSHOT_COUNTING : 0;
+    s.rank = fc_rank.rank;
+    s.local_rank = fc_rank.local_rank;
+    s.world_size = fc_rank.world_size;
+    static fc_figures f; /* the drain lock serializes its users */
+    if (fc_ring_collect(0) == 0) {
+        fc_figures_compute(&f, 1);
+        fill_figures(&f, &s);
+        s.gemm_calls = f.totals.calls;
+        split_u128(f.totals.flops, &s.gemm_flops_lo, &s.gemm_flops_hi);
+        s.failed_calls = f.totals.failed_calls;
+        s.invalid_calls = f.totals.invalid_calls;
+        fc_ring_release();
+    } else { /* the detector stayed busy: the counters alone */
+        fc_totals t;
+        fc_counters_totals(&t);
+        s.gemm_calls = t.calls;
+        split_u128(t.flops, &s.gemm_flops_lo, &s.gemm_flops_hi);
+        s.failed_calls = t.failed_calls;
+        s.invalid_calls = t.invalid_calls;
+    }
+    memcpy(out, &s, out->size < sizeof s ? out->size : sizeof s);
+    errno = saved;
     return 0;
 }
 
