@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* init.c - lifecycle of libflopcount.so, the top of its layers: the
- * constructor (options, rank, the ring layer, signals, the drainer's tick
- * wired to the live line), the fork handlers, and the destructor that
- * writes the final report. */
+ * constructor (options, rank, the ring layer, signals, the drainer's ticks
+ * wired to the live line and the Prometheus file), the fork handlers, and
+ * the destructor that writes the final report. */
 #include "init.h"
 
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include "core/process.h"
 #include "core/rank.h"
 #include "report/live.h"
+#include "report/prometheus.h"
 #include "report/report.h"
 #include "ring/ring.h"
 #include "signals.h"
@@ -32,6 +33,7 @@ static void after_fork_child(void)
     fc_process_start(1);
     fc_ring_after_fork_child();
     fc_live_reset();
+    fc_prom_after_fork_child();
 }
 
 void fc_init(void)
@@ -46,6 +48,8 @@ void fc_init(void)
     fc_report_init();
     fc_ring_init();
     fc_ring_add_tick(fc_live_poll);
+    if (fc_prom_init() == 0)
+        fc_ring_add_tick(fc_prom_tick);
     fc_signals_init();
     pthread_atfork(before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);

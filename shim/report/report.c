@@ -25,6 +25,7 @@
 #include "flopcount.h"
 #include "jsonw.h"
 #include "live.h"
+#include "prometheus.h"
 #include "ring/ring.h"
 #include "sections.h"
 
@@ -348,9 +349,11 @@ void fc_report_at_exit(const char *status)
             fc_warn("forked child %ld ran GEMMs; put %%p in FLOPCOUNT_OUTPUT to keep its report",
                     fc_process_pid());
     }
-    /* ends the detector's stream: the last iteration gets its live line */
+    /* ends the detector's stream: the last iteration gets its live line,
+     * the Prometheus file its final figures */
     if (fc_ring_collect(1) == 0) {
         fc_live_poll();
+        fc_prom_at_exit(strcmp(status, "interrupted") == 0);
         fc_ring_release();
     }
     fc_report_write(status);
