@@ -18,13 +18,17 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: flopcount run [--output FILE] [--quiet] [--log-every N] [--peak-tflops X]\n"
-            "                     [--nvtx-step NAME] [--snapshot-seconds S] -- CMD [ARGS...]\n"
+            "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
+            "                     -- CMD [ARGS...]\n"
             "  --output FILE      JSON report path (default flopcount.json; %%p pid, %%r rank, %%h host)\n"
             "  --quiet            no summary on stderr\n"
             "  --log-every N      one live line on stderr every N training iterations\n"
             "  --peak-tflops X    per-device peak for HFU/MFU when the device is not detected\n"
             "  --nvtx-step NAME   NVTX range name that marks one iteration (default step)\n"
-            "  --snapshot-seconds S  rewrite the report every S seconds while running\n");
+            "  --snapshot-seconds S  rewrite the report every S seconds while running\n"
+            "  --prometheus DIR   write Prometheus metrics for node-exporter's textfile collector\n"
+            "                     into DIR (every FLOPCOUNT_PROMETHEUS_SECONDS, default 15)\n"
+            "The Python module 'flopcount' (markers, live figures) is put on PYTHONPATH.\n");
 }
 
 /* The shim next to this executable: BIN/../lib/libflopcount.so, in the
@@ -74,6 +78,12 @@ static int check_count(const char *v)
     return fc_parse_u64(v, 1000000000ull, &x);
 }
 
+static int check_dir(const char *v)
+{
+    struct stat st;
+    return stat(v, &st) == 0 && S_ISDIR(st.st_mode) && access(v, W_OK | X_OK) == 0 ? 0 : -1;
+}
+
 static int check_positive(const char *v)
 {
     double x;
@@ -114,6 +124,8 @@ int fc_cmd_run(int argc, char **argv)
             bad = set_env_checked("FLOPCOUNT_PEAK_TFLOPS", v, a, check_positive);
         else if (strcmp(a, "--snapshot-seconds") == 0)
             bad = set_env_checked("FLOPCOUNT_SNAPSHOT_SECONDS", v, a, check_positive);
+        else if (strcmp(a, "--prometheus") == 0)
+            bad = set_env_checked("FLOPCOUNT_PROMETHEUS", v, a, check_dir);
         else if (strcmp(a, "--nvtx-step") == 0)
             bad = set_env_checked("FLOPCOUNT_NVTX_STEP", v, a, NULL);
         else {
@@ -141,6 +153,7 @@ int fc_cmd_run(int argc, char **argv)
         snprintf(preload, sizeof preload, "%s", shim);
     setenv("LD_PRELOAD", preload, 1);
     setenv("NVTX_INJECTION64_PATH", shim, 1);
+    fc_run_python_path();
     if (output != NULL)
         setenv("FLOPCOUNT_OUTPUT", output, 1);
     else if (getenv("FLOPCOUNT_OUTPUT") == NULL)

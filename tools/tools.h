@@ -12,4 +12,8 @@ int fc_cmd_formula(int argc, char **argv);
 int fc_cmd_peak(int argc, char **argv);
 int fc_cmd_merge(int argc, char **argv);
 
+/* run: puts the `flopcount` Python module's directory (BIN/../lib/
+ * flopcount/python) in front of PYTHONPATH; -1 when there is none. */
+int fc_run_python_path(void);
+
 #endif
