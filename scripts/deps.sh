@@ -4,10 +4,11 @@
 # (apt only). Installs nothing when everything is already there.
 set -euo pipefail
 # patchelf: tests/gpu/prepare.sh (the prefix carried to a GPU machine); chromium:
-# the headless browser of the --html tests (tests/html, label chromium)
+# the headless browser of the --html tests (tests/html, label chromium);
+# prometheus-node-exporter, prometheus (promtool): tests/live
 pkgs=(cmake make gcc clang pkg-config libjson-c-dev libunwind-dev libcmocka-dev
       libblas-dev libblas3 python3-torch openmpi-bin libopenmpi-dev libclang-rt-14-dev
-      patchelf chromium)
+      patchelf chromium prometheus-node-exporter prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
