@@ -248,6 +248,23 @@ static void make_room(void)
 
 static int xeval_depth; /* inside flopcount_eval_begin/end */
 
+/* When the open segment holds no call of the detector's (only markers and
+ * GEMMs bracketed by flopcount_eval_begin/end) and no segment waits before
+ * it, it needs no labelling: hand it to steps.c as it is. */
+static void hand_over_uncut(void)
+{
+    if (n_pend > 0)
+        return;
+    for (uint64_t x = open_start; x < head; x++)
+        if (is_call(rec_at(x)))
+            return;
+    for (uint64_t x = open_start; x < head; x++) {
+        const fc_irec *r = rec_at(x);
+        fc_steps_record(r, r->kind == FC_IREC_GEMM ? FC_CLS_XEVAL : FC_CLS_MARK);
+    }
+    tail = open_start = head;
+}
+
 void fc_seg_push(const fc_irec *in)
 {
     fc_irec rec = *in;
@@ -274,10 +291,13 @@ void fc_seg_push(const fc_irec *in)
     buf[head & SEG_MASK] = rec;
     head++;
     /* flopcount_step() ends an iteration: the segment ends with it rather
-     * than at the next forward, so a reader (the live line, a snapshot)
-     * sees that iteration as soon as the marker is drained. */
+     * than at the next forward, and a bracketed evaluation pass after it is
+     * handed on at its end, so a reader (the live line, a snapshot) sees
+     * them as soon as the marker is drained. */
     if (rec.kind == FC_IREC_STEP && anchored)
         close_open(head, rec.t, 0, 0);
+    else if (rec.kind == FC_IREC_EVAL_END && xeval_depth == 0)
+        hand_over_uncut();
 }
 
 void fc_seg_flush(void)
@@ -286,14 +306,7 @@ void fc_seg_flush(void)
         split_open();
     close_open(head, last_t(), 0, 1);
     emit_pending(1);
-    /* Left over when it holds no call of the detector's: markers and GEMMs
-     * bracketed by flopcount_eval_begin/end after the last segment. They
-     * need no labelling; steps.c counts them as they are. */
-    for (uint64_t x = open_start; x < head; x++) {
-        const fc_irec *r = rec_at(x);
-        fc_steps_record(r, r->kind == FC_IREC_GEMM ? FC_CLS_XEVAL : FC_CLS_MARK);
-    }
-    tail = open_start = head;
+    hand_over_uncut(); /* markers and bracketed evaluation after the last segment */
     fc_steps_finish();
 }
 
