@@ -28,6 +28,7 @@
 
 static fc_irec buf[FC_SEG_CAP];
 static uint64_t head, tail, open_start;
+static uint64_t last_call_end; /* index + 1 of the latest call; 0 before any */
 static fc_pend pending[MAX_PEND];
 static int n_pend;
 static uint32_t next_id = 1;
@@ -253,11 +254,8 @@ static int xeval_depth; /* inside flopcount_eval_begin/end */
  * it, it needs no labelling: hand it to steps.c as it is. */
 static void hand_over_uncut(void)
 {
-    if (n_pend > 0)
+    if (n_pend > 0 || last_call_end > open_start)
         return;
-    for (uint64_t x = open_start; x < head; x++)
-        if (is_call(rec_at(x)))
-            return;
     for (uint64_t x = open_start; x < head; x++) {
         const fc_irec *r = rec_at(x);
         fc_steps_record(r, r->kind == FC_IREC_GEMM ? FC_CLS_XEVAL : FC_CLS_MARK);
@@ -290,11 +288,13 @@ void fc_seg_push(const fc_irec *in)
     }
     buf[head & SEG_MASK] = rec;
     head++;
+    if (is_call(r))
+        last_call_end = head;
     /* flopcount_step() ends an iteration: the segment ends with it rather
      * than at the next forward, and a bracketed evaluation pass after it is
      * handed on at its end, so a reader (the live line, a snapshot) sees
      * them as soon as the marker is drained. */
-    if (rec.kind == FC_IREC_STEP && anchored)
+    if (rec.kind == FC_IREC_STEP && anchored && last_call_end > open_start)
         close_open(head, rec.t, 0, 0);
     else if (rec.kind == FC_IREC_EVAL_END && xeval_depth == 0)
         hand_over_uncut();
@@ -312,7 +312,7 @@ void fc_seg_flush(void)
 
 void fc_seg_reset(void)
 {
-    head = tail = open_start = 0;
+    head = tail = open_start = last_call_end = 0;
     n_pend = 0;
     next_id = 1;
     learned = 0;
