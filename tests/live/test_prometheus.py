@@ -25,6 +25,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHILD = os.path.join(HERE, "train_child.py")
+DASHBOARD = os.path.join(HERE, "..", "..", "docs", "grafana", "flopcount-dashboard.json")
 SHIM = EXE = PYDIR = BLAS = WORK = None
 EXPORTER = "/usr/bin/prometheus-node-exporter"
 PROMTOOL = "/usr/bin/promtool"
@@ -167,7 +168,7 @@ class Prometheus(unittest.TestCase):
             "1": {"SLURM_JOB_ID": "4242", "FLOPCOUNT_JOB": 'run "b" \\ 7'},
         }
         want_job = {"0": "4242", "1": 'run "b" \\ 7'}
-        children, exporter = {}, None
+        children, errs, exporter = {}, [], None
         try:
             exporter = Exporter(self.metrics)
             for r, extra in ranks.items():
@@ -177,9 +178,9 @@ class Prometheus(unittest.TestCase):
                 env.update(extra)
                 cfg = {"markers": "module", "steps": STEPS, "eval_every": EVAL_EVERY, "out": None,
                        "ready": os.path.join(self.dir, "ready%s" % r), "wait": wait}
+                errs.append(open(os.path.join(self.dir, "rank%s.err" % r), "w"))
                 children[r] = subprocess.Popen([sys.executable, CHILD, json.dumps(cfg)], env=env,
-                                               stdout=subprocess.DEVNULL,
-                                               stderr=open(os.path.join(self.dir, "rank%s.err" % r), "w"))
+                                               stdout=subprocess.DEVNULL, stderr=errs[-1])
             deadline = time.monotonic() + 300
             while not all(os.path.exists(os.path.join(self.dir, "ready%s" % r)) for r in ranks):
                 for r, p in children.items():
@@ -247,6 +248,8 @@ class Prometheus(unittest.TestCase):
                 stop(p)
             if exporter is not None:
                 exporter.close()
+            for f in errs:
+                f.close()
 
     def run_blas(self, extra, check_rc=True):
         env = base_env({"LD_PRELOAD": SHIM, "FLOPCOUNT_OUTPUT": os.path.join(self.dir, "blas.json")})
@@ -311,6 +314,17 @@ class Prometheus(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("--prometheus", p.stderr)
+
+    def test_dashboard_reads_what_is_written(self):
+        """docs/grafana: every flopcount series a panel or variable asks for is
+        one the shim writes (NAMES, all seen by node-exporter above)."""
+        with open(DASHBOARD) as f:
+            dash = json.load(f)
+        exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+        exprs += [v["definition"] for v in dash["templating"]["list"] if "definition" in v]
+        used = set(re.findall(r"\b(flopcount_[a-z_]+|DCGM_[A-Z_]+)", " ".join(exprs)))
+        self.assertEqual(used - set(NAMES), {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"})
+        self.assertEqual(set(NAMES) - used, set())
 
 
 if __name__ == "__main__":
