@@ -17,6 +17,7 @@ typedef struct fc_pend {
     uint64_t start, end, t0, t1;
     uint32_t id;
     uint8_t truncated, at_end; /* at_end: closed by the end of the stream */
+    uint8_t after_step;        /* opened by a flopcount_step() marker */
 } fc_pend;
 
 /* What segment.c knows that labelling needs. */

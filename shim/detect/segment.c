@@ -29,6 +29,7 @@
 static fc_irec buf[FC_SEG_CAP];
 static uint64_t head, tail, open_start;
 static uint64_t last_call_end; /* index + 1 of the latest call; 0 before any */
+static int open_after_step;    /* the open segment was opened by a step marker */
 static fc_pend pending[MAX_PEND];
 static int n_pend;
 static uint32_t next_id = 1;
@@ -88,6 +89,8 @@ static int decide_kind(const fc_seg_result *res)
 static void emit(const fc_pend *s)
 {
     fc_seg_result res = {0};
+    if (s->after_step)
+        group_open = 0; /* the optimizer step ended the iteration: nothing to continue */
     fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
     int64_t t_bwd = fc_phase_find_backward(s);
     fc_phase_label(s, &ctx, t_bwd, &res);
@@ -146,6 +149,8 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     s->t1 = t1;
     s->truncated = (uint8_t)truncated;
     s->at_end = (uint8_t)at_end;
+    s->after_step = (uint8_t)open_after_step;
+    open_after_step = 0;
     open_start = at;
     fc_phase_learn(s);
     learned++;
@@ -294,8 +299,10 @@ void fc_seg_push(const fc_irec *in)
      * than at the next forward, and a bracketed evaluation pass after it is
      * handed on at its end, so a reader (the live line, a snapshot) sees
      * them as soon as the marker is drained. */
-    if (rec.kind == FC_IREC_STEP && anchored && last_call_end > open_start)
+    if (rec.kind == FC_IREC_STEP && anchored && last_call_end > open_start) {
         close_open(head, rec.t, 0, 0);
+        open_after_step = 1;
+    }
     else if (rec.kind == FC_IREC_EVAL_END && xeval_depth == 0)
         hand_over_uncut();
 }
@@ -313,6 +320,7 @@ void fc_seg_flush(void)
 void fc_seg_reset(void)
 {
     head = tail = open_start = last_call_end = 0;
+    open_after_step = 0;
     n_pend = 0;
     next_id = 1;
     learned = 0;
