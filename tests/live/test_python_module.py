@@ -243,6 +243,36 @@ print(json.dumps(out))
         self.assertEqual(active, "True")
         self.assertEqual(path, os.path.join(prefix, "lib", "flopcount", "python"))
 
+    def test_readme_example(self):
+        """scripts/demo/log_hfu.py under `flopcount run`: HFU/MFU beside the
+        loss from the third step on, and the report's iterations by hand:
+        256 -> 1024 -> 256, batch 64, an evaluation pass on 256 rows after
+        steps 3, 7 and 11, no checkpointing:
+          forward  2*64*(256*1024 + 1024*256)            =  67,108,864
+          backward 2 x forward less l1's input gradient  = 100,663,296
+          eval     2*256*(256*1024 + 1024*256)           = 268,435,456 each."""
+        report = os.path.join(WORK, "log_hfu.json")
+        p = subprocess.run([EXE, "run", "--quiet", "--output", report, "--", sys.executable,
+                            os.path.join(HERE, "..", "..", "scripts", "demo", "log_hfu.py")],
+                           env=base_env(), capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines), 12)
+        for i, line in enumerate(lines):
+            if i < 2:
+                self.assertRegex(line, r"^step %d loss \d+\.\d+$" % i)
+            else:
+                self.assertRegex(line, r"^step %d loss \d+\.\d+ HFU \d+\.\d%% MFU \d+\.\d%% "
+                                       r"\(\d+\.\d ms/iteration\)$" % i)
+        with open(report) as f:
+            rep = json.load(f)
+        it = rep["iterations"]
+        self.assertEqual((it["count"], it["detected_by"]), (12, "marker"))
+        for e in it["list"]:
+            self.assertEqual((e["forward_flops"], e["backward_flops"], e["recompute_flops"]),
+                             (67108864, 100663296, 0), e)
+        self.assertEqual((rep["eval_passes"]["count"], rep["eval_passes"]["flops"]), (3, 3 * 268435456))
+
 
 if __name__ == "__main__":
     SHIM, EXE, PYDIR, CMAKE, BUILD, WORK = sys.argv[1:7]
