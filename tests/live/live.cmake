@@ -20,8 +20,25 @@ add_test(NAME live_python_module
           ${CMAKE_BINARY_DIR} ${FC_LIVE_WORK}/python)
 set_tests_properties(live_python_module PROPERTIES LABELS torch TIMEOUT 600)
 
+add_executable(fixture_gemm_loop ${CMAKE_CURRENT_LIST_DIR}/fixture_gemm_loop.c)
+target_include_directories(fixture_gemm_loop PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(fixture_gemm_loop PRIVATE ${FC_LIBBLAS} ${CMAKE_DL_LIBS})
+
+# node-exporter scraping two ranks of a PyTorch training, and `flopcount run
+# --prometheus`: torch (no sanitizer run)
 add_test(NAME live_prometheus
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_prometheus.py
           $<TARGET_FILE:flopcount> $<TARGET_FILE:flopcount_cli> ${FC_LIVE_PYDIR}
-          ${CMAKE_BINARY_DIR}/tests/core/blas_calls ${FC_LIVE_WORK}/prometheus)
+          ${CMAKE_BINARY_DIR}/tests/core/blas_calls ${FC_LIVE_WORK}/prometheus
+          Prometheus.test_node_exporter_scrapes_two_ranks Prometheus.test_flopcount_run_option)
 set_tests_properties(live_prometheus PROPERTIES LABELS torch TIMEOUT 600)
+# The writer on the CPU BLAS (bad values, no file without GEMMs, promtool),
+# which the sanitizer builds run too; the dashboard's series.
+add_test(NAME live_prometheus_blas
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_prometheus.py
+          "${FC_PRELOAD}" $<TARGET_FILE:flopcount_cli> ${FC_LIVE_PYDIR}
+          ${CMAKE_BINARY_DIR}/tests/core/blas_calls ${FC_LIVE_WORK}/prometheus-blas
+          Prometheus.test_periodic_and_final_under_load Prometheus.test_bad_directory Prometheus.test_bad_period_keeps_the_default
+          Prometheus.test_process_without_gemm_writes_nothing Prometheus.test_dashboard_reads_what_is_written)
+set_tests_properties(live_prometheus_blas PROPERTIES TIMEOUT 300
+  ENVIRONMENT "FC_GEMM_LOOP=$<TARGET_FILE:fixture_gemm_loop>")

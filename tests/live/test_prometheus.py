@@ -7,7 +7,9 @@ worked out there by hand) and again after they exit; the values must equal
 each rank's JSON report. `promtool check metrics` (Debian's prometheus)
 lints every file. Bad values cost one flopcount: line and the job runs on.
 
-usage: /usr/bin/python3 test_prometheus.py SHIM_SO FLOPCOUNT_EXE PYDIR BLAS_CALLS WORKDIR
+usage: /usr/bin/python3 test_prometheus.py PRELOAD FLOPCOUNT_EXE PYDIR BLAS_CALLS WORKDIR [TEST ...]
+       (PRELOAD: the shim, after its sanitizer runtime in a sanitizer build;
+       TEST: unittest names, e.g. Prometheus.test_bad_directory; default all)
 
 Every process started here is stopped in a finally clause, within seconds.
 """
@@ -251,6 +253,54 @@ class Prometheus(unittest.TestCase):
             for f in errs:
                 f.close()
 
+    def test_periodic_and_final_under_load(self):
+        """fixture_gemm_loop: 30 steps of 6 sgemm_ calls (49,152 FLOPs), a
+        snapshot after each, the file rewritten every 0.1 s while the
+        program waits after its last step, then once more at exit. The
+        drainer's writes, the program's snapshots and the exit path run
+        side by side (the sanitizer builds run this test)."""
+        steps, wait = 30, os.path.join(self.dir, "go")
+        env = base_env({"LD_PRELOAD": SHIM, "FLOPCOUNT_PROMETHEUS": self.metrics,
+                        "FLOPCOUNT_PROMETHEUS_SECONDS": "0.1", "RANK": "2", "LOCAL_RANK": "0",
+                        "FLOPCOUNT_OUTPUT": os.path.join(self.dir, "loop.json")})
+        p = subprocess.Popen([os.environ["FC_GEMM_LOOP"], str(steps), wait], env=env,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            path = os.path.join(self.metrics, "flopcount-rank2-pid%d.prom" % p.pid)
+            deadline = time.monotonic() + 120
+            while True:  # the periodic file, while the program still runs
+                self.assertIsNone(p.poll(), "the program exited before its wait")
+                samples = None
+                if os.path.exists(path):
+                    with open(path) as f:
+                        samples, _ = parse(f.read())
+                if samples and samples["flopcount_iterations_total"][0][1] == steps:
+                    break
+                self.assertLess(time.monotonic(), deadline, "no periodic file with every step")
+                time.sleep(0.05)
+            self.assertEqual(samples["flopcount_gemm_calls_total"][0][1], 6 * steps)
+            self.assertEqual(samples["flopcount_gemm_flops_total"][0][1], 6 * steps * 8192)
+            self.assertEqual(samples["flopcount_recompute_ratio"][0][1], 0)
+            self.promtool(path)
+            open(wait, "w").close()
+            _, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 0, err)
+        finally:
+            open(wait, "w").close()
+            stop(p)
+        with open(path) as f:
+            samples, _ = parse(f.read())
+        with open(os.path.join(self.dir, "loop.json")) as f:
+            rep = json.load(f)
+        self.assertEqual(rep["iterations"]["count"], steps)
+        self.assertEqual(rep["iterations"]["list"][-1]["flops"], 6 * 8192)
+        self.assertEqual(samples["flopcount_iterations_total"][0][1], steps)
+        self.assertEqual(samples["flopcount_gemm_flops_total"][0][1], rep["totals"]["gemm_flops"])
+        if rep["utilization"] is not None:  # a CPU estimate needs the clock (FLOPCOUNT_CPU_GHZ on some VMs)
+            self.assertLessEqual(abs(samples["flopcount_hfu_ratio"][0][1] - rep["utilization"]["hfu"]),
+                                 REL_SECONDS * rep["utilization"]["hfu"])
+        self.assertEqual(os.listdir(self.metrics), [os.path.basename(path)])
+
     def run_blas(self, extra, check_rc=True):
         env = base_env({"LD_PRELOAD": SHIM, "FLOPCOUNT_OUTPUT": os.path.join(self.dir, "blas.json")})
         env.update(extra)
@@ -333,4 +383,4 @@ if __name__ == "__main__":
     for tool in (EXPORTER, PROMTOOL):
         if not os.access(tool, os.X_OK):
             sys.exit("test_prometheus: %s is missing (bash scripts/deps.sh installs it)" % tool)
-    unittest.main(argv=[sys.argv[0]])
+    unittest.main(argv=[sys.argv[0]] + sys.argv[6:])
