@@ -18,7 +18,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO=sudo
     $SUDO apt-get update -q
+    # The prometheus packages start their daemons on install where nothing
+    # stops it; the tests start their own node-exporter on a loopback port.
+    norc=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        norc=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$norc" >/dev/null && $SUDO chmod +x "$norc"
+    fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+    [ -z "$norc" ] || $SUDO rm -f "$norc"
 fi
 if [ ! -f /usr/local/cuda/include/cublasLt.h ]; then
     echo "deps.sh: the CUDA toolkit headers (/usr/local/cuda/include) are needed to build" >&2

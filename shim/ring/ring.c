@@ -438,20 +438,6 @@ uint64_t fc_ring_dropped(void)
     return atomic_load_explicit(&dropped, memory_order_relaxed);
 }
 
-uint64_t fc_ring_iterations(void)
-{
-    fc_steps_view v;
-    if (holding) { /* called while this thread drains (a report): read as is */
-        fc_steps_get(fc_steps_mode(), &v);
-        return v.count;
-    }
-    if (fc_ring_collect(0) != 0)
-        return 0;
-    fc_steps_get(fc_steps_mode(), &v);
-    fc_ring_release();
-    return v.count;
-}
-
 int fc_ring_collect(int final)
 {
     if (!lock_for_reader())

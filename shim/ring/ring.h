@@ -36,8 +36,6 @@ void fc_ring_release(void);
 /* Records lost to the detector because a thread's ring stayed full (or
  * more than FC_NRINGS threads issued GEMMs); the counters have them all. */
 uint64_t fc_ring_dropped(void);
-/* Training iterations finished so far (drains first). */
-uint64_t fc_ring_iterations(void);
 
 /* Adds a function the drainer thread calls after each of its drains,
  * holding the drain lock (so it may read the detector): the live line, and
