@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* init.c - lifecycle of libflopcount.so, the top of its layers: the
  * constructor (options, rank, the ring layer, signals, the drainer's ticks
- * wired to the live line and the Prometheus file), the fork handlers, and
- * the destructor that writes the final report. */
+ * wired to the live line and the Prometheus file, the cupti layer), the fork
+ * handlers, and the destructor that writes the final report. CUPTI itself
+ * is flushed and ended earlier, by an atexit handler (cupti/lifecycle.c),
+ * while the CUDA libraries are still alive. */
 #include "init.h"
 
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include "core/options.h"
 #include "core/process.h"
 #include "core/rank.h"
+#include "cupti/cupti_layer.h"
 #include "report/live.h"
 #include "report/prometheus.h"
 #include "report/report.h"
@@ -32,6 +35,7 @@ static void after_fork_child(void)
      * and never over the parent's file (see report/report.c). */
     fc_process_start(1);
     fc_ring_after_fork_child();
+    fc_cupti_after_fork_child();
     fc_live_reset();
     fc_prom_after_fork_child();
 }
@@ -50,6 +54,7 @@ void fc_init(void)
     fc_ring_add_tick(fc_live_poll);
     if (fc_prom_init() == 0)
         fc_ring_add_tick(fc_prom_tick);
+    fc_cupti_init();
     fc_signals_init();
     pthread_atfork(before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);

@@ -24,6 +24,11 @@ typedef struct fc_gemm {
      * FC_STREAM_NONE: none. */
     const void *stream_handle;
     uint8_t stream_kind;
+    /* The call's stamp (fc_ticks) when the hook took one before forwarding
+     * (kernel timing ties GPU kernels to it: shim/cupti/kernels.c) or a
+     * graph launch replays the call; 0: the ring stamps the record when the
+     * call returns. */
+    uint64_t t;
 } fc_gemm;
 enum { FC_STREAM_NONE = 0, FC_STREAM_DIRECT = 1, FC_STREAM_CUBLAS_HANDLE = 2 };
 

@@ -7,7 +7,8 @@
  * sleeps up to 20 ms on a futex, with drain_at lowered to 1 so that the
  * next published record wakes it (ring.c, fc_ring_help). While records are
  * few it still drains every 0.1 s. After each of its drains it runs the
- * tick function (the live line) under the drain lock. It makes no GEMM,
+ * tick functions (fc_ring_add_tick): the live line under the drain lock,
+ * the CUPTI flush just after releasing it. It makes no GEMM,
  * blocks every signal, and exits once the final report ended the stream. */
 #include <errno.h>
 #include <linux/futex.h>
@@ -76,11 +77,12 @@ static void *drainer_main(void *arg)
         int done = fc_ring_finished(); /* the final report drained it all */
         if (!done) {
             fc_ring_drain_locked();
-            fc_ring_run_tick();
+            fc_ring_run_tick(1);
         }
         fc_ring_lock_release();
         if (done)
             break;
+        fc_ring_run_tick(0);
     }
     fc_ring_callers_drain();
     atomic_store(&drainer, 2);

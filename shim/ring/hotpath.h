@@ -130,7 +130,7 @@ static inline void fc_ring_put(fc_ring *r, uint64_t h, const fc_gemm *g, uint32_
                                uint8_t status)
 {
     fc_crec *e = &r->rec[h & FC_RING_MASK];
-    uint64_t t = fc_ticks();
+    uint64_t t = FC_LIKELY(g->t == 0) ? fc_ticks() : g->t;
     int sat = status & FC_CREC_COUNTED;
     e->t = t;
     e->a = g->a;

@@ -45,7 +45,7 @@ static pthread_key_t ring_key;
 static int have_key, enabled;
 static atomic_int finished; /* the detector's stream was ended for the final report */
 #define MAX_TICKS 4
-static void (*_Atomic tick_fns[MAX_TICKS])(void);
+static void (*_Atomic tick_fns[2][MAX_TICKS])(void); /* [with the drain lock] */
 
 #define CTL (&fc_ring_ctl_)
 
@@ -73,21 +73,32 @@ uint64_t fc_ring_drain_every_ticks(void)
     return atomic_load_explicit(&drain_every_ticks, memory_order_relaxed);
 }
 
-int fc_ring_add_tick(void (*fn)(void))
+/* Adds fn to the ticks run with (with_lock 1) or just after (0) the lock. */
+static int add_tick(void (*fn)(void), int with_lock)
 {
     for (int i = 0; i < MAX_TICKS; i++) {
         void (*expect)(void) = NULL;
-        if (atomic_load(&tick_fns[i]) == fn ||
-            atomic_compare_exchange_strong(&tick_fns[i], &expect, fn))
+        if (atomic_load(&tick_fns[with_lock][i]) == fn ||
+            atomic_compare_exchange_strong(&tick_fns[with_lock][i], &expect, fn))
             return 0;
     }
     return -1;
 }
 
-void fc_ring_run_tick(void)
+int fc_ring_add_tick(void (*fn)(void))
+{
+    return add_tick(fn, 1);
+}
+
+int fc_ring_add_tick_unlocked(void (*fn)(void))
+{
+    return add_tick(fn, 0);
+}
+
+void fc_ring_run_tick(int with_lock)
 {
     for (int i = 0; i < MAX_TICKS; i++) {
-        void (*fn)(void) = atomic_load(&tick_fns[i]);
+        void (*fn)(void) = atomic_load(&tick_fns[!!with_lock][i]);
         if (fn != NULL)
             fn();
     }

@@ -43,5 +43,10 @@ uint64_t fc_ring_dropped(void);
  * 4, added by the top layer at start-up (adding one twice is a no-op). 0,
  * or -1 when all places are taken. */
 int fc_ring_add_tick(void (*fn)(void));
+/* Adds a function the drainer thread calls just after releasing the drain
+ * lock, after each of its drains: work that may wait on other libraries (a
+ * CUPTI flush) without holding up readers of the detector. At most 4, as
+ * above. */
+int fc_ring_add_tick_unlocked(void (*fn)(void));
 
 #endif

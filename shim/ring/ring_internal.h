@@ -30,8 +30,10 @@ void fc_ring_callers_drain(void);
 int fc_ring_finished(void);
 /* Ticks between two drains at most while records are few (0.1 s). */
 uint64_t fc_ring_drain_every_ticks(void);
-/* Runs the tick functions (fc_ring_add_tick), drain lock held. */
-void fc_ring_run_tick(void);
+/* Runs the tick functions of one kind: with_lock 1 (fc_ring_add_tick)
+ * while holding the drain lock, 0 (fc_ring_add_tick_unlocked) just after
+ * releasing it. */
+void fc_ring_run_tick(int with_lock);
 
 /* drainer.c */
 /* Starts the drainer thread once per process (and once in a fork child);
