@@ -15,6 +15,7 @@
 #include "core/options.h"
 #include "core/rank.h"
 #include "count/counters.h"
+#include "cupti/cupti_layer.h"
 #include "detect/irec.h"
 #include "dtype.h"
 #include "flopcount.h"
@@ -111,6 +112,7 @@ FC_EXPORT int flopcount_snapshot_get(flopcount_snapshot *out)
 FC_EXPORT int flopcount_write_report(void)
 {
     fc_init();
+    fc_cupti_before_report(0, 0);
     return fc_signals_write_report("running");
 }
 

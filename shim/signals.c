@@ -47,6 +47,7 @@
 #include "core/guard.h"
 #include "core/options.h"
 #include "core/resolve.h"
+#include "cupti/cupti_layer.h"
 #include "report/report.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -194,6 +195,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     struct sigaction v = prog_get(i);
     atomic_store(&received, sig);
     int depth = fc_tls_depth++; /* a GEMM made while writing is not the program's */
+    fc_cupti_before_report(0, 1); /* the drainer flushes CUPTI: never from a handler */
     fc_signals_write_report("interrupted");
     fc_tls_depth = depth;
     if (v.sa_handler == SIG_DFL) {
@@ -314,6 +316,7 @@ static void *snapshot_main(void *arg)
         if (atomic_load(&writer) == WRITER_EXITING)
             return NULL;
         if (writer_take(0) == 0) {
+            fc_cupti_before_report(0, 0);
             fc_report_write("running");
             atomic_store(&writer, WRITER_FREE);
         }

@@ -23,6 +23,7 @@ static const char *const family_marks[FC_LIB_COUNT][4] = {
     [FC_LIB_CUBLAS] = {"libcublas.so", NULL},
     [FC_LIB_CUBLASLT] = {"libcublasLt.so", NULL},
     [FC_LIB_BLAS] = {"blas", "mkl", "blis", NULL},
+    [FC_LIB_CUDART] = {"libcudart.so", NULL},
 };
 
 static const char *const sonames[FC_LIB_COUNT][6] = {
@@ -30,6 +31,7 @@ static const char *const sonames[FC_LIB_COUNT][6] = {
     [FC_LIB_CUBLASLT] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11",
                          "libcublasLt.so", NULL},
     [FC_LIB_BLAS] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3", "libmkl_rt.so", NULL},
+    [FC_LIB_CUDART] = {NULL},
 };
 
 /* Our own load address, to recognise (and skip) our own hooks. */

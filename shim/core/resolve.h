@@ -7,11 +7,12 @@
 #include "base.h"
 
 /* Libraries whose functions we forward to. */
-enum fc_lib { FC_LIB_CUBLAS, FC_LIB_CUBLASLT, FC_LIB_BLAS, FC_LIB_COUNT };
+enum fc_lib { FC_LIB_CUBLAS, FC_LIB_CUBLASLT, FC_LIB_BLAS, FC_LIB_CUDART, FC_LIB_COUNT };
 
 /* The next definition of name after ours: RTLD_NEXT first, then any loaded
  * object of lib's family (libraries loaded RTLD_LOCAL too), then dlopen by
- * soname. Never our own hook. NULL, with one flopcount: line per name, when
+ * soname (never for FC_LIB_CUDART: the CUDA runtime is only ever found
+ * loaded, by the program). Never our own hook. NULL, with one flopcount: line per name, when
  * there is none. Safe before the constructor ran and from several threads. */
 void *fc_resolve(int lib, const char *name);
 

@@ -35,7 +35,7 @@ typedef uint16_t fc_half; /* see cublas_gemm.c: only pointers to it cross the AB
                                  const T *beta, T *const C[], I ldc, I count)             \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin();                                                      \
+        int outer = fc_hook_begin_gpu();                                                      \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc, count);                                         \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
@@ -74,7 +74,7 @@ FC_CUBLAS_BATCHED_PAIR(cublasCgemm3mBatched, cuComplex, FC_API_CUBLAS_CGEMM3M_BA
                                  cublasGemmAlgo_t algo)                                   \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_BATCHED_EX);                     \
-        int outer = fc_hook_begin();                                                      \
+        int outer = fc_hook_begin_gpu();                                                      \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, count, compute, algo);     \
         fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMM_BATCHED_EX, FLAGS, ta, tb, m, n,  \
@@ -103,7 +103,7 @@ FC_CUBLAS_BATCHED_EX(cublasGemmBatchedEx_64, int64_t, FC_API_64)
                                  I count)                                                 \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin();                                                      \
+        int outer = fc_hook_begin_gpu();                                                      \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb,   \
                                      beta, C, ldc, sc, count);                            \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
@@ -145,7 +145,7 @@ FC_CUBLAS_STRIDED_PAIR(cublasCgemm3mStridedBatched, cuComplex, FC_API_CUBLAS_CGE
                                  cublasGemmAlgo_t algo)                                   \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_STRIDED_EX);                     \
-        int outer = fc_hook_begin();                                                      \
+        int outer = fc_hook_begin_gpu();                                                      \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, sa, B,     \
                                      Btype, ldb, sb, beta, C, Ctype, ldc, sc, count,      \
                                      compute, algo);                                      \
@@ -190,10 +190,15 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
     if (ok && g->dtype == FC_DT_FP32 && fc_cublas_runs_tf32(handle, g->compute))
         g->dtype = FC_DT_TF32;
     int arrays = gr->ta && gr->tb && gr->m && gr->n && gr->k && gr->size;
+    g->stream_handle = handle;
+    g->stream_kind = FC_STREAM_CUBLAS_HANDLE;
+    if (gr->count == 0)
+        (void)fc_hook_diverted_gpu(outer, g, 0); /* no group: only the kernel-timing pop */
     if (gr->count < 0 || (gr->count > 0 && !arrays)) {
         g->m = g->n = g->k = g->batch = -1;
         g->transa = g->transb = '?';
-        fc_ring_count(g, ok);
+        if (!fc_hook_diverted_gpu(outer, g, ok))
+            fc_ring_count(g, ok);
     } else {
         for (int64_t i = 0; i < gr->count; i++) {
             g->transa = fc_cublas_op(gr->ta[i]);
@@ -202,7 +207,9 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
             g->n = grouped_at(gr->n, gr->is64, i);
             g->k = grouped_at(gr->k, gr->is64, i);
             g->batch = grouped_at(gr->size, gr->is64, i);
-            fc_ring_count(g, ok);
+            /* on a capturing stream each group is recorded against the capture */
+            if (!fc_hook_diverted_gpu(outer, g, ok))
+                fc_ring_count(g, ok);
         }
     }
     errno = saved;
@@ -223,7 +230,7 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
                                  const I size[])                                          \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin();                                                      \
+        int outer = fc_hook_begin_gpu();                                                      \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc, groups, size);                                  \
         fc_gemm g = {.api = (API), .flags = (FLAGS), .dtype = (DT), .out_dtype = (DT),    \
@@ -260,7 +267,7 @@ FC_CUBLAS_GROUPED(cublasDgemmGroupedBatched_64, double, int64_t, FC_API_CUBLAS_D
                                  const I size[], cublasComputeType_t compute)             \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_GROUPED_EX);                     \
-        int outer = fc_hook_begin();                                                      \
+        int outer = fc_hook_begin_gpu();                                                      \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, groups, size, compute);    \
         fc_gemm g = {.api = FC_API_CUBLAS_GEMM_GROUPED_EX, .flags = (FLAGS),              \

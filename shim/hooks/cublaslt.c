@@ -178,7 +178,7 @@ FC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulD
         fc_record_unresolved(FC_API_CUBLASLT_MATMUL);
         return CUBLAS_STATUS_NOT_INITIALIZED;
     }
-    int outer = fc_hook_begin();
+    int outer = fc_hook_begin_gpu();
     if (!outer) { /* called from inside another counted call (libcublas int8 GemmEx) */
         cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C,
                                               Cdesc, D, Ddesc, algo, workspace, workspaceSize,
@@ -198,6 +198,6 @@ FC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulD
     }
     cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
                                           D, Ddesc, algo, workspace, workspaceSize, stream);
-    fc_hook_end(outer, &g, st == CUBLAS_STATUS_SUCCESS);
+    fc_hook_end_gpu(outer, &g, st == CUBLAS_STATUS_SUCCESS);
     return st;
 }

@@ -15,6 +15,7 @@
 #include "core/guard.h"
 #include "core/options.h"
 #include "core/resolve.h"
+#include "cupti/cupti_layer.h"
 #include "dtype.h"
 #include "ring/hotpath.h"
 #include "ring/ring.h"
@@ -31,6 +32,41 @@ static inline void fc_hook_end(int outer, const fc_gemm *g, int ok)
     if (outer && FC_LIKELY(fc_is_enabled()))
         fc_ring_count(g, ok);
     fc_leave();
+}
+
+/* The GPU (cuBLAS, cuBLASLt) hooks: the same, plus what CUPTI needs around
+ * the real call (cupti/cupti_layer.h) - one load and test while nothing of it is
+ * on. begin: before forwarding. */
+static inline int fc_hook_begin_gpu(void)
+{
+    int outer = fc_enter();
+    if (FC_UNLIKELY(fc_cupti_hot_get()) && outer) {
+        int saved = errno;
+        fc_cupti_call_begin();
+        errno = saved;
+    }
+    return outer;
+}
+
+/* For an outermost call while CUPTI work is on: 1 when g was issued on a
+ * capturing stream and recorded against the capture instead of counted. */
+static inline int fc_hook_diverted_gpu(int outer, fc_gemm *g, int ok)
+{
+    if (FC_LIKELY(!fc_cupti_hot_get()) || !outer)
+        return 0;
+    int saved = errno;
+    int d = fc_cupti_call_end(g, ok);
+    errno = saved;
+    return d;
+}
+
+static inline void fc_hook_end_gpu(int outer, fc_gemm *g, int ok)
+{
+    if (fc_hook_diverted_gpu(outer, g, ok)) {
+        fc_leave();
+        return;
+    }
+    fc_hook_end(outer, g, ok);
 }
 
 #endif

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* live.c - one line per FLOPCOUNT_LOG_EVERY iterations, on stderr only:
  *   flopcount: step 20 0.412 s 3.10 TFLOP/s HFU 41.2% MFU 38.0% recompute 8.1%
- * HFU counts everything executed; MFU leaves the recompute out. */
+ * HFU counts everything executed; MFU leaves the recompute out. With
+ * --hw-flops the line ends with hwHFU, the hardware-measured FLOPs of the
+ * latest iteration whose counter samples are all in ("(step N)" when that
+ * is an earlier one: samples arrive up to a second late). */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -11,12 +14,36 @@
 
 #include "core/options.h"
 #include "core/rank.h"
+#include "cupti/hwflops.h"
 #include "detect/steps.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
 
 static uint64_t printed_up_to; /* iterations of the reported mode already looked at */
 static int printed_mode;
+
+/* " hwHFU 41.0%" for the latest iteration with hardware FLOPs; empty
+ * when they are not measured. */
+static void hw_part(uint64_t index, double peak, char *out, size_t size)
+{
+    fc_hw_view h;
+    fc_hwflops_get(&h);
+    if (h.state != FC_HWS_ON)
+        return;
+    double flops = 0, span = 0;
+    uint64_t at = fc_hwflops_latest(&flops, &span);
+    fc_iteration it;
+    if (at == 0 || peak <= 0 || fc_steps_iteration(fc_steps_mode(), at, &it) != 0 ||
+        fc_iteration_seconds(&it) <= 0) {
+        snprintf(out, size, " hwHFU n/a");
+        return;
+    }
+    double hfu = 100.0 * flops / (peak * fc_iteration_seconds(&it));
+    if (at == index)
+        snprintf(out, size, " hwHFU %.1f%%", hfu);
+    else
+        snprintf(out, size, " hwHFU %.1f%% (step %llu)", hfu, (unsigned long long)at);
+}
 
 static void print_line(uint64_t index, const fc_iteration *it)
 {
@@ -27,14 +54,17 @@ static void print_line(uint64_t index, const fc_iteration *it)
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
     fc_peak_choice pc;
-    if (secs > 0 && fc_peak_choose(fc_steps_dominant_dtype(), __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1, &pc) == 0)
+    int pc_ok = fc_peak_choose(fc_steps_dominant_dtype(), __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1, &pc) == 0;
+    if (secs > 0 && pc_ok)
         snprintf(util, sizeof util, " HFU %.1f%% MFU %.1f%%", 100.0 * hw / (secs * pc.flops),
                  100.0 * (hw - rec) / (secs * pc.flops));
     else
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%\n",
+    char hwl[64] = "";
+    hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s\n",
                      who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0);
+                     hw > 0 ? 100.0 * rec / hw : 0.0, hwl);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;

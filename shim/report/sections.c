@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "callsites.h"
+#include "gpu_sections.h"
 #include "core/clock.h"
 #include "core/options.h"
 #include "detect/segment.h"
@@ -188,6 +189,8 @@ void fc_report_sections_json(fc_jw *w, int final, int interrupted)
     fc_jw_obj_end(w);
     write_utilization(w, &f);
     fc_callsite_report_json(w);
+    fc_gpu_ctx gc = {&f.v, f.util_ok ? f.pc.flops : 0, interrupted, final};
+    fc_report_gpu_json(w, &gc);
     if (locked)
         fc_ring_release();
 }
@@ -233,6 +236,8 @@ void fc_report_sections_text(int fd, int interrupted)
                                (unsigned long long)x.ev.count, fc_u128_to_double(x.ev.flops)));
     if (v->count > 0 || x.ev.count > 0)
         fc_callsite_report_text(fd);
+    fc_gpu_ctx gc = {v, x.util_ok ? x.pc.flops : 0, interrupted, 1};
+    fc_report_gpu_text(fd, &gc);
     if (locked)
         fc_ring_release();
 }

@@ -10,9 +10,11 @@ of a LOWER layer, never one of its own layer's other folders or above:
   1  shim/count/ shim/detect/      the shape table; the iteration detector;
      shim/probe/                   call sites, GPU events, peak choice
   2  shim/ring/                    the hot path, slow path and drainer
-  3  shim/hooks/ shim/report/      the interposed GEMM entry points; the
+  3  shim/cupti/                   CUPTI at run time: CUDA graphs, kernel
+                                   activity, hardware FLOP counters
+  4  shim/hooks/ shim/report/      the interposed GEMM entry points; the
                                    report, its sections, the live line
-  4  shim/*.c                      lifecycle (init), signals, public exports
+  5  shim/*.c                      lifecycle (init), signals, public exports
 
 OBJDIR is the object directory of the flopcount target (CMake's
 CMakeFiles/flopcount.dir); symbols are read with nm. --self-test builds two
@@ -24,8 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "hooks": 3, "report": 3,
-         "": 4}
+LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "cupti": 3, "hooks": 4,
+         "report": 4, "": 5}
 
 
 def folder_of(obj, root):

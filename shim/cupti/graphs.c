@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* graphs.c - CUDA graphs: captured GEMMs are recorded, not counted; each
+ * launch of a graph exec counts its GEMMs.
+ *
+ * A GEMM issued on a capturing stream (capture.c asks the driver) goes
+ * into the list of its capture, found by the driver's capture id, so a
+ * GEMM on a stream that joined the capture (a forked capture stream,
+ * cudaStreamWaitEvent on a capturing stream's event) lands in the same
+ * list. At the end of the capture the list becomes the graph's (CUPTI's
+ * graph id); cloning a graph copies it; instantiating gives the exec a
+ * snapshot of it (cuGraphExecUpdate gives it the new graph's); and each
+ * successful cuGraphLaunch of the exec counts the GEMMs of its snapshot
+ * through the ring layer, as if the program had called them again on the
+ * launch stream - calls, FLOPs, shapes, operand addresses (a replay uses
+ * the captured memory), so the iteration detector sees a graphed training
+ * loop as it sees an eager one. A graph never launched counts nothing.
+ *
+ * Storage is static: a pool of GEMM entries (never freed: lists share
+ * them, and a launch reads them without the lock), fixed tables of graphs,
+ * execs and captures found through idmaps. Lists are chains in the pool
+ * read for `count` entries, so a snapshot stays what it was when its
+ * graph later grows (capture into an existing graph); appending to a
+ * list whose tail another list already extended copies it first.
+ * Bookkeeping runs in CUPTI callbacks on the program's threads, rarely,
+ * under one spin lock; nothing here runs in a hook unless a capture is in
+ * progress. Not handled: child-graph nodes, graphs built node by node
+ * with cuGraphAddKernelNode (no cuBLAS call), kernel-node parameter
+ * changes (cuGraphExecKernelNodeSetParams): docs/cupti.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/diag.h"
+#include "cupti_internal.h"
+#include "detect/irec.h"
+#include "idmap.h"
+#include "ring/hotpath.h"
+
+#define POOL_CAP 65536u
+#define GRAPHS_CAP 4096u
+#define EXECS_CAP 4096u
+#define CAPTURES_CAP 64u
+#define NODES_SLOTS 262144u
+#define NODE_FIRST 0x80000000u /* node map value: the GEMM's first node */
+
+typedef struct entry {
+    fc_gemm g;        /* as the hook described it; stream fields cleared */
+    fc_u128 flops;
+    uint32_t next;    /* next entry of its chain; 0 none */
+    uint32_t origin;  /* the captured entry this one copies (itself when captured) */
+    uint32_t key;     /* fc_site_key(&g) */
+    uint8_t launched; /* set (on origin) by the first launch that counts it */
+} entry;
+
+typedef struct glist {
+    uint32_t head, tail, count;
+    fc_u128 flops;
+} glist;
+
+typedef struct graph_rec {
+    uint64_t id; /* 0: free */
+    glist l;
+} graph_rec;
+
+typedef struct exec_rec {
+    uint64_t id; /* 0: free */
+    uint32_t graph_id;
+    glist l;
+    uint64_t launches;
+} exec_rec;
+
+typedef struct capture_rec {
+    uint64_t id; /* driver capture id; 0: free */
+    glist l;
+} capture_rec;
+
+static fc_spin lock;
+static entry pool[POOL_CAP + 1]; /* entry 0 unused: 0 means "none" */
+static uint32_t pool_used;
+static graph_rec graphs[GRAPHS_CAP];
+static exec_rec execs[EXECS_CAP];
+static capture_rec captures[CAPTURES_CAP];
+static fc_idmap_slot graph_slots[GRAPHS_CAP * 2], exec_slots[EXECS_CAP * 2];
+static fc_idmap_slot node_slots[NODES_SLOTS];
+static fc_idmap graph_map = {graph_slots, GRAPHS_CAP * 2, 0};
+static fc_idmap exec_map = {exec_slots, EXECS_CAP * 2, 0};
+static fc_idmap node_map = {node_slots, NODES_SLOTS, 0};
+static FC_TLS uint64_t ending_capture; /* capture id noted at cuStreamEndCapture entry */
+static FC_TLS uint64_t launch_t;       /* stamp of this thread's graph launch, 0 none */
+
+static struct {
+    int visible;
+    char reason[320];
+    uint64_t captures, captured_calls, invalidated_calls, dropped_calls;
+    fc_u128 captured_flops;
+    uint64_t instantiations, clones, exec_updates, launches, launched_calls, unknown_launches;
+    fc_u128 launched_flops;
+    fc_graph_exec_row gone[FC_GRAPH_EXEC_ROWS]; /* destroyed execs, most launched kept */
+    size_t n_gone;
+    uint64_t more_gone;
+    int warned_pool, warned_table, warned_status;
+} st;
+
+void fc_graphs_set_visible(int visible, const char *reason)
+{
+    st.visible = visible;
+    snprintf(st.reason, sizeof st.reason, "%s", reason);
+}
+
+void fc_graphs_reset(void)
+{
+    lock.v = 0;
+    pool_used = 0;
+    memset(graphs, 0, sizeof graphs);
+    memset(execs, 0, sizeof execs);
+    memset(captures, 0, sizeof captures);
+    fc_idmap_clear(&graph_map);
+    fc_idmap_clear(&exec_map);
+    fc_idmap_clear(&node_map);
+    int visible = st.visible;
+    char reason[320];
+    memcpy(reason, st.reason, sizeof reason);
+    memset(&st, 0, sizeof st);
+    st.visible = visible;
+    memcpy(st.reason, reason, sizeof reason);
+    fc_capture_reset();
+}
+
+/* ---- lists (lock held) ---- */
+
+static uint32_t pool_take(void)
+{
+    if (pool_used >= POOL_CAP) {
+        fc_warn_once(&st.warned_pool, "more than %u GEMMs captured into CUDA graphs; later ones "
+                     "are not counted at launch", POOL_CAP);
+        return 0;
+    }
+    return ++pool_used;
+}
+
+/* A chain of its own for l (appending to a tail another list extended). */
+static int list_copy(glist *l)
+{
+    glist n = {0, 0, 0, 0};
+    uint32_t idx = l->head;
+    for (uint32_t i = 0; i < l->count; i++) {
+        uint32_t e = pool_take();
+        if (e == 0)
+            return -1;
+        pool[e] = pool[idx];
+        pool[e].next = 0;
+        if (n.count == 0)
+            n.head = e;
+        else
+            pool[n.tail].next = e;
+        n.tail = e;
+        n.count++;
+        idx = pool[idx].next;
+    }
+    n.flops = l->flops;
+    *l = n;
+    return 0;
+}
+
+static uint32_t list_append(glist *l, const fc_gemm *g, fc_u128 flops)
+{
+    if (l->count > 0 && pool[l->tail].next != 0 && list_copy(l) != 0)
+        return 0;
+    uint32_t e = pool_take();
+    if (e == 0)
+        return 0;
+    entry *x = &pool[e];
+    memset(x, 0, sizeof *x);
+    x->g = *g;
+    x->g.stream_handle = NULL;
+    x->g.stream_kind = FC_STREAM_NONE;
+    x->g.t = 0;
+    x->flops = flops;
+    x->origin = e;
+    x->key = fc_site_key(g);
+    if (l->count == 0)
+        l->head = e;
+    else
+        pool[l->tail].next = e;
+    l->tail = e;
+    l->count++;
+    l->flops = fc_u128_sat_add(l->flops, flops);
+    return e;
+}
+
+/* ---- tables (lock held) ---- */
+
+static capture_rec *capture_find(uint64_t id, int add)
+{
+    capture_rec *free_rec = NULL;
+    for (uint32_t i = 0; i < CAPTURES_CAP; i++) {
+        if (captures[i].id == id)
+            return &captures[i];
+        if (captures[i].id == 0 && free_rec == NULL)
+            free_rec = &captures[i];
+    }
+    if (!add || free_rec == NULL)
+        return NULL;
+    memset(free_rec, 0, sizeof *free_rec);
+    free_rec->id = id;
+    st.captures++;
+    return free_rec;
+}
+
+static graph_rec *graph_find(uint64_t id)
+{
+    uint32_t v = fc_idmap_get(&graph_map, id);
+    return v ? &graphs[v - 1] : NULL;
+}
+
+static graph_rec *graph_set(uint64_t id, const glist *l)
+{
+    graph_rec *g = graph_find(id);
+    if (g == NULL) {
+        for (uint32_t i = 0; i < GRAPHS_CAP && g == NULL; i++)
+            if (graphs[i].id == 0 && fc_idmap_put(&graph_map, id, i + 1) == 0)
+                g = &graphs[i];
+        if (g == NULL) {
+            fc_warn_once(&st.warned_table, "more than %u CUDA graphs alive; launches of later "
+                         "ones are not counted", GRAPHS_CAP);
+            return NULL;
+        }
+        g->id = id;
+    }
+    g->l = *l;
+    return g;
+}
+
+static exec_rec *exec_find(uint64_t id)
+{
+    uint32_t v = fc_idmap_get(&exec_map, id);
+    return v ? &execs[v - 1] : NULL;
+}
+
+static uint64_t graph_id_of(CUgraph g)
+{
+    uint32_t id = 0;
+    return g != NULL && fc_cu.GetGraphId != NULL && fc_cu.GetGraphId(g, &id) == CUPTI_SUCCESS
+               ? (uint64_t)id + 1 /* idmap keys are nonzero; CUPTI ids start at 0 or 1 */
+               : 0;
+}
+
+static uint64_t exec_id_of(CUgraphExec x)
+{
+    uint32_t id = 0;
+    return x != NULL && fc_cu.GetGraphExecId != NULL &&
+                   fc_cu.GetGraphExecId(x, &id) == CUPTI_SUCCESS
+               ? (uint64_t)id + 1
+               : 0;
+}
+
+static uint64_t node_id_of(CUgraphNode n)
+{
+    uint64_t id = 0;
+    return n != NULL && fc_cu.GetGraphNodeId != NULL &&
+                   fc_cu.GetGraphNodeId(n, &id) == CUPTI_SUCCESS
+               ? id + 1
+               : 0;
+}
+
+/* ---- the capture side ---- */
+
+/* The capture stream's status and id from the driver; -1 when it cannot
+ * be asked. */
+static int capture_status(CUstream s, CUstreamCaptureStatus *status, uint64_t *id)
+{
+    if (fc_drv.StreamGetCaptureInfo == NULL && fc_driver_resolve() != 0)
+        return -1;
+    cuuint64_t cid = 0;
+    if (fc_drv.StreamGetCaptureInfo(s, status, &cid) != CUDA_SUCCESS)
+        return -1;
+    *id = cid;
+    return 0;
+}
+
+int fc_graphs_divert(const fc_gemm *g, CUstream stream, const uint64_t *nodes, int n_nodes)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    uint64_t id = 0;
+    if (capture_status(stream, &status, &id) != 0) {
+        fc_warn_once(&st.warned_status, "a stream capture is in progress but the driver cannot "
+                     "tell which streams capture; GEMMs are counted as executed");
+        return 0;
+    }
+    int valid;
+    fc_u128 flops = fc_gemm_flops(g, &valid);
+    if (status == CU_STREAM_CAPTURE_STATUS_NONE || !valid)
+        return 0;
+    fc_spin_lock(&lock);
+    if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE) { /* invalidated: it will never run */
+        st.invalidated_calls++;
+        fc_spin_unlock(&lock);
+        return 1;
+    }
+    capture_rec *c = capture_find(id + 1, 1);
+    uint32_t e = c ? list_append(&c->l, g, flops) : 0;
+    if (e == 0) {
+        st.dropped_calls++;
+    } else {
+        st.captured_calls++;
+        st.captured_flops = fc_u128_sat_add(st.captured_flops, flops);
+        for (int i = 0; i < n_nodes; i++)
+            fc_idmap_put(&node_map, nodes[i], e | (i == 0 ? NODE_FIRST : 0));
+    }
+    fc_spin_unlock(&lock);
+    return 1;
+}
+
+void fc_graphs_capture_begin(CUstream stream, CUgraph into)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    uint64_t id = 0;
+    int known = capture_status(stream, &status, &id) == 0 &&
+                status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    uint64_t gid = graph_id_of(into);
+    fc_spin_lock(&lock);
+    if (!known)
+        st.captures++; /* no record without its id (capture_find counts the others) */
+    capture_rec *c = known ? capture_find(id + 1, 1) : NULL;
+    graph_rec *g = gid ? graph_find(gid) : NULL;
+    if (c != NULL && g != NULL)
+        c->l = g->l; /* capturing into an existing graph extends its GEMMs */
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_capture_end_enter(CUstream stream)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    uint64_t id = 0;
+    ending_capture = 0;
+    if (capture_status(stream, &status, &id) == 0 && status != CU_STREAM_CAPTURE_STATUS_NONE)
+        ending_capture = id + 1;
+}
+
+int fc_graphs_capture_end_exit(CUgraph graph, int ok)
+{
+    uint64_t cid = ending_capture, gid = ok ? graph_id_of(graph) : 0;
+    ending_capture = 0;
+    if (cid == 0)
+        return 0;
+    fc_spin_lock(&lock);
+    capture_rec *c = capture_find(cid, 0);
+    if (c != NULL) {
+        if (gid != 0)
+            graph_set(gid, &c->l);
+        c->id = 0; /* an invalidated capture's GEMMs stay in the pool, never launched */
+    }
+    fc_spin_unlock(&lock);
+    return 1;
+}
+
+/* ---- graphs, execs, nodes ---- */
+
+void fc_graphs_cloned(CUgraph clone, CUgraph original)
+{
+    uint64_t cid = graph_id_of(clone), oid = graph_id_of(original);
+    fc_spin_lock(&lock);
+    st.clones++;
+    graph_rec *o = oid ? graph_find(oid) : NULL;
+    if (o != NULL && cid != 0) {
+        glist l = o->l;
+        graph_set(cid, &l);
+    }
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_destroyed(CUgraph graph)
+{
+    uint64_t id = graph_id_of(graph);
+    fc_spin_lock(&lock);
+    graph_rec *g = id ? graph_find(id) : NULL;
+    if (g != NULL) {
+        g->id = 0;
+        fc_idmap_del(&graph_map, id);
+    }
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_node_cloned(CUgraphNode node, CUgraphNode original)
+{
+    uint64_t nid = node_id_of(node), oid = node_id_of(original);
+    if (nid == 0 || oid == 0)
+        return;
+    fc_spin_lock(&lock);
+    uint32_t v = fc_idmap_get(&node_map, oid);
+    if (v != 0)
+        fc_idmap_put(&node_map, nid, v);
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_node_created(CUgraphNode node)
+{
+    uint64_t id = node_id_of(node);
+    if (id != 0)
+        fc_capture_note_node(id);
+}
+
+uint32_t fc_graphs_node_key(uint64_t node_id, int *first)
+{
+    fc_spin_lock(&lock);
+    uint32_t v = fc_idmap_get(&node_map, node_id + 1);
+    fc_spin_unlock(&lock);
+    *first = (v & NODE_FIRST) != 0;
+    v &= ~NODE_FIRST;
+    return v != 0 && v <= POOL_CAP ? pool[v].key : 0;
+}
+
+void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
+{
+    uint64_t xid = exec_id_of(exec), gid = graph_id_of(graph);
+    if (xid == 0)
+        return;
+    fc_spin_lock(&lock);
+    st.instantiations++;
+    exec_rec *x = exec_find(xid);
+    for (uint32_t i = 0; i < EXECS_CAP && x == NULL; i++)
+        if (execs[i].id == 0 && fc_idmap_put(&exec_map, xid, i + 1) == 0)
+            x = &execs[i];
+    if (x != NULL) {
+        graph_rec *g = gid ? graph_find(gid) : NULL;
+        memset(x, 0, sizeof *x);
+        x->id = xid;
+        x->graph_id = (uint32_t)(gid ? gid - 1 : 0);
+        if (g != NULL)
+            x->l = g->l;
+    } else {
+        fc_warn_once(&st.warned_table, "more than %u CUDA graph execs alive; launches of later "
+                     "ones are not counted", EXECS_CAP);
+    }
+    fc_spin_unlock(&lock);
+}
+
+static void row_of(const exec_rec *x, fc_graph_exec_row *r)
+{
+    r->exec_id = (uint32_t)(x->id - 1);
+    r->graph_id = x->graph_id;
+    r->gemms = x->l.count;
+    r->flops = x->l.flops;
+    r->launches = x->launches;
+}
+
+/* Keeps a destroyed exec's row among the most launched. */
+static void keep_gone(const exec_rec *x)
+{
+    fc_graph_exec_row r;
+    row_of(x, &r);
+    if (st.n_gone < FC_GRAPH_EXEC_ROWS) {
+        st.gone[st.n_gone++] = r;
+        return;
+    }
+    size_t least = 0;
+    for (size_t i = 1; i < st.n_gone; i++)
+        if (st.gone[i].launches < st.gone[least].launches)
+            least = i;
+    st.more_gone++;
+    if (r.launches > st.gone[least].launches)
+        st.gone[least] = r;
+}
+
+void fc_graphs_exec_destroyed(CUgraphExec exec)
+{
+    uint64_t xid = exec_id_of(exec);
+    fc_spin_lock(&lock);
+    exec_rec *x = xid ? exec_find(xid) : NULL;
+    if (x != NULL) {
+        keep_gone(x);
+        x->id = 0;
+        fc_idmap_del(&exec_map, xid);
+    }
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_exec_updated(CUgraphExec exec, CUgraph graph)
+{
+    uint64_t xid = exec_id_of(exec), gid = graph_id_of(graph);
+    fc_spin_lock(&lock);
+    st.exec_updates++;
+    exec_rec *x = xid ? exec_find(xid) : NULL;
+    graph_rec *g = gid ? graph_find(gid) : NULL;
+    if (x != NULL) {
+        glist empty = {0, 0, 0, 0};
+        x->l = g != NULL ? g->l : empty;
+        x->graph_id = (uint32_t)(gid ? gid - 1 : 0);
+    }
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_launch_enter(CUgraphExec exec, uint32_t correlation)
+{
+    (void)exec;
+    launch_t = 0;
+    if (fc_cupti_hot_get() & FC_CUPTI_KERNELS) {
+        /* the launch's kernels carry its correlation id: tie it to the stamp */
+        launch_t = fc_ticks();
+        fc_activity_note_correlation(correlation, launch_t | FC_EXT_GRAPH);
+    }
+}
+
+void fc_graphs_launch_exit(CUgraphExec exec, CUstream stream, int ok)
+{
+    uint64_t t = launch_t;
+    launch_t = 0;
+    if (!ok)
+        return;
+    uint64_t xid = exec_id_of(exec);
+    fc_spin_lock(&lock);
+    exec_rec *x = xid ? exec_find(xid) : NULL;
+    if (x == NULL) {
+        st.unknown_launches++;
+        fc_spin_unlock(&lock);
+        return;
+    }
+    glist l = x->l;
+    x->launches++;
+    st.launches++;
+    st.launched_calls += l.count;
+    st.launched_flops = fc_u128_sat_add(st.launched_flops, l.flops);
+    fc_spin_unlock(&lock);
+    /* the entries are immutable and never freed: counted without the lock */
+    uint32_t idx = l.head;
+    for (uint32_t i = 0; i < l.count && idx != 0; i++) {
+        const entry *e = &pool[idx];
+        fc_gemm g = e->g;
+        g.stream_handle = stream;
+        g.stream_kind = FC_STREAM_DIRECT;
+        g.t = t;
+        fc_ring_count(&g, 1);
+        __atomic_store_n(&pool[e->origin].launched, 1, __ATOMIC_RELAXED);
+        idx = e->next;
+    }
+}
+
+/* ---- report ---- */
+
+static int more_launched(const fc_graph_exec_row *a, const fc_graph_exec_row *b)
+{
+    return a->launches != b->launches ? a->launches > b->launches : a->exec_id < b->exec_id;
+}
+
+void fc_graphs_get(fc_graphs_view *out)
+{
+    memset(out, 0, sizeof *out);
+    fc_spin_lock(&lock);
+    out->replays_visible = st.visible;
+    snprintf(out->reason, sizeof out->reason, "%s", st.visible ? "" : st.reason);
+    out->captures = st.captures;
+    out->captured_calls = st.captured_calls;
+    out->captured_flops = st.captured_flops;
+    out->invalidated_calls = st.invalidated_calls;
+    out->dropped_calls = st.dropped_calls;
+    out->instantiations = st.instantiations;
+    out->clones = st.clones;
+    out->exec_updates = st.exec_updates;
+    out->launches = st.launches;
+    out->launched_calls = st.launched_calls;
+    out->launched_flops = st.launched_flops;
+    out->unknown_launches = st.unknown_launches;
+    for (uint32_t i = 1; i <= pool_used; i++)
+        if (pool[i].origin == i && !__atomic_load_n(&pool[i].launched, __ATOMIC_RELAXED)) {
+            out->never_launched_calls++;
+            out->never_launched_flops = fc_u128_sat_add(out->never_launched_flops, pool[i].flops);
+        }
+    /* live execs and destroyed ones: the most launched rows */
+    out->more_execs = st.more_gone;
+    for (size_t i = 0; i < st.n_gone + EXECS_CAP; i++) {
+        fc_graph_exec_row r;
+        if (i < st.n_gone) {
+            r = st.gone[i];
+        } else {
+            const exec_rec *x = &execs[i - st.n_gone];
+            if (x->id == 0)
+                continue;
+            row_of(x, &r);
+        }
+        if (out->n_execs < FC_GRAPH_EXEC_ROWS) {
+            out->execs[out->n_execs++] = r;
+            continue;
+        }
+        out->more_execs++;
+        size_t least = 0;
+        for (size_t j = 1; j < out->n_execs; j++)
+            if (more_launched(&out->execs[least], &out->execs[j]))
+                least = j;
+        if (more_launched(&r, &out->execs[least]))
+            out->execs[least] = r;
+    }
+    fc_spin_unlock(&lock);
+    for (size_t i = 1; i < out->n_execs; i++) /* most launched first */
+        for (size_t j = i; j > 0 && more_launched(&out->execs[j], &out->execs[j - 1]); j--) {
+            fc_graph_exec_row t = out->execs[j];
+            out->execs[j] = out->execs[j - 1];
+            out->execs[j - 1] = t;
+        }
+}
