@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_launch.h"
+
 #define EMU_MAGIC 0x656d7563u
 
 struct cublasContext {
@@ -226,11 +228,22 @@ static void run(const problem *p)
         }
 }
 
+static cudaStream_t emu_stream_of(cublasHandle_t h);
+
+/* One kernel per successful call on the handle's stream (emu_launch.h). */
+static void launch(cublasHandle_t h, const problem *p, int64_t count)
+{
+    emu_launch(emu_stream_of(h), "emu_cublas_gemm_kernel", 2.0 * (double)p->m * (double)p->n *
+                                                              (double)p->k * (double)count);
+}
+
 static cublasStatus_t gemm_one(cublasHandle_t h, const problem *p)
 {
     cublasStatus_t st = check(h, p);
-    if (st == CUBLAS_STATUS_SUCCESS)
+    if (st == CUBLAS_STATUS_SUCCESS) {
         run(p);
+        launch(h, p, 1);
+    }
     return st;
 }
 
@@ -284,6 +297,7 @@ static cublasStatus_t gemm_batch(cublasHandle_t h, problem p, const batch *b, in
         }
         run(&q);
     }
+    launch(h, &p, count);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -516,6 +530,7 @@ static cublasStatus_t gemm_groups(cublasHandle_t h, const groups *g)
             p.C = g->C[next];
             run(&p);
         }
+        launch(h, &p, at_index(g->size, g->is64, i));
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -580,6 +595,14 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
     emu_streams[free_slot].h = handle;
     emu_streams[free_slot].s = streamId;
     return CUBLAS_STATUS_SUCCESS;
+}
+
+static cudaStream_t emu_stream_of(cublasHandle_t h)
+{
+    for (int i = 0; i < EMU_STREAM_SLOTS; i++)
+        if (emu_streams[i].h == h)
+            return emu_streams[i].s;
+    return NULL;
 }
 
 cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)

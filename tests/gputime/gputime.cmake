@@ -17,12 +17,14 @@ target_link_libraries(test_gputime PRIVATE fc_cublas_emu fc_emu_cublaslt ${CMAKE
 add_dependencies(test_gputime fc_fake_cuda_events)
 
 # $1 report, $2 preload, $3 library path, $4 program, $5 mode, $6 fake driver.
+# FLOPCOUNT_CUPTI=0: the toolkit's CUPTI would be found and fail against the
+# fake driver; its paths are tests/cupti's.
 set(FC_GPUTIME_RUN [=[set -e
 rm -f "$1"
 export LD_LIBRARY_PATH="$3${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [ "$5" = nocontext ]; then export FAKE_CUDA_NO_CONTEXT=1; fi
 if [ "$5" = markers ]; then export FAKE_CUDA_LEGACY_OK=1; fi
-LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 FLOPCOUNT_LIBCUDA="$6" \
+LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 FLOPCOUNT_LIBCUDA="$6" FLOPCOUNT_CUPTI=0 \
   FAKE_CUDA_EVENTS_LIB="$6" FAKE_CUDA_STREAM=0x5eed0001 ASAN_OPTIONS=detect_leaks=0 "$4" RUN "$5"
 /usr/bin/python3 "$7" "$1" "$5"]=])
 foreach(mode auto markers nodriver nocontext)

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_cupti_units.c - the pure pieces behind kernel and counter figures:
+ * interval union (GPU busy time), sharing a counter sample among the
+ * iterations it overlaps, kernel classes by name, and the fixed id map of
+ * the graph tables (shim/cupti/idmap.c, compiled in). Expected values are
+ * worked out in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cupti/idmap.h"
+#include "kernel_class.h"
+#include "spans.h"
+
+static void union_of_overlaps(void **state)
+{
+    (void)state;
+    /* [0,10) [5,15) [20,30) [25,26) [40,40): 15 + 10 + 0 = 25 */
+    fc_span v[] = {{20, 30}, {5, 15}, {0, 10}, {25, 26}, {40, 40}};
+    assert_int_equal(fc_spans_union(v, 5), 25);
+    assert_int_equal(v[0].start, 0); /* sorted by start */
+    /* touching spans join: [0,5) [5,9) = 9 */
+    fc_span t[] = {{5, 9}, {0, 5}};
+    assert_int_equal(fc_spans_union(t, 2), 9);
+    assert_int_equal(fc_spans_union(NULL, 0), 0);
+    /* one span inside another: [0,100) [10,20) = 100 */
+    fc_span in[] = {{10, 20}, {0, 100}};
+    assert_int_equal(fc_spans_union(in, 2), 100);
+}
+
+static void overlap(void **state)
+{
+    (void)state;
+    assert_int_equal(fc_span_overlap(0, 10, 5, 20), 5);
+    assert_int_equal(fc_span_overlap(0, 10, 10, 20), 0);
+    assert_int_equal(fc_span_overlap(3, 4, 0, 100), 1);
+}
+
+static void apportion(void **state)
+{
+    (void)state;
+    /* iterations [100,200) [200,300) and, after a gap, [400,500) */
+    fc_span it[] = {{100, 200}, {200, 300}, {400, 500}};
+    double out[3] = {0};
+    int touched, whole;
+    /* wholly inside the first: all of it, nothing outside */
+    double left = fc_spans_apportion(it, 3, 120, 170, 50, out, &touched, &whole);
+    assert_true(left == 0 && out[0] == 50 && touched == 1 && whole);
+    /* [150,250) straddles the first boundary: 60 shared 30/30 */
+    left = fc_spans_apportion(it, 3, 150, 250, 60, out, &touched, &whole);
+    assert_true(left == 0 && out[0] == 80 && out[1] == 30 && touched == 2 && !whole);
+    /* [250,450): 50 of 200 in the second, 150 in the gap and the third:
+     * 50/200*80 = 20 to the second, 50/200*80 = 20 to the third, 40 left */
+    left = fc_spans_apportion(it, 3, 250, 450, 80, out, &touched, &whole);
+    assert_true(out[1] == 50 && out[2] == 20 && left == 40 && touched == 2 && !whole);
+    /* a zero-length sample goes whole to the iteration holding its start */
+    left = fc_spans_apportion(it, 3, 450, 450, 7, out, &touched, &whole);
+    assert_true(left == 0 && out[2] == 27 && whole);
+    /* before every iteration: all left */
+    left = fc_spans_apportion(it, 3, 0, 50, 9, out, &touched, &whole);
+    assert_true(left == 9 && touched == 0);
+}
+
+static void classes(void **state)
+{
+    (void)state;
+    assert_int_equal(fc_kclass_of_name("_Z18flash_fwd_kernelILi128EEvv"), FC_K_ATTENTION);
+    assert_int_equal(fc_kclass_of_name("fmha_cutlassF_f16_aligned_64x64_rf_sm80"), FC_K_ATTENTION);
+    assert_int_equal(fc_kclass_of_name("cudnn_generated_fort_native_sdpa_sm90"), FC_K_ATTENTION);
+    assert_int_equal(fc_kclass_of_name("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), FC_K_COMM);
+    assert_int_equal(fc_kclass_of_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("triton_tem_fused_mm_0"), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("Cutlass_Kernel"), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("triton_poi_fused_add_0"), FC_K_OTHER);
+    assert_int_equal(fc_kclass_of_name("vectorized_elementwise_kernel"), FC_K_OTHER);
+    assert_int_equal(fc_kclass_of_name(""), FC_K_OTHER);
+    assert_int_equal(fc_kclass_of_name(NULL), FC_K_OTHER);
+    assert_string_equal(fc_kclass_name(FC_K_GEMM_LIKE), "gemm_like_uncounted");
+    assert_string_equal(fc_kclass_name(99), "unknown");
+}
+
+static void idmap(void **state)
+{
+    (void)state;
+    static fc_idmap_slot slots[16];
+    fc_idmap m = {slots, 16, 0};
+    assert_int_equal(fc_idmap_get(&m, 5), 0);
+    /* 3/4 of 16: 12 keys fit, the 13th does not */
+    for (uint64_t k = 1; k <= 12; k++)
+        assert_int_equal(fc_idmap_put(&m, k * 1000003, (uint32_t)k), 0);
+    assert_int_equal(fc_idmap_put(&m, 99, 1), -1);
+    for (uint64_t k = 1; k <= 12; k++)
+        assert_int_equal(fc_idmap_get(&m, k * 1000003), k);
+    /* overwrite; a deletion makes room, and every other key stays found
+     * (the entries after the hole move back) */
+    assert_int_equal(fc_idmap_put(&m, 3 * 1000003, 77), 0);
+    assert_int_equal(fc_idmap_get(&m, 3 * 1000003), 77);
+    fc_idmap_del(&m, 3 * 1000003);
+    assert_int_equal(fc_idmap_get(&m, 3 * 1000003), 0);
+    assert_int_equal(fc_idmap_put(&m, 99, 5), 0);
+    assert_int_equal(fc_idmap_get(&m, 99), 5);
+    for (uint64_t k = 1; k <= 12; k++)
+        if (k != 3)
+            assert_int_equal(fc_idmap_get(&m, k * 1000003), k);
+    /* a long run of puts and deletes never fills the map (11 keys held) */
+    fc_idmap_del(&m, 99);
+    for (uint64_t k = 1000; k < 100000; k++) {
+        assert_int_equal(fc_idmap_put(&m, k, 1), 0);
+        fc_idmap_del(&m, k);
+    }
+    assert_int_equal(m.used, 11);
+    for (uint64_t k = 1; k <= 12; k++)
+        if (k != 3)
+            assert_int_equal(fc_idmap_get(&m, k * 1000003), k);
+    assert_int_equal(fc_idmap_put(&m, 0, 1), -1); /* 0 is "empty" */
+    fc_idmap_clear(&m);
+    assert_int_equal(fc_idmap_get(&m, 99), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(union_of_overlaps), cmocka_unit_test(overlap), cmocka_unit_test(apportion),
+        cmocka_unit_test(classes), cmocka_unit_test(idmap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
