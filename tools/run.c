@@ -19,6 +19,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: flopcount run [--output FILE] [--quiet] [--log-every N] [--peak-tflops X]\n"
             "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
+            "                     [--kernels] [--hw-flops]\n"
             "                     -- CMD [ARGS...]\n"
             "  --output FILE      JSON report path (default flopcount.json; %%p pid, %%r rank, %%h host)\n"
             "  --quiet            no summary on stderr\n"
@@ -28,6 +29,10 @@ static void usage(FILE *f)
             "  --snapshot-seconds S  rewrite the report every S seconds while running\n"
             "  --prometheus DIR   write Prometheus metrics for node-exporter's textfile collector\n"
             "                     into DIR (every FLOPCOUNT_PROMETHEUS_SECONDS, default 15)\n"
+            "  --kernels          GPU kernel time through CUPTI: busy time, GEMM kernel time\n"
+            "                     per shape, attention/communication/other kernels\n"
+            "  --hw-flops         hardware-measured FLOPs (CUPTI PM sampling; implies --kernels;\n"
+            "                     not yet validated on hardware)\n"
             "The Python module 'flopcount' (markers, live figures) is put on PYTHONPATH.\n");
 }
 
@@ -106,6 +111,10 @@ int fc_cmd_run(int argc, char **argv)
         }
         if (strcmp(a, "--quiet") == 0) {
             setenv("FLOPCOUNT_QUIET", "1", 1);
+            continue;
+        }
+        if (strcmp(a, "--kernels") == 0 || strcmp(a, "--hw-flops") == 0) {
+            setenv(a[2] == 'k' ? "FLOPCOUNT_KERNELS" : "FLOPCOUNT_HW_FLOPS", "1", 1);
             continue;
         }
         if (a[0] != '-')

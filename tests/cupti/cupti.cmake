@@ -90,3 +90,10 @@ if(FC_REAL_CUPTI)
   target_link_libraries(test_hw_metrics PRIVATE fc_analysis ${CMAKE_DL_LIBS})
   add_test(NAME cupti_hw_metrics_offline COMMAND test_hw_metrics ${FC_REAL_CUPTI})
 endif()
+
+# The sections through `flopcount report` and `flopcount merge`.
+add_test(NAME cupti_cli COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/cupti_cli.py
+         $<TARGET_FILE:flopcount_cli> ${FC_CUPTI_WORK}/hwflops.json ${FC_CUPTI_WORK}/cli)
+set_tests_properties(cupti_hwflops PROPERTIES FIXTURES_SETUP cupti_hw_report)
+set_tests_properties(cupti_cli PROPERTIES FIXTURES_REQUIRED cupti_hw_report
+                     ENVIRONMENT "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME}")

@@ -13,6 +13,7 @@
 
 #include "html.h"
 #include "merge.h"
+#include "merge_gpu.h"
 #include "pages.h"
 #include "report_peak.h"
 #include "tools.h"
@@ -218,6 +219,10 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
         fprintf(stderr, "flopcount merge: out of memory\n");
         return -1;
     }
+    if (fc_merge_gpu_add(path, err, sizeof err) != 0) {
+        fprintf(stderr, "flopcount merge: %s: %s\n", path, err);
+        return -1;
+    }
     return 0;
 }
 
@@ -329,6 +334,7 @@ int fc_cmd_merge(int argc, char **argv)
             rc = 1;
     }
     fc_merge_free(&m);
+    fc_merge_gpu_free();
     for (size_t i = 0; i < a.n_paths; i++)
         free(a.paths[i]);
     free(a.paths);

@@ -9,6 +9,8 @@
 #include "flopcount.h"
 #include "jsonw.h"
 #include "merge.h"
+#include "merge_gpu.h"
+#include "report_gpu_out.h"
 #include "report_fmt.h"
 
 
@@ -219,6 +221,7 @@ int fc_merge_print_json(const fc_merge *m)
     json_shapes(&w, m);
     json_iterations(&w, m);
     json_utilization(&w, m);
+    fc_gpu_print_json(&w, fc_merge_gpu_result());
     fc_jw_obj_end(&w);
     char nl = '\n';
     int rc = fc_jw_finish(&w);

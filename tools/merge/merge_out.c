@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "merge.h"
+#include "merge_gpu.h"
+#include "report_gpu_out.h"
 #include "report_fmt.h"
 
 /* Above this many ranks the text lists only the ranks worth a look. */
@@ -238,4 +240,5 @@ void fc_merge_print_text(const fc_merge *m, int all_ranks)
     text_utilization(m);
     if (m->n_used > 0)
         text_ranks(m, all_ranks);
+    fc_gpu_print_text(fc_merge_gpu_result());
 }

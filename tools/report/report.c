@@ -234,6 +234,11 @@ int fc_cmd_report(int argc, char **argv)
         fprintf(stderr, "flopcount report: %s: %s\n", a.path, err);
         return 2;
     }
+    if (fc_report_gpu_load(a.path, &v.gpu, err, sizeof err) != 0) {
+        fprintf(stderr, "flopcount report: %s: %s\n", a.path, err);
+        fc_report_free(&v.rep);
+        return 2;
+    }
     int rc = 2;
     static fc_html page;
     int ready = measured(&v, &a) == 0 && formula(&v, &a) == 0;
@@ -250,5 +255,6 @@ int fc_cmd_report(int argc, char **argv)
             rc = write_page(&page, &v) == 0 ? rc : 2;
     }
     fc_report_free(&v.rep);
+    fc_report_gpu_free(&v.gpu);
     return rc;
 }

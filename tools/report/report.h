@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "formula.h"
+#include "report_gpu.h"
 #include "report_read.h"
 #include "u128.h"
 
@@ -54,6 +55,8 @@ typedef struct fc_report_view {
     fc_flops f;
     double formula_mfu, formula_hfu;
     fc_gap gap;
+    /* the CUPTI sections (graphs, kernels, hardware FLOPs) */
+    fc_report_gpu gpu;
 } fc_report_view;
 
 /* The gap between the counted and the formula's FLOPs (report_gap.c). */

@@ -10,6 +10,7 @@
 #include "jsonw.h"
 #include "report.h"
 #include "report_fmt.h"
+#include "report_gpu_out.h"
 
 #define TOP_SHAPES 5
 
@@ -161,6 +162,7 @@ int fc_report_print_json(const fc_report_view *v)
         fc_jw_null(&w, "formula");
         fc_jw_null(&w, "difference");
     }
+    fc_gpu_print_json(&w, &v->gpu);
     fc_jw_obj_end(&w);
     char nl = '\n';
     int rc = fc_jw_finish(&w);

@@ -7,6 +7,7 @@
 
 #include "report.h"
 #include "report_fmt.h"
+#include "report_gpu_out.h"
 
 #define TOP_SHAPES 5
 
@@ -236,4 +237,5 @@ void fc_report_print_text(const fc_report_view *v)
         text_formula(v);
         text_gap(v);
     }
+    fc_gpu_print_text(&v->gpu);
 }

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* report_gpu.h - the report sections that come from CUPTI ("cupti",
+ * "graphs", "kernels", "hw_flops"; docs/report-schema.md) read back, for
+ * 'flopcount report' and 'flopcount merge'. All optional: a report from
+ * before they existed, or from a run without a GPU, has has_* at 0. A
+ * known field of the wrong type is an error with a one-line reason. */
+#ifndef FC_REPORT_GPU_H
+#define FC_REPORT_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "u128.h"
+
+#define FC_RGPU_CLASSES 5 /* kernel_class.h: gemm, gemm_like_uncounted, attention, communication, other */
+#define FC_RGPU_NAMES 8   /* top kernel names kept per class */
+#define FC_RGPU_TYPES 16  /* hardware FLOP types kept */
+
+typedef struct fc_rgpu_shape {
+    char api[48], dtype[24];
+    int64_t m, n, k, batch;
+    char transa, transb;
+    uint64_t calls, calls_timed, kernels;
+    double kernel_seconds;
+    fc_u128 flops_timed;
+    double achieved, peak_fraction, lost_seconds; /* NaN when absent */
+} fc_rgpu_shape;
+
+typedef struct fc_rgpu_name {
+    char name[112];
+    double seconds;
+    uint64_t kernels;
+} fc_rgpu_name;
+
+typedef struct fc_rgpu_value {
+    char name[32];
+    double value;
+} fc_rgpu_value;
+
+typedef struct fc_report_gpu {
+    int has_cupti;
+    char cupti_status[16], cupti_reason[360];
+
+    int has_graphs;
+    int replays_visible;
+    char graphs_reason[360];
+    uint64_t captures, captured_calls, instantiations, launches, launched_calls;
+    uint64_t unknown_launches, never_launched_calls;
+    fc_u128 captured_flops, launched_flops, never_launched_flops;
+
+    int has_kernels; /* the section is an object */
+    char kernels_reason[360];
+    uint64_t kernels, dropped_records;
+    int devices;
+    double kernel_seconds, busy_seconds, span_seconds, outside_seconds;
+    double class_seconds[FC_RGPU_CLASSES];
+    uint64_t class_kernels[FC_RGPU_CLASSES];
+    fc_rgpu_name names[FC_RGPU_CLASSES][FC_RGPU_NAMES];
+    size_t n_names[FC_RGPU_CLASSES];
+    fc_rgpu_shape *shapes; /* malloc'd */
+    size_t n_shapes;
+    uint64_t kernel_iterations;
+    double median_busy_fraction, median_gemm_seconds; /* NaN when absent */
+
+    int has_hw; /* the section is an object */
+    char hw_status[16], hw_reason[360], hw_mode[32], hw_chip[32];
+    fc_rgpu_value hw_totals[FC_RGPU_TYPES]; /* by type, and "flops" */
+    size_t n_hw_totals;
+    fc_rgpu_value hw_coverage_left[FC_RGPU_TYPES]; /* types left out (value unused) */
+    size_t n_hw_left;
+    uint64_t hw_iterations, hw_samples;
+    double hw_median_flops, hw_median_hfu, hw_median_minus_counted; /* NaN when absent */
+} fc_report_gpu;
+
+/* Reads the sections from a report file (or `flopcount merge --json`
+ * output); 0, or -1 with a one-line reason. fc_report_gpu_free after. */
+int fc_report_gpu_load(const char *path, fc_report_gpu *out, char *err, size_t errlen);
+int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen);
+void fc_report_gpu_free(fc_report_gpu *g);
+/* Index of a kernel class name in the arrays above, -1 when unknown. */
+int fc_rgpu_class_index(const char *name);
+
+#endif

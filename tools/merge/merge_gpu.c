@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* merge_gpu.c - the CUPTI sections of the ranks summed for the job: graph
+ * counts, kernel time by class and by shape (achieved FLOP/s and fraction
+ * of peak recomputed from the sums), busy time over the summed GPU spans,
+ * hardware FLOP totals; per-iteration medians: FLOPs summed over ranks,
+ * fractions the (lower) median of the ranks'. Printed by report_gpu_out.c
+ * in the shim's layout, so a merged report reads back the same way. */
+#include "merge_gpu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static fc_report_gpu sum;
+static size_t cap_shapes, ranks, ranks_cupti_on, ranks_hw_on;
+static double *busy_med, *gemm_med, *hfu_med;
+static size_t n_busy, n_gemm, n_hfu;
+static double *row_peak; /* per merged shape: the peak its fraction was taken against */
+
+static int push(double **arr, size_t *n, double v)
+{
+    if (isnan(v))
+        return 0;
+    double *b = realloc(*arr, (*n + 1) * sizeof *b);
+    if (b == NULL)
+        return -1;
+    b[(*n)++] = v;
+    *arr = b;
+    return 0;
+}
+
+static int same_shape(const fc_rgpu_shape *a, const fc_rgpu_shape *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->batch == b->batch &&
+           a->transa == b->transa && a->transb == b->transb && strcmp(a->api, b->api) == 0 &&
+           strcmp(a->dtype, b->dtype) == 0;
+}
+
+static int add_shape(const fc_rgpu_shape *s)
+{
+    for (size_t i = 0; i < sum.n_shapes; i++) {
+        fc_rgpu_shape *t = &sum.shapes[i];
+        if (!same_shape(t, s))
+            continue;
+        t->calls += s->calls;
+        t->calls_timed += s->calls_timed;
+        t->kernels += s->kernels;
+        t->kernel_seconds += s->kernel_seconds;
+        t->flops_timed = fc_u128_sat_add(t->flops_timed, s->flops_timed);
+        if (!(row_peak[i] > 0) && s->peak_fraction > 0)
+            row_peak[i] = s->achieved / s->peak_fraction;
+        return 0;
+    }
+    if (sum.n_shapes == cap_shapes) {
+        size_t n = cap_shapes ? cap_shapes * 2 : 64;
+        fc_rgpu_shape *b = realloc(sum.shapes, n * sizeof *b);
+        double *p = b ? realloc(row_peak, n * sizeof *p) : NULL;
+        if (b)
+            sum.shapes = b;
+        if (p == NULL)
+            return -1;
+        row_peak = p;
+        cap_shapes = n;
+    }
+    row_peak[sum.n_shapes] = s->peak_fraction > 0 ? s->achieved / s->peak_fraction : 0;
+    sum.shapes[sum.n_shapes++] = *s;
+    return 0;
+}
+
+static void add_name(int c, const fc_rgpu_name *x)
+{
+    for (size_t i = 0; i < sum.n_names[c]; i++)
+        if (strcmp(sum.names[c][i].name, x->name) == 0) {
+            sum.names[c][i].seconds += x->seconds;
+            sum.names[c][i].kernels += x->kernels;
+            return;
+        }
+    if (sum.n_names[c] < FC_RGPU_NAMES) {
+        sum.names[c][sum.n_names[c]++] = *x;
+        return;
+    }
+    size_t least = 0; /* the table keeps the names with the most time */
+    for (size_t i = 1; i < sum.n_names[c]; i++)
+        if (sum.names[c][i].seconds < sum.names[c][least].seconds)
+            least = i;
+    if (x->seconds > sum.names[c][least].seconds)
+        sum.names[c][least] = *x;
+}
+
+static void add_values(fc_rgpu_value *to, size_t *n, const fc_rgpu_value *from, size_t m, int add)
+{
+    for (size_t j = 0; j < m; j++) {
+        size_t i = 0;
+        while (i < *n && strcmp(to[i].name, from[j].name) != 0)
+            i++;
+        if (i == *n) {
+            if (*n == FC_RGPU_TYPES)
+                continue;
+            to[(*n)++] = from[j];
+        } else if (add) {
+            to[i].value += from[j].value;
+        }
+    }
+}
+
+static int add_kernels(const fc_report_gpu *g)
+{
+    sum.has_kernels = 1;
+    sum.kernels += g->kernels;
+    sum.dropped_records += g->dropped_records;
+    sum.devices += g->devices;
+    sum.kernel_seconds += g->kernel_seconds;
+    sum.busy_seconds += g->busy_seconds;
+    sum.span_seconds += g->span_seconds;
+    sum.outside_seconds += g->outside_seconds;
+    sum.kernel_iterations = g->kernel_iterations > sum.kernel_iterations ? g->kernel_iterations
+                                                                          : sum.kernel_iterations;
+    for (int c = 0; c < FC_RGPU_CLASSES; c++) {
+        sum.class_seconds[c] += g->class_seconds[c];
+        sum.class_kernels[c] += g->class_kernels[c];
+        for (size_t i = 0; i < g->n_names[c]; i++)
+            add_name(c, &g->names[c][i]);
+    }
+    for (size_t i = 0; i < g->n_shapes; i++)
+        if (add_shape(&g->shapes[i]) != 0)
+            return -1;
+    if (push(&busy_med, &n_busy, g->median_busy_fraction) || push(&gemm_med, &n_gemm, g->median_gemm_seconds))
+        return -1;
+    return 0;
+}
+
+static int add_hw(const fc_report_gpu *g)
+{
+    int on = strcmp(g->hw_status, "on") == 0;
+    if (!sum.has_hw) {
+        sum.has_hw = 1;
+        memcpy(sum.hw_mode, g->hw_mode, sizeof sum.hw_mode);
+        memcpy(sum.hw_chip, g->hw_chip, sizeof sum.hw_chip);
+        sum.hw_median_flops = sum.hw_median_minus_counted = NAN;
+    }
+    if (!on) {
+        if (sum.hw_reason[0] == '\0')
+            snprintf(sum.hw_reason, sizeof sum.hw_reason, "%s", g->hw_reason);
+        return 0;
+    }
+    ranks_hw_on++;
+    add_values(sum.hw_totals, &sum.n_hw_totals, g->hw_totals, g->n_hw_totals, 1);
+    add_values(sum.hw_coverage_left, &sum.n_hw_left, g->hw_coverage_left, g->n_hw_left, 0);
+    sum.hw_samples += g->hw_samples;
+    if (!isnan(g->hw_median_flops)) {
+        sum.hw_median_flops = isnan(sum.hw_median_flops) ? g->hw_median_flops
+                                                         : sum.hw_median_flops + g->hw_median_flops;
+        sum.hw_median_minus_counted = isnan(sum.hw_median_minus_counted)
+                                          ? g->hw_median_minus_counted
+                                          : sum.hw_median_minus_counted + g->hw_median_minus_counted;
+    }
+    sum.hw_iterations = g->hw_iterations > sum.hw_iterations ? g->hw_iterations : sum.hw_iterations;
+    return push(&hfu_med, &n_hfu, g->hw_median_hfu);
+}
+
+int fc_merge_gpu_add(const char *path, char *err, size_t errlen)
+{
+    fc_report_gpu g;
+    if (fc_report_gpu_load(path, &g, err, errlen) != 0)
+        return -1;
+    if (ranks++ == 0) {
+        sum.replays_visible = 1;
+        sum.median_busy_fraction = sum.median_gemm_seconds = NAN;
+        sum.hw_median_flops = sum.hw_median_hfu = sum.hw_median_minus_counted = NAN;
+    }
+    int rc = 0;
+    if (g.has_cupti) {
+        sum.has_cupti = 1;
+        ranks_cupti_on += strcmp(g.cupti_status, "on") == 0;
+        if (strcmp(g.cupti_status, "on") != 0 && sum.cupti_reason[0] == '\0')
+            snprintf(sum.cupti_reason, sizeof sum.cupti_reason, "%s", g.cupti_reason);
+    }
+    if (g.has_graphs) {
+        sum.has_graphs = 1;
+        sum.replays_visible &= g.replays_visible;
+        if (!g.replays_visible && sum.graphs_reason[0] == '\0')
+            memcpy(sum.graphs_reason, g.graphs_reason, sizeof sum.graphs_reason);
+        sum.captures += g.captures;
+        sum.captured_calls += g.captured_calls;
+        sum.captured_flops = fc_u128_sat_add(sum.captured_flops, g.captured_flops);
+        sum.instantiations += g.instantiations;
+        sum.launches += g.launches;
+        sum.launched_calls += g.launched_calls;
+        sum.launched_flops = fc_u128_sat_add(sum.launched_flops, g.launched_flops);
+        sum.unknown_launches += g.unknown_launches;
+        sum.never_launched_calls += g.never_launched_calls;
+        sum.never_launched_flops = fc_u128_sat_add(sum.never_launched_flops, g.never_launched_flops);
+    }
+    if (g.has_kernels)
+        rc = add_kernels(&g);
+    else if (sum.kernels_reason[0] == '\0')
+        memcpy(sum.kernels_reason, g.kernels_reason, sizeof sum.kernels_reason);
+    if (rc == 0 && g.has_hw)
+        rc = add_hw(&g);
+    fc_report_gpu_free(&g);
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
+static double lost_of(size_t i)
+{
+    const fc_rgpu_shape *s = &sum.shapes[i];
+    return isnan(s->lost_seconds) ? s->kernel_seconds : s->lost_seconds;
+}
+
+const fc_report_gpu *fc_merge_gpu_result(void)
+{
+    if (sum.has_cupti) {
+        snprintf(sum.cupti_status, sizeof sum.cupti_status, "%s",
+                 ranks_cupti_on == ranks ? "on" : "off");
+    }
+    if (sum.has_hw)
+        snprintf(sum.hw_status, sizeof sum.hw_status, "%s", ranks_hw_on == ranks ? "on" : "off");
+    for (size_t i = 0; i < sum.n_shapes; i++) {
+        fc_rgpu_shape *s = &sum.shapes[i];
+        double f = fc_u128_to_double(s->flops_timed);
+        s->achieved = s->kernel_seconds > 0 ? f / s->kernel_seconds : NAN;
+        s->peak_fraction = row_peak[i] > 0 ? s->achieved / row_peak[i] : NAN;
+        s->lost_seconds = row_peak[i] > 0 ? s->kernel_seconds - f / row_peak[i] : NAN;
+    }
+    for (size_t i = 1; i < sum.n_shapes; i++) /* the most time lost first */
+        for (size_t j = i; j > 0 && lost_of(j) > lost_of(j - 1); j--) {
+            fc_rgpu_shape t = sum.shapes[j];
+            double p = row_peak[j];
+            sum.shapes[j] = sum.shapes[j - 1];
+            row_peak[j] = row_peak[j - 1];
+            sum.shapes[j - 1] = t;
+            row_peak[j - 1] = p;
+        }
+    if (n_busy)
+        sum.median_busy_fraction = fc_median_double(busy_med, n_busy);
+    if (n_gemm)
+        sum.median_gemm_seconds = fc_median_double(gemm_med, n_gemm);
+    if (n_hfu)
+        sum.hw_median_hfu = fc_median_double(hfu_med, n_hfu);
+    return &sum;
+}
+
+void fc_merge_gpu_free(void)
+{
+    fc_report_gpu_free(&sum);
+    free(row_peak);
+    free(busy_med);
+    free(gemm_med);
+    free(hfu_med);
+}

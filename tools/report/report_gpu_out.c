@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* report_gpu_out.c - printing the CUPTI sections (report_gpu_out.h). The shapes are
+ * listed as the report orders them: the most time lost against peak first. */
+#include "report_gpu_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel_class.h"
+
+#define SHAPE_ROWS 5
+
+static const char *const class_words[FC_RGPU_CLASSES] = {
+    "GEMM", "GEMM-like uncounted", "attention", "communication", "other"};
+
+static void text_graphs(const fc_report_gpu *g)
+{
+    char e[FC_U128_DIGITS];
+    if (!g->has_graphs || (g->captures == 0 && g->launches == 0 && g->unknown_launches == 0)) {
+        if (g->has_graphs && !g->replays_visible && g->graphs_reason[0])
+            printf("  CUDA graphs    none captured; replays could not have been seen: %s\n",
+                   g->graphs_reason);
+        return;
+    }
+    printf("  CUDA graphs    %llu captures, %llu GEMMs captured (%s FLOPs; not counted as executed)\n",
+           (unsigned long long)g->captures, (unsigned long long)g->captured_calls,
+           fc_u128_to_str(g->captured_flops, e));
+    if (!g->replays_visible) {
+        printf("                 replays cannot be seen: %s\n", g->graphs_reason);
+        return;
+    }
+    printf("                 %llu instantiated, %llu launches counted %llu GEMM calls (%s FLOPs)\n",
+           (unsigned long long)g->instantiations, (unsigned long long)g->launches,
+           (unsigned long long)g->launched_calls, fc_u128_to_str(g->launched_flops, e));
+    if (g->never_launched_calls)
+        printf("                 %llu captured GEMMs were never launched (%s FLOPs, not counted)\n",
+               (unsigned long long)g->never_launched_calls,
+               fc_u128_to_str(g->never_launched_flops, e));
+    if (g->unknown_launches)
+        printf("                 %llu launches of graphs made before flopcount saw them (not counted)\n",
+               (unsigned long long)g->unknown_launches);
+}
+
+static void text_kernels(const fc_report_gpu *g)
+{
+    if (!g->has_kernels) {
+        if (g->kernels_reason[0] && strncmp(g->kernels_reason, "not requested", 13) != 0)
+            printf("  kernels        not measured: %s\n", g->kernels_reason);
+        return;
+    }
+    double t = g->kernel_seconds > 0 ? g->kernel_seconds : 1;
+    printf("  GPU busy       %.1f%% of %.4g s (union of kernel time; %d device%s)\n",
+           g->span_seconds > 0 ? 100 * g->busy_seconds / g->span_seconds : 0.0, g->span_seconds,
+           g->devices, g->devices == 1 ? "" : "s, one timeline");
+    printf("  kernel time    %.4g s:", g->kernel_seconds);
+    for (int c = 0; c < FC_RGPU_CLASSES; c++)
+        printf("%s %s %.1f%%", c ? "," : "", class_words[c], 100 * g->class_seconds[c] / t);
+    printf("\n");
+    if (!isnan(g->median_busy_fraction))
+        printf("  per iteration  busy %.1f%%, GEMM kernels %.4g s (medians of steady iterations)\n",
+               100 * g->median_busy_fraction, g->median_gemm_seconds);
+    int shown = 0;
+    for (int c = FC_K_GEMM_LIKE; c < FC_RGPU_CLASSES; c++)
+        for (size_t i = 0; i < g->n_names[c] && i < 2; i++)
+            printf("  %-14s %s: %.80s %.4g s (%llu kernels)\n", shown++ ? "" : "top kernels",
+                   class_words[c], g->names[c][i].name, g->names[c][i].seconds,
+                   (unsigned long long)g->names[c][i].kernels);
+    if (g->n_shapes == 0)
+        return;
+    printf("  GEMM shapes by time lost against peak (kernel time, achieved, of peak)\n");
+    for (size_t i = 0; i < g->n_shapes && i < SHAPE_ROWS; i++) {
+        const fc_rgpu_shape *s = &g->shapes[i];
+        char pct[48] = "peak unknown";
+        if (!isnan(s->peak_fraction))
+            snprintf(pct, sizeof pct, "%.1f%% of peak, %.4g s lost", 100 * s->peak_fraction,
+                     s->lost_seconds);
+        printf("    %-24s %c%c m=%lld n=%lld k=%lld batch=%lld %s: %.4g s, %.4g TFLOP/s, %s\n",
+               s->api, s->transa, s->transb, (long long)s->m, (long long)s->n, (long long)s->k,
+               (long long)s->batch, s->dtype, s->kernel_seconds, s->achieved / 1e12, pct);
+    }
+}
+
+static double total_of(const fc_report_gpu *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_hw_totals; i++)
+        if (strcmp(g->hw_totals[i].name, name) == 0)
+            return g->hw_totals[i].value;
+    return NAN;
+}
+
+static void text_hw(const fc_report_gpu *g)
+{
+    if (!g->has_hw)
+        return;
+    if (strcmp(g->hw_status, "on") != 0) {
+        printf("  hardware FLOPs %s: %s\n", g->hw_status, g->hw_reason);
+        return;
+    }
+    printf("  hardware FLOPs %s on %s (not yet validated on hardware); %.4g FLOPs in all\n",
+           g->hw_mode, g->hw_chip, total_of(g, "flops"));
+    if (!isnan(g->hw_median_flops))
+        printf("                 per iteration %.4g (median), hardware - counted %.4g%s\n",
+               g->hw_median_flops, g->hw_median_minus_counted, "");
+    if (!isnan(g->hw_median_hfu))
+        printf("  hardware HFU   %.1f%%   hardware FLOPs / (peak x time), median\n",
+               100 * g->hw_median_hfu);
+    if (g->n_hw_left > 0) {
+        printf("                 not measured (not in one pass or not on the chip):");
+        for (size_t i = 0; i < g->n_hw_left; i++)
+            printf(" %s", g->hw_coverage_left[i].name);
+        printf("\n");
+    }
+}
+
+void fc_gpu_print_text(const fc_report_gpu *g)
+{
+    if (!g->has_graphs && !g->has_kernels && !g->has_hw)
+        return;
+    int graphs = g->has_graphs && (g->captures || g->launches || g->unknown_launches);
+    if (!graphs && !g->has_kernels && !g->has_hw && !g->kernels_reason[0])
+        return;
+    printf("GPU (CUPTI%s%s)\n", g->has_cupti && strcmp(g->cupti_status, "on") != 0 ? ": " : "",
+           g->has_cupti && strcmp(g->cupti_status, "on") != 0 ? g->cupti_reason : "");
+    text_graphs(g);
+    text_kernels(g);
+    text_hw(g);
+}
+
+static void json_graphs(fc_jw *w, const fc_report_gpu *g)
+{
+    if (!g->has_graphs) {
+        fc_jw_null(w, "graphs");
+        return;
+    }
+    fc_jw_obj_begin(w, "graphs");
+    fc_jw_bool(w, "replays_visible", g->replays_visible);
+    fc_jw_str(w, "reason", g->replays_visible ? NULL : g->graphs_reason);
+    fc_jw_u64(w, "captures", g->captures);
+    fc_jw_u64(w, "captured_calls", g->captured_calls);
+    fc_jw_u128(w, "captured_flops", g->captured_flops);
+    fc_jw_u64(w, "instantiations", g->instantiations);
+    fc_jw_u64(w, "launches", g->launches);
+    fc_jw_u64(w, "launched_calls", g->launched_calls);
+    fc_jw_u128(w, "launched_flops", g->launched_flops);
+    fc_jw_u64(w, "unknown_launches", g->unknown_launches);
+    fc_jw_u64(w, "never_launched_calls", g->never_launched_calls);
+    fc_jw_u128(w, "never_launched_flops", g->never_launched_flops);
+    fc_jw_obj_end(w);
+}
+
+static void json_kernels(fc_jw *w, const fc_report_gpu *g)
+{
+    if (!g->has_kernels) {
+        fc_jw_null(w, "kernels");
+        fc_jw_str(w, "kernels_reason", g->kernels_reason[0] ? g->kernels_reason : NULL);
+        return;
+    }
+    fc_jw_obj_begin(w, "kernels");
+    fc_jw_u64(w, "kernels", g->kernels);
+    fc_jw_u64(w, "dropped_records", g->dropped_records);
+    fc_jw_i64(w, "devices", g->devices);
+    fc_jw_double(w, "kernel_seconds", g->kernel_seconds);
+    fc_jw_double(w, "gpu_busy_seconds", g->busy_seconds);
+    fc_jw_double(w, "gpu_span_seconds", g->span_seconds);
+    fc_jw_double(w, "busy_fraction", g->span_seconds > 0 ? g->busy_seconds / g->span_seconds : NAN);
+    fc_jw_double(w, "outside_iterations_seconds", g->outside_seconds);
+    fc_jw_obj_begin(w, "by_class");
+    for (int c = 0; c < FC_RGPU_CLASSES; c++) {
+        fc_jw_obj_begin(w, fc_kclass_name(c));
+        fc_jw_double(w, "seconds", g->class_seconds[c]);
+        fc_jw_u64(w, "kernels", g->class_kernels[c]);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "top_names");
+    for (int c = 0; c < FC_RGPU_CLASSES; c++) {
+        fc_jw_arr_begin(w, fc_kclass_name(c));
+        for (size_t i = 0; i < g->n_names[c]; i++) {
+            fc_jw_obj_begin(w, NULL);
+            fc_jw_str(w, "name", g->names[c][i].name);
+            fc_jw_double(w, "seconds", g->names[c][i].seconds);
+            fc_jw_u64(w, "kernels", g->names[c][i].kernels);
+            fc_jw_obj_end(w);
+        }
+        fc_jw_arr_end(w);
+    }
+    fc_jw_obj_end(w);
+    fc_jw_arr_begin(w, "shapes");
+    for (size_t i = 0; i < g->n_shapes; i++) {
+        const fc_rgpu_shape *s = &g->shapes[i];
+        char ta[2] = {s->transa, 0}, tb[2] = {s->transb, 0};
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_str(w, "api", s->api);
+        fc_jw_i64(w, "m", s->m);
+        fc_jw_i64(w, "n", s->n);
+        fc_jw_i64(w, "k", s->k);
+        fc_jw_i64(w, "batch", s->batch);
+        fc_jw_str(w, "transa", ta);
+        fc_jw_str(w, "transb", tb);
+        fc_jw_str(w, "dtype", s->dtype);
+        fc_jw_u64(w, "calls", s->calls);
+        fc_jw_u64(w, "calls_timed", s->calls_timed);
+        fc_jw_u64(w, "kernels", s->kernels);
+        fc_jw_double(w, "kernel_seconds", s->kernel_seconds);
+        fc_jw_u128(w, "flops_timed", s->flops_timed);
+        fc_jw_double(w, "achieved_flops_per_second", s->achieved);
+        fc_jw_double(w, "peak_fraction", s->peak_fraction);
+        fc_jw_double(w, "lost_seconds", s->lost_seconds);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+    fc_jw_obj_begin(w, "iterations");
+    fc_jw_u64(w, "count", g->kernel_iterations);
+    fc_jw_double(w, "median_busy_fraction", g->median_busy_fraction);
+    fc_jw_double(w, "median_gemm_seconds", g->median_gemm_seconds);
+    fc_jw_obj_end(w);
+    fc_jw_obj_end(w);
+}
+
+static void json_hw(fc_jw *w, const fc_report_gpu *g)
+{
+    if (!g->has_hw) {
+        fc_jw_null(w, "hw_flops");
+        return;
+    }
+    fc_jw_obj_begin(w, "hw_flops");
+    fc_jw_str(w, "status", g->hw_status);
+    fc_jw_str(w, "reason", g->hw_reason[0] ? g->hw_reason : NULL);
+    fc_jw_bool(w, "validated_on_hardware", 0);
+    fc_jw_str(w, "mode", g->hw_mode[0] ? g->hw_mode : NULL);
+    fc_jw_str(w, "chip", g->hw_chip[0] ? g->hw_chip : NULL);
+    fc_jw_obj_begin(w, "totals");
+    for (size_t i = 0; i < g->n_hw_totals; i++)
+        fc_jw_double(w, g->hw_totals[i].name, g->hw_totals[i].value);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "coverage");
+    for (size_t i = 0; i < g->n_hw_left; i++)
+        fc_jw_str(w, g->hw_coverage_left[i].name, "left out");
+    fc_jw_obj_end(w);
+    fc_jw_u64(w, "samples", g->hw_samples);
+    fc_jw_obj_begin(w, "iterations");
+    fc_jw_u64(w, "count", g->hw_iterations);
+    fc_jw_double(w, "median_flops", g->hw_median_flops);
+    fc_jw_double(w, "median_hfu", g->hw_median_hfu);
+    fc_jw_double(w, "median_hardware_minus_counted", g->hw_median_minus_counted);
+    fc_jw_obj_end(w);
+    fc_jw_obj_end(w);
+}
+
+void fc_gpu_print_json(fc_jw *w, const fc_report_gpu *g)
+{
+    if (g->has_cupti) {
+        fc_jw_obj_begin(w, "cupti");
+        fc_jw_str(w, "status", g->cupti_status);
+        fc_jw_str(w, "reason", g->cupti_reason[0] ? g->cupti_reason : NULL);
+        fc_jw_obj_end(w);
+    } else {
+        fc_jw_null(w, "cupti");
+    }
+    json_graphs(w, g);
+    json_kernels(w, g);
+    json_hw(w, g);
+}
