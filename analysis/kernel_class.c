@@ -8,24 +8,22 @@
 #include <stddef.h>
 
 static const char *const class_names[FC_K_COUNT] = {
-    [FC_K_GEMM] = "gemm",
-    [FC_K_GEMM_LIKE] = "gemm_like_uncounted",
-    [FC_K_ATTENTION] = "attention",
-    [FC_K_COMM] = "communication",
+    [FC_K_GEMM] = "gemm",           [FC_K_GEMM_LIKE] = "gemm_like_uncounted",
+    [FC_K_ATTENTION] = "attention", [FC_K_COMM] = "communication",
     [FC_K_OTHER] = "other",
 };
 
 /* Attention: FlashAttention (flash_fwd/bwd), xformers and cuDNN fused
  * multi-head attention (fmha, mha), PyTorch SDPA kernels (sdpa,
  * "attention" in the efficient-attention names). */
-static const char *const attention[] = {"flash", "fmha", "attention", "attn", "sdpa", "_mha",
-                                        "mha_", NULL};
+static const char *const attention[] = {"flash", "fmha", "attention", "attn",
+                                        "sdpa",  "_mha", "mha_",      NULL};
 static const char *const comm[] = {"nccl", NULL};
 /* GEMM-like: cuBLAS/CUTLASS kernel families (gemm, xmma, gmma, cutlass,
  * cublas), Triton/Inductor matmul templates and kernels named after mm. */
-static const char *const gemm_like[] = {"gemm", "xmma", "gmma", "cutlass", "cublas", "matmul",
-                                        "_mm_", "_bmm_", "_addmm", "mm_kernel", "triton_tem_",
-                                        NULL};
+static const char *const gemm_like[] = {"gemm",   "xmma",      "gmma",        "cutlass",
+                                        "cublas", "matmul",    "_mm_",        "_bmm_",
+                                        "_addmm", "mm_kernel", "triton_tem_", NULL};
 
 const char *fc_kclass_name(int cls)
 {

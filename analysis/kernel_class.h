@@ -6,10 +6,10 @@
 #define FC_KERNEL_CLASS_H
 
 enum fc_kclass {
-    FC_K_GEMM = 0,   /* launched inside a counted cuBLAS/cuBLASLt call (or its graph node) */
-    FC_K_GEMM_LIKE,  /* a GEMM-like name, not launched through a counted call */
-    FC_K_ATTENTION,  /* flash / fmha / sdpa / attention kernels */
-    FC_K_COMM,       /* NCCL communication */
+    FC_K_GEMM = 0,  /* launched inside a counted cuBLAS/cuBLASLt call (or its graph node) */
+    FC_K_GEMM_LIKE, /* a GEMM-like name, not launched through a counted call */
+    FC_K_ATTENTION, /* flash / fmha / sdpa / attention kernels */
+    FC_K_COMM,      /* NCCL communication */
     FC_K_OTHER,
     FC_K_COUNT
 };

@@ -9,6 +9,12 @@ add_executable(shim_overhead ${CMAKE_CURRENT_LIST_DIR}/shim_overhead.c
 target_link_libraries(shim_overhead PRIVATE ${CMAKE_DL_LIBS} pthread)
 target_compile_definitions(shim_overhead PRIVATE
   FC_BENCH_SHIM="$<TARGET_FILE:flopcount>" FC_BENCH_BLAS="$<TARGET_FILE:fc_noop_blas>")
-add_dependencies(shim_overhead flopcount fc_noop_blas)
+add_dependencies(shim_overhead flopcount fc_noop_blas fc_noop_cublas)
+# --api cublas: a no-op libcublas.so.13 in a directory of its own.
+add_library(fc_noop_cublas SHARED ${CMAKE_CURRENT_LIST_DIR}/noop_cublas.c)
+target_include_directories(fc_noop_cublas PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+set_target_properties(fc_noop_cublas PROPERTIES OUTPUT_NAME cublas SOVERSION 13
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench/noop_cublas)
+target_compile_definitions(shim_overhead PRIVATE FC_BENCH_CUBLAS="$<TARGET_FILE:fc_noop_cublas>")
 set_target_properties(shim_overhead fc_noop_blas PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)

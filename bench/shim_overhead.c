@@ -17,7 +17,12 @@
  *
  * usage: shim_overhead [--batch N] [--rounds N] [--period N] [--shape-calls N]
  *                      [--shapes N] [--shim PATH] [--blas PATH] [--log PATH]
- *                      [--work-ns N] [--check]
+ *                      [--work-ns N] [--api blas|cublas] [--cublas PATH] [--driver PATH]
+ *                      [--check]
+ * --api cublas: cublasSgemm_v2 of a no-op libcublas.so.13 (noop_cublas.c)
+ * instead of sgemm_, through the shim's cuBLAS hook (no logger then).
+ * --driver PATH: dlopen a (fake) libcuda.so.1 first, so that the shim finds
+ * a driver and, with FLOPCOUNT_CUPTI set, loads CUPTI: "present but idle".
  * --work-ns N: each backend call spins N ns first, as a real cuBLAS call
  * spends 3-5 us of host time enqueueing its kernel; the shim's iteration
  * detector then runs on its own thread during that time, as it would in
@@ -44,6 +49,9 @@
 #endif
 #ifndef FC_BENCH_BLAS
 #define FC_BENCH_BLAS "libfc_noop_blas.so"
+#endif
+#ifndef FC_BENCH_CUBLAS
+#define FC_BENCH_CUBLAS "libcublas.so.13"
 #endif
 
 /* ---- allocation counter ---- */
@@ -98,9 +106,13 @@ int posix_memalign(void **out, size_t align, size_t n)
 /* ---- set-up ---- */
 static long period = 64; /* --period, see ns_per_call */
 static long work_ns;     /* --work-ns: host time of each backend call, timed rounds only */
+static int api_cublas;   /* --api cublas */
+typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
+                               const float *, int, const float *, float *, int);
+static cublas_sgemm_fn cublas_direct, cublas_shim;
 typedef struct bench {
     long batch, rounds, shape_calls, shapes;
-    const char *shim_path, *blas_path, *log_path;
+    const char *shim_path, *blas_path, *log_path, *cublas_path, *driver_path, *api;
     int check;
     bench_sgemm_fn direct, shim;
     unsigned long *noop_calls;
@@ -137,10 +149,13 @@ static int parse_args(bench *b, int argc, char **argv)
                     : strcmp(a, "--shapes") == 0      ? &b->shapes
                     : strcmp(a, "--work-ns") == 0     ? &work_ns
                                                       : NULL;
-        const char **str = strcmp(a, "--shim") == 0   ? &b->shim_path
-                           : strcmp(a, "--blas") == 0 ? &b->blas_path
-                           : strcmp(a, "--log") == 0  ? &b->log_path
-                                                      : NULL;
+        const char **str = strcmp(a, "--shim") == 0     ? &b->shim_path
+                           : strcmp(a, "--blas") == 0   ? &b->blas_path
+                           : strcmp(a, "--log") == 0    ? &b->log_path
+                           : strcmp(a, "--api") == 0    ? &b->api
+                           : strcmp(a, "--driver") == 0 ? &b->driver_path
+                           : strcmp(a, "--cublas") == 0 ? &b->cublas_path
+                                                        : NULL;
         if (strcmp(a, "--check") == 0) {
             b->check = 1;
         } else if (num != NULL && v != NULL && (*num = strtol(v, NULL, 10)) > 0) {
@@ -153,6 +168,11 @@ static int parse_args(bench *b, int argc, char **argv)
                     "shim_overhead: bad argument '%s' (see the header of shim_overhead.c)\n", a);
             return -1;
         }
+    }
+    api_cublas = strcmp(b->api, "cublas") == 0;
+    if (!api_cublas && strcmp(b->api, "blas") != 0) {
+        fprintf(stderr, "shim_overhead: --api blas or cublas, not '%s'\n", b->api);
+        return -1;
     }
     return 0;
 }
@@ -181,6 +201,22 @@ static int load(bench *b)
         fprintf(stderr, "shim_overhead: cannot open %s\n", b->log_path);
         return -1;
     }
+    if (b->driver_path && dlopen(b->driver_path, RTLD_NOW | RTLD_GLOBAL) == NULL) {
+        fprintf(stderr, "shim_overhead: %s\n", dlerror());
+        return -1;
+    }
+    if (api_cublas) {
+        /* global, so the shim finds it as the real cublasSgemm_v2 */
+        void *cu = dlopen(b->cublas_path, RTLD_NOW | RTLD_GLOBAL);
+        cublas_direct = cu ? (cublas_sgemm_fn)dlsym(cu, "cublasSgemm_v2") : NULL;
+        cublas_shim = (cublas_sgemm_fn)dlsym(shim, "cublasSgemm_v2");
+        b->noop_calls = cu ? (unsigned long *)dlsym(cu, "noop_cublas_calls") : NULL;
+        if (!cublas_direct || !cublas_shim || !b->noop_calls || cublas_shim == cublas_direct) {
+            fprintf(stderr, "shim_overhead: %s or %s lacks cublasSgemm_v2 / counters\n",
+                    b->cublas_path, b->shim_path);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -189,12 +225,23 @@ static int load(bench *b)
 static float alpha = 1, beta = 0, mat[64], weights[MAX_PERIOD];
 static const int ld = 64, dim = 64; /* timed shape 64x64x64: 2*64^3 = 524,288 FLOPs */
 
+enum path { DIRECT, SHIM, LOGGER };
+
 /* Call i passes weights + i % period as A: a training loop over `period`
  * layers, each with its own weight matrix, as the shim's iteration
- * detector sees one (period 1 repeats one call: its worst case). */
-static double ns_per_call(bench_sgemm_fn fn, long calls)
+ * detector sees one (period 1 repeats one call: its worst case). With
+ * --api cublas the same loop calls cublasSgemm_v2 (0 is CUBLAS_OP_N); it
+ * has no logger, LOGGER runs the direct path. */
+static double ns_per_call(const bench *b, enum path p, long calls)
 {
     uint64_t t0 = now_ns();
+    if (api_cublas) {
+        cublas_sgemm_fn c = p == SHIM ? cublas_shim : cublas_direct;
+        for (long i = 0; i < calls; i++)
+            c(NULL, 0, 0, dim, dim, dim, &alpha, weights + i % period, ld, mat, ld, &beta, mat, ld);
+        return (double)(now_ns() - t0) / (double)calls;
+    }
+    bench_sgemm_fn fn = p == SHIM ? b->shim : p == DIRECT ? b->direct : naive_logger_sgemm;
     for (long i = 0; i < calls; i++)
         fn("N", "N", &dim, &dim, &dim, &alpha, weights + i % period, &ld, mat, &ld, &beta, mat, &ld,
            1, 1);
@@ -228,15 +275,15 @@ static void time_rounds(const bench *b, timing *t)
         for (int j = 0; j < 3; j++) {
             switch ((r + j) % 3) {
             case 0:
-                d[r] = ns_per_call(b->direct, b->batch);
+                d[r] = ns_per_call(b, DIRECT, b->batch);
                 break;
             case 1:
                 atomic_store(&counting, 1);
-                s[r] = ns_per_call(b->shim, b->batch);
+                s[r] = ns_per_call(b, SHIM, b->batch);
                 atomic_store(&counting, 0);
                 break;
             default:
-                l[r] = ns_per_call(naive_logger_sgemm, b->batch);
+                l[r] = ns_per_call(b, LOGGER, b->batch);
                 break;
             }
         }
@@ -262,7 +309,10 @@ static double many_shapes(const bench *b, unsigned __int128 *flops)
     uint64_t t0 = now_ns();
     for (long i = 0; i < b->shape_calls; i++) {
         int m = (int)(1 + i % b->shapes);
-        b->shim("N", "N", &m, &eight, &eight, &alpha, mat, &ld, mat, &ld, &beta, mat, &ld, 1, 1);
+        if (api_cublas)
+            cublas_shim(NULL, 0, 0, m, eight, eight, &alpha, mat, ld, mat, ld, &beta, mat, ld);
+        else
+            b->shim("N", "N", &m, &eight, &eight, &alpha, mat, &ld, mat, &ld, &beta, mat, &ld, 1, 1);
     }
     double ns = (double)(now_ns() - t0) / (double)b->shape_calls;
     atomic_store(&counting, 0);
@@ -279,6 +329,8 @@ int main(int argc, char **argv)
                .shapes = 100000,
                .shim_path = FC_BENCH_SHIM,
                .blas_path = FC_BENCH_BLAS,
+               .cublas_path = FC_BENCH_CUBLAS,
+               .api = "blas",
                .log_path = "/dev/null"};
     if (parse_args(&b, argc, argv) != 0 || load(&b) != 0)
         return 2;
@@ -287,11 +339,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const long warm = 20000;
-    ns_per_call(b.direct, warm); /* warm-up: lazy symbol lookup, first table slot, */
-    ns_per_call(b.shim, warm);   /* the logger's stdio buffer */
-    ns_per_call(naive_logger_sgemm, warm);
+    ns_per_call(&b, DIRECT, warm); /* warm-up: lazy symbol lookup, first table slot, */
+    ns_per_call(&b, SHIM, warm);   /* the logger's stdio buffer, CUPTI's probe */
+    ns_per_call(&b, LOGGER, warm);
 
-    unsigned long *work = (unsigned long *)dlsym(RTLD_DEFAULT, "noop_blas_work_ns");
+    unsigned long *work = (unsigned long *)dlsym(RTLD_DEFAULT, api_cublas ? "noop_cublas_work_ns"
+                                                                        : "noop_blas_work_ns");
     if (work != NULL)
         *work = (unsigned long)work_ns;
     timing t;

@@ -3,12 +3,15 @@
  * (analysis/io/report_read.h), which 'flopcount report' and 'merge' run on
  * files from anywhere. Any bytes: no crash, no leak (ASan), and the
  * contract: failure gives a reason and an empty report; success gives
- * schema 1 and counts that fit what was parsed. The big-integer quoting
- * pass is fuzzed on its own as well: it only ever adds quote characters. */
+ * schema 1 and counts that fit what was parsed. The CUPTI sections' reader
+ * (analysis/io/report_gpu.h) runs on the same bytes. The big-integer
+ * quoting pass is fuzzed on its own as well: it only ever adds quote
+ * characters. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_gpu.h"
 #include "report_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,6 +27,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     fc_report_free(&r);
+
+    fc_report_gpu g;
+    err[0] = '\0';
+    if (fc_report_gpu_parse(text, size, &g, err, sizeof err) == 0) {
+        if (g.n_shapes > 0 && g.shapes == NULL)
+            abort();
+        fc_report_gpu_free(&g);
+    } else if (err[0] == '\0' || g.n_shapes != 0) {
+        abort();
+    }
 
     size_t outlen = 0;
     char *quoted = fc_report_quote_big_ints(text, size, &outlen);

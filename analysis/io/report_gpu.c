@@ -52,7 +52,8 @@ static void get_u64(ctx *c, json_object *o, const char *where, const char *key, 
     if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
         *out = (uint64_t)json_object_get_int64(v);
     else if (json_object_is_type(v, json_type_string) &&
-             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), &x) == 0 &&
+             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), &x) ==
+                 0 &&
              x <= UINT64_MAX)
         *out = (uint64_t)x;
     else
@@ -67,7 +68,8 @@ static void get_u128(ctx *c, json_object *o, const char *where, const char *key,
     if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
         *out = (fc_u128)json_object_get_int64(v);
     else if (!json_object_is_type(v, json_type_string) ||
-             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out) != 0)
+             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out) !=
+                 0)
         fail(c, "%s.%s: expected a non-negative integer", where, key);
 }
 
@@ -90,9 +92,9 @@ static void get_double(ctx *c, json_object *o, const char *where, const char *ke
         return;
     if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
         *out = json_object_get_double(v);
-    else if (json_object_is_type(v, json_type_string) && fc_u128_parse(json_object_get_string(v),
-                                                                       (size_t)json_object_get_string_len(v),
-                                                                       &(fc_u128){0}) == 0)
+    else if (json_object_is_type(v, json_type_string) &&
+             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v),
+                           &(fc_u128){0}) == 0)
         *out = strtod(json_object_get_string(v), NULL); /* a quoted big integer */
     else
         fail(c, "%s.%s: expected a number", where, key);
@@ -211,7 +213,8 @@ static void read_kernels(ctx *c, json_object *root, fc_report_gpu *out)
         json_object *names = member(tn, fc_kclass_name(i));
         if (names == NULL || !json_object_is_type(names, json_type_array))
             continue;
-        for (size_t j = 0; j < json_object_array_length(names) && out->n_names[i] < FC_RGPU_NAMES; j++) {
+        for (size_t j = 0; j < json_object_array_length(names) && out->n_names[i] < FC_RGPU_NAMES;
+             j++) {
             json_object *x = json_object_array_get_idx(names, j);
             fc_rgpu_name *r = &out->names[i][out->n_names[i]++];
             get_str(c, x, "kernels.top_names", "name", r->name, sizeof r->name);
@@ -230,7 +233,8 @@ static void read_values(ctx *c, json_object *o, const char *where, fc_rgpu_value
 {
     if (o == NULL || !json_object_is_type(o, json_type_object))
         return;
-    json_object_object_foreach(o, key, val) {
+    json_object_object_foreach(o, key, val)
+    {
         if (*n == FC_RGPU_TYPES)
             break;
         fc_rgpu_value *v = &out[(*n)++];
@@ -258,18 +262,21 @@ static void read_hw(ctx *c, json_object *h, fc_report_gpu *out)
     read_values(c, member(h, "totals"), "hw_flops.totals", out->hw_totals, &out->n_hw_totals);
     json_object *cov = member(h, "coverage");
     if (cov != NULL && json_object_is_type(cov, json_type_object)) {
-        json_object_object_foreach(cov, key, val) {
-            const char *t = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
+        json_object_object_foreach(cov, key, val)
+        {
+            const char *t =
+                json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
             if (strncmp(t, "left out", 8) == 0 && out->n_hw_left < FC_RGPU_TYPES)
-                snprintf(out->hw_coverage_left[out->n_hw_left++].name, sizeof out->hw_coverage_left[0].name,
-                         "%s", key);
+                snprintf(out->hw_coverage_left[out->n_hw_left++].name,
+                         sizeof out->hw_coverage_left[0].name, "%s", key);
         }
     }
     json_object *it = member(h, "iterations");
     get_u64(c, it, "hw_flops.iterations", "count", &out->hw_iterations);
     get_double(c, it, "hw_flops.iterations", "median_flops", &out->hw_median_flops);
     get_double(c, it, "hw_flops.iterations", "median_hfu", &out->hw_median_hfu);
-    get_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted", &out->hw_median_minus_counted);
+    get_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted",
+               &out->hw_median_minus_counted);
 }
 
 int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen)

@@ -12,9 +12,10 @@
 
 #include "u128.h"
 
-#define FC_RGPU_CLASSES 5 /* kernel_class.h: gemm, gemm_like_uncounted, attention, communication, other */
-#define FC_RGPU_NAMES 8   /* top kernel names kept per class */
-#define FC_RGPU_TYPES 16  /* hardware FLOP types kept */
+#define FC_RGPU_CLASSES                                                                            \
+    5 /* kernel_class.h: gemm, gemm_like_uncounted, attention, communication, other */
+#define FC_RGPU_NAMES 8  /* top kernel names kept per class */
+#define FC_RGPU_TYPES 16 /* hardware FLOP types kept */
 
 typedef struct fc_rgpu_shape {
     char api[48], dtype[24];

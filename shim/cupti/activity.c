@@ -138,8 +138,8 @@ static uint32_t call_slot(uint64_t t)
 void fc_activity_note_call(uint64_t t, uint32_t key)
 {
     uint32_t i = call_slot(t);
-    calls[i].key = key;
-    calls[i].seen = 0;
+    __atomic_store_n(&calls[i].key, key, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls[i].seen, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&calls[i].t, t, __ATOMIC_RELEASE);
 }
 
@@ -149,22 +149,23 @@ uint32_t fc_activity_call_key(uint64_t t, int *first)
     *first = 0;
     if (__atomic_load_n(&calls[i].t, __ATOMIC_ACQUIRE) != t)
         return 0; /* overwritten by a later call: shape unknown */
-    *first = !calls[i].seen;
-    calls[i].seen = 1;
-    return calls[i].key;
+    *first = !__atomic_exchange_n(&calls[i].seen, 1, __ATOMIC_RELAXED);
+    return __atomic_load_n(&calls[i].key, __ATOMIC_RELAXED);
 }
 
 void fc_activity_note_correlation(uint32_t corr, uint64_t ext)
 {
     uint32_t i = corr & (CORR_SLOTS - 1);
-    corr_map[i].ext = ext;
+    __atomic_store_n(&corr_map[i].ext, ext, __ATOMIC_RELAXED);
     __atomic_store_n(&corr_map[i].corr, corr, __ATOMIC_RELEASE);
 }
 
 static uint64_t ext_of(uint32_t corr)
 {
     uint32_t i = corr & (CORR_SLOTS - 1);
-    return __atomic_load_n(&corr_map[i].corr, __ATOMIC_ACQUIRE) == corr ? corr_map[i].ext : 0;
+    return __atomic_load_n(&corr_map[i].corr, __ATOMIC_ACQUIRE) == corr
+               ? __atomic_load_n(&corr_map[i].ext, __ATOMIC_RELAXED)
+               : 0;
 }
 
 static void on_kernel(const CUpti_ActivityKernel10 *k)
@@ -247,8 +248,10 @@ void fc_activity_flush(int final)
         uint64_t nb = __atomic_exchange_n(&no_buffer, 0, __ATOMIC_RELAXED);
         if (nb > 0) {
             static int warned;
-            fc_warn_once(&warned, "CUPTI asked for more activity buffers than the %d kept; "
-                         "kernel records were dropped (the report counts them)", ACT_BUFS);
+            fc_warn_once(&warned,
+                         "CUPTI asked for more activity buffers than the %d kept; "
+                         "kernel records were dropped (the report counts them)",
+                         ACT_BUFS);
         }
     }
     fc_spin_unlock(&proc_lock);

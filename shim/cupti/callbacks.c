@@ -31,9 +31,9 @@ static const CUpti_CallbackId driver_ids[] = {
 };
 
 static const CUpti_CallbackId resource_ids[] = {
-    CUPTI_CBID_RESOURCE_GRAPH_CLONED,         CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,
-    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
-    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,    CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPH_CLONED,      CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
 };
 
 int fc_callbacks_enable(CUpti_SubscriberHandle s, char *why, size_t n)
@@ -60,7 +60,8 @@ int fc_callbacks_enable(CUpti_SubscriberHandle s, char *why, size_t n)
 
 static int returned_ok(const CUpti_CallbackData *d)
 {
-    return d->functionReturnValue != NULL && *(const CUresult *)d->functionReturnValue == CUDA_SUCCESS;
+    return d->functionReturnValue != NULL &&
+           *(const CUresult *)d->functionReturnValue == CUDA_SUCCESS;
 }
 
 static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
@@ -74,8 +75,8 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
         /* every variant's parameters start with the stream */
         if (!enter && returned_ok(d)) {
             fc_capture_began(1);
-            fc_graphs_capture_begin(((const cuStreamBeginCapture_params *)d->functionParams)->hStream,
-                                    NULL);
+            fc_graphs_capture_begin(
+                ((const cuStreamBeginCapture_params *)d->functionParams)->hStream, NULL);
         }
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:

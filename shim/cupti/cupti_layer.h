@@ -24,9 +24,9 @@
 /* What the GPU hooks must do besides counting; one relaxed load per call
  * (fc_cupti_hot_get), zero when nothing is on. */
 enum {
-    FC_CUPTI_PROBE = 1u,    /* CUPTI not looked for yet: the next GPU call does it */
-    FC_CUPTI_CAPTURE = 2u,  /* a stream capture is (or may be) in progress */
-    FC_CUPTI_KERNELS = 4u,  /* push an external correlation id around each call */
+    FC_CUPTI_PROBE = 1u,   /* CUPTI not looked for yet: the next GPU call does it */
+    FC_CUPTI_CAPTURE = 2u, /* a stream capture is (or may be) in progress */
+    FC_CUPTI_KERNELS = 4u, /* push an external correlation id around each call */
 };
 extern unsigned fc_cupti_hot;
 
@@ -76,10 +76,10 @@ enum fc_cupti_state {
 };
 
 typedef struct fc_cupti_status {
-    int state;           /* enum fc_cupti_state */
-    char reason[320];    /* why not ON */
-    char library[512];   /* the libcupti loaded ("" none) */
-    uint32_t version;    /* cuptiGetVersion, 0 unknown */
+    int state;         /* enum fc_cupti_state */
+    char reason[320];  /* why not ON */
+    char library[512]; /* the libcupti loaded ("" none) */
+    uint32_t version;  /* cuptiGetVersion, 0 unknown */
     int kernels_wanted, kernels_on;
     char kernels_reason[340];
 } fc_cupti_status;
@@ -93,8 +93,8 @@ typedef struct fc_graph_exec_row {
 } fc_graph_exec_row;
 
 typedef struct fc_graphs_view {
-    int replays_visible;   /* CUPTI callbacks saw launches */
-    char reason[320];      /* why launches cannot be seen */
+    int replays_visible; /* CUPTI callbacks saw launches */
+    char reason[320];    /* why launches cannot be seen */
     uint64_t captures, captured_calls, invalidated_calls, dropped_calls;
     fc_u128 captured_flops;
     uint64_t instantiations, clones, exec_updates, launches, launched_calls;
@@ -102,8 +102,8 @@ typedef struct fc_graphs_view {
     uint64_t unknown_launches; /* of graph execs made before flopcount saw them */
     uint64_t never_launched_calls;
     fc_u128 never_launched_flops;
-    size_t n_execs;        /* rows below (the most launched first) */
-    uint64_t more_execs;   /* execs beyond the rows */
+    size_t n_execs;      /* rows below (the most launched first) */
+    uint64_t more_execs; /* execs beyond the rows */
     fc_graph_exec_row execs[FC_GRAPH_EXEC_ROWS];
 } fc_graphs_view;
 void fc_graphs_get(fc_graphs_view *out);

@@ -44,7 +44,7 @@
 #define NODE_FIRST 0x80000000u /* node map value: the GEMM's first node */
 
 typedef struct entry {
-    fc_gemm g;        /* as the hook described it; stream fields cleared */
+    fc_gemm g; /* as the hook described it; stream fields cleared */
     fc_u128 flops;
     uint32_t next;    /* next entry of its chain; 0 none */
     uint32_t origin;  /* the captured entry this one copies (itself when captured) */
@@ -103,20 +103,26 @@ static struct {
 
 void fc_graphs_set_visible(int visible, const char *reason)
 {
+    fc_spin_lock(&lock);
     st.visible = visible;
     snprintf(st.reason, sizeof st.reason, "%s", reason);
+    fc_spin_unlock(&lock);
 }
 
+/* A fork child's reset: the tables are large, so only what was used is
+ * cleared (touching untouched pages would cost every DataLoader worker). */
 void fc_graphs_reset(void)
 {
     lock.v = 0;
+    if (pool_used > 0 || graph_map.used || exec_map.used || node_map.used) {
+        memset(graphs, 0, sizeof graphs);
+        memset(execs, 0, sizeof execs);
+        memset(captures, 0, sizeof captures);
+        fc_idmap_clear(&graph_map);
+        fc_idmap_clear(&exec_map);
+        fc_idmap_clear(&node_map);
+    }
     pool_used = 0;
-    memset(graphs, 0, sizeof graphs);
-    memset(execs, 0, sizeof execs);
-    memset(captures, 0, sizeof captures);
-    fc_idmap_clear(&graph_map);
-    fc_idmap_clear(&exec_map);
-    fc_idmap_clear(&node_map);
     int visible = st.visible;
     char reason[320];
     memcpy(reason, st.reason, sizeof reason);
@@ -131,8 +137,10 @@ void fc_graphs_reset(void)
 static uint32_t pool_take(void)
 {
     if (pool_used >= POOL_CAP) {
-        fc_warn_once(&st.warned_pool, "more than %u GEMMs captured into CUDA graphs; later ones "
-                     "are not counted at launch", POOL_CAP);
+        fc_warn_once(&st.warned_pool,
+                     "more than %u GEMMs captured into CUDA graphs; later ones "
+                     "are not counted at launch",
+                     POOL_CAP);
         return 0;
     }
     return ++pool_used;
@@ -221,8 +229,10 @@ static graph_rec *graph_set(uint64_t id, const glist *l)
             if (graphs[i].id == 0 && fc_idmap_put(&graph_map, id, i + 1) == 0)
                 g = &graphs[i];
         if (g == NULL) {
-            fc_warn_once(&st.warned_table, "more than %u CUDA graphs alive; launches of later "
-                         "ones are not counted", GRAPHS_CAP);
+            fc_warn_once(&st.warned_table,
+                         "more than %u CUDA graphs alive; launches of later "
+                         "ones are not counted",
+                         GRAPHS_CAP);
             return NULL;
         }
         g->id = id;
@@ -283,7 +293,8 @@ int fc_graphs_divert(const fc_gemm *g, CUstream stream, const uint64_t *nodes, i
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     uint64_t id = 0;
     if (capture_status(stream, &status, &id) != 0) {
-        fc_warn_once(&st.warned_status, "a stream capture is in progress but the driver cannot "
+        fc_warn_once(&st.warned_status,
+                     "a stream capture is in progress but the driver cannot "
                      "tell which streams capture; GEMMs are counted as executed");
         return 0;
     }
@@ -315,8 +326,8 @@ void fc_graphs_capture_begin(CUstream stream, CUgraph into)
 {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     uint64_t id = 0;
-    int known = capture_status(stream, &status, &id) == 0 &&
-                status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    int known =
+        capture_status(stream, &status, &id) == 0 && status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
     uint64_t gid = graph_id_of(into);
     fc_spin_lock(&lock);
     if (!known)
@@ -429,8 +440,10 @@ void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
         if (g != NULL)
             x->l = g->l;
     } else {
-        fc_warn_once(&st.warned_table, "more than %u CUDA graph execs alive; launches of later "
-                     "ones are not counted", EXECS_CAP);
+        fc_warn_once(&st.warned_table,
+                     "more than %u CUDA graph execs alive; launches of later "
+                     "ones are not counted",
+                     EXECS_CAP);
     }
     fc_spin_unlock(&lock);
 }

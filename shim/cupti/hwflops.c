@@ -32,10 +32,10 @@
 
 #define PEND_CAP 65536u
 #define ITER_CAP 16384u
-#define MAX_SAMPLES 1024u          /* per counter-data image */
-#define HW_BUFFER (64u << 20)      /* the hardware buffer CUPTI fills */
-#define INTERVAL_NS 1000000u       /* 1 ms */
-#define INTERVAL_CLOCKS 1000000u   /* about 1 ms at 1 GHz */
+#define MAX_SAMPLES 1024u        /* per counter-data image */
+#define HW_BUFFER (64u << 20)    /* the hardware buffer CUPTI fills */
+#define INTERVAL_NS 1000000u     /* 1 ms */
+#define INTERVAL_CLOCKS 1000000u /* about 1 ms at 1 GHz */
 
 typedef struct sample {
     uint64_t start, end;
@@ -87,30 +87,38 @@ void fc_hwflops_init(void)
 
 void fc_hwflops_off(const char *why)
 {
-    if (state == FC_HWS_PENDING) {
+    fc_spin_lock(&lock);
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == FC_HWS_PENDING) {
         snprintf(reason, sizeof reason, "CUPTI is off: %.300s", why);
-        state = FC_HWS_OFF;
+        __atomic_store_n(&state, FC_HWS_OFF, __ATOMIC_RELEASE);
     }
+    fc_spin_unlock(&lock);
 }
 
 static void fail(CUptiResult rc, const char *what)
 {
     char e[96] = "";
+    fc_spin_lock(&lock);
     if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        snprintf(reason, sizeof reason, "%s: %s: GPU performance counters are restricted to admin "
+        snprintf(reason, sizeof reason,
+                 "%s: %s: GPU performance counters are restricted to admin "
                  "users (run as root, or set the nvidia module option "
-                 "NVreg_RestrictProfilingToAdminUsers=0)", what, fc_cupti_errstr(rc, e, sizeof e));
+                 "NVreg_RestrictProfilingToAdminUsers=0)",
+                 what, fc_cupti_errstr(rc, e, sizeof e));
     else if (rc == CUPTI_ERROR_NOT_SUPPORTED)
-        snprintf(reason, sizeof reason, "%s: %s: PM sampling is not supported on this GPU (%s); "
-                 "the range-profiler fallback is not built yet", what,
-                 fc_cupti_errstr(rc, e, sizeof e), chip[0] ? chip : "unknown chip");
+        snprintf(reason, sizeof reason,
+                 "%s: %s: PM sampling is not supported on this GPU (%s); "
+                 "the range-profiler fallback is not built yet",
+                 what, fc_cupti_errstr(rc, e, sizeof e), chip[0] ? chip : "unknown chip");
     else if (rc != CUPTI_SUCCESS)
         snprintf(reason, sizeof reason, "%s: %s%s", what, fc_cupti_errstr(rc, e, sizeof e),
                  rc == CUPTI_ERROR_UNKNOWN ? " (counters busy with another profiler, DCGM "
-                                             "profiling, or no device?)" : "");
+                                             "profiling, or no device?)"
+                                           : "");
     else
         snprintf(reason, sizeof reason, "%s", what);
-    state = FC_HWS_OFF;
+    __atomic_store_n(&state, FC_HWS_OFF, __ATOMIC_RELEASE);
+    fc_spin_unlock(&lock);
     fc_warn("hardware FLOPs: %s; counting goes on without them", reason);
 }
 
@@ -138,7 +146,8 @@ static int pm_config(void)
     ZERO(sz, CUpti_Profiler_Host_GetConfigImageSize_Params);
     sz.pHostObject = host;
     if ((rc = fc_cu.HostConfigAddMetrics(&am)) != CUPTI_SUCCESS ||
-        (rc = fc_cu.HostGetConfigImageSize(&sz)) != CUPTI_SUCCESS || sz.configImageSize > sizeof config) {
+        (rc = fc_cu.HostGetConfigImageSize(&sz)) != CUPTI_SUCCESS ||
+        sz.configImageSize > sizeof config) {
         fail(rc, "building the counter configuration");
         return -1;
     }
@@ -189,8 +198,8 @@ static int counter_data(void)
         return -1;
     }
     /* once per process, never per call */
-    void *p = mmap(NULL, ds.counterDataSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+    void *p =
+        mmap(NULL, ds.counterDataSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         fail(CUPTI_SUCCESS, "no memory for the counter data image");
         return -1;
@@ -217,15 +226,16 @@ void fc_hwflops_start(int dtype)
     if (!__atomic_compare_exchange_n(&state, &expect, FC_HWS_OFF, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
         return;
+    fc_spin_lock(&lock);
     snprintf(reason, sizeof reason, "starting");
+    fc_spin_unlock(&lock);
     if (!fc_cupti_on()) {
-        snprintf(reason, sizeof reason, "CUPTI is off");
-        state = FC_HWS_OFF;
+        fail(CUPTI_SUCCESS, "CUPTI is off");
         return;
     }
-    if (fc_cu.PmEnable == NULL || fc_cu.ProfilerInitialize == NULL || fc_cu.HostInitialize == NULL ||
-        fc_cu.DeviceGetChipName == NULL || fc_cu.PmDecodeData == NULL ||
-        fc_cu.HostEvaluateToGpuValues == NULL) {
+    if (fc_cu.PmEnable == NULL || fc_cu.ProfilerInitialize == NULL ||
+        fc_cu.HostInitialize == NULL || fc_cu.DeviceGetChipName == NULL ||
+        fc_cu.PmDecodeData == NULL || fc_cu.HostEvaluateToGpuValues == NULL) {
         fail(CUPTI_SUCCESS, "this CUPTI has no PM sampling or profiler host API (CUDA 12.6+)");
         return;
     }
@@ -246,7 +256,9 @@ void fc_hwflops_start(int dtype)
         fail(rc, "cuptiDeviceGetChipName");
         return;
     }
+    fc_spin_lock(&lock);
     snprintf(chip, sizeof chip, "%s", cn.pChipName);
+    fc_spin_unlock(&lock);
     CUpti_PmSampling_GetCounterAvailability_Params ca;
     ZERO(ca, CUpti_PmSampling_GetCounterAvailability_Params);
     ca.deviceIndex = (size_t)dev;
@@ -260,14 +272,18 @@ void fc_hwflops_start(int dtype)
         fail(rc, "cuptiPmSamplingGetCounterAvailability");
         return;
     }
-    if (fc_hw_choose(&fc_cu, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, avail, dtype, &choice) != 0 ||
-        choice.n_metrics == 0) {
+    static fc_hw_choice chosen; /* filled here, published under the lock */
+    if (fc_hw_choose(&fc_cu, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, avail, dtype, &chosen) != 0 ||
+        chosen.n_metrics == 0) {
         char why[260];
         snprintf(why, sizeof why, "no FLOP counter of %.31s fits one pass%s%.150s", chip,
-                 choice.error[0] ? ": " : "", choice.error);
+                 chosen.error[0] ? ": " : "", chosen.error);
         fail(CUPTI_SUCCESS, why);
         return;
     }
+    fc_spin_lock(&lock);
+    choice = chosen;
+    fc_spin_unlock(&lock);
     CUpti_PmSampling_Enable_Params en;
     ZERO(en, CUpti_PmSampling_Enable_Params);
     en.deviceIndex = (size_t)dev;
@@ -289,9 +305,11 @@ void fc_hwflops_start(int dtype)
         fail(rc, "cuptiPmSamplingStart");
         return;
     }
+    fc_spin_lock(&lock);
     reason[0] = '\0';
     last_poll = fc_ticks();
     __atomic_store_n(&state, FC_HWS_ON, __ATOMIC_RELEASE);
+    fc_spin_unlock(&lock);
 }
 
 /* Reads sample s of the image into the store. */
@@ -315,7 +333,7 @@ static void read_sample(size_t s)
     ev.pMetricValues = values;
     if (fc_cu.PmGetSampleInfo(&si) != CUPTI_SUCCESS ||
         fc_cu.HostEvaluateToGpuValues(&ev) != CUPTI_SUCCESS) {
-        agg.decode_errors++;
+        __atomic_fetch_add(&agg.decode_errors, 1, __ATOMIC_RELAXED);
         return;
     }
     sample x;
@@ -344,16 +362,17 @@ static void decode(void)
         dd.pCounterDataImage = cdata;
         dd.counterDataImageSize = cdata_size;
         if (fc_cu.PmDecodeData(&dd) != CUPTI_SUCCESS) {
-            agg.decode_errors++;
+            __atomic_fetch_add(&agg.decode_errors, 1, __ATOMIC_RELAXED);
             return;
         }
-        agg.overflows += dd.overflow != 0;
+        if (dd.overflow)
+            __atomic_fetch_add(&agg.overflows, 1, __ATOMIC_RELAXED);
         CUpti_PmSampling_GetCounterDataInfo_Params di;
         ZERO(di, CUpti_PmSampling_GetCounterDataInfo_Params);
         di.pCounterDataImage = cdata;
         di.counterDataImageSize = cdata_size;
         if (fc_cu.PmGetCounterDataInfo(&di) != CUPTI_SUCCESS) {
-            agg.decode_errors++;
+            __atomic_fetch_add(&agg.decode_errors, 1, __ATOMIC_RELAXED);
             return;
         }
         for (; next_sample < di.numCompletedSamples; next_sample++)
@@ -361,7 +380,7 @@ static void decode(void)
         if (dd.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
             return;
         if (image_init() != 0) { /* full: start a fresh image and decode on */
-            agg.decode_errors++;
+            __atomic_fetch_add(&agg.decode_errors, 1, __ATOMIC_RELAXED);
             return;
         }
     }
@@ -369,7 +388,7 @@ static void decode(void)
 
 void fc_hwflops_poll(int final)
 {
-    if (state != FC_HWS_ON || stopped || fc_cupti_forked())
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != FC_HWS_ON || stopped || fc_cupti_forked())
         return;
     uint64_t now = fc_ticks();
     if (!final && fc_ticks_seconds(now - last_poll) < 0.5)
@@ -380,7 +399,7 @@ void fc_hwflops_poll(int final)
 
 void fc_hwflops_stop(void)
 {
-    if (state != FC_HWS_ON || stopped || fc_cupti_forked())
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != FC_HWS_ON || stopped || fc_cupti_forked())
         return;
     CUpti_PmSampling_Stop_Params sp;
     ZERO(sp, CUpti_PmSampling_Stop_Params);
@@ -414,8 +433,8 @@ static void share(const sample *x)
         to++;
     double frac[64] = {0};
     int touched = 0, whole = 0;
-    double left = fc_spans_apportion(&spans[lo], to - lo, x->start, x->end, 1.0, frac, &touched,
-                                     &whole);
+    double left =
+        fc_spans_apportion(&spans[lo], to - lo, x->start, x->end, 1.0, frac, &touched, &whole);
     for (size_t i = 0; i < to - lo; i++) {
         if (frac[i] <= 0)
             continue;
@@ -437,7 +456,7 @@ static void share(const sample *x)
 
 void fc_hwflops_attribute(int final)
 {
-    if (state != FC_HWS_ON)
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != FC_HWS_ON)
         return;
     fc_spin_lock(&lock);
     for (;;) { /* take the spans kernels.c knows by now */
@@ -489,7 +508,7 @@ void fc_hwflops_get(fc_hw_view *out)
 {
     memset(out, 0, sizeof *out);
     fc_spin_lock(&lock);
-    out->state = state;
+    out->state = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     snprintf(out->reason, sizeof out->reason, "%s", reason);
     out->mode = "pm_sampling";
     snprintf(out->chip, sizeof out->chip, "%s", chip);
@@ -498,8 +517,8 @@ void fc_hwflops_get(fc_hw_view *out)
     out->choice = &choice;
     memcpy(out->total, agg.total, sizeof out->total);
     out->samples = agg.samples;
-    out->overflows = agg.overflows;
-    out->decode_errors = agg.decode_errors;
+    out->overflows = __atomic_load_n(&agg.overflows, __ATOMIC_RELAXED);
+    out->decode_errors = __atomic_load_n(&agg.decode_errors, __ATOMIC_RELAXED);
     out->outside_flops = agg.outside;
     out->iters = iters;
     out->n_iters = n_iters;

@@ -14,25 +14,25 @@
 enum fc_hw_state { FC_HWS_NOT_REQUESTED = 0, FC_HWS_PENDING, FC_HWS_OFF, FC_HWS_ON };
 
 typedef struct fc_hw_iter {
-    int has;                    /* its GPU span is known (kernel timing) */
-    double by_type[FC_HW_COUNT];/* FLOPs (int8: ops) */
-    double flops;               /* floating-point types summed */
+    int has;                      /* its GPU span is known (kernel timing) */
+    double by_type[FC_HW_COUNT];  /* FLOPs (int8: ops) */
+    double flops;                 /* floating-point types summed */
     uint64_t span_ns, sampled_ns; /* its GPU span; the part covered by samples */
-    int apportioned;            /* a sample straddling its edge was shared by time */
+    int apportioned;              /* a sample straddling its edge was shared by time */
 } fc_hw_iter;
 
 typedef struct fc_hw_view {
-    int state;                  /* enum fc_hw_state */
-    char reason[320];           /* why not on */
-    const char *mode;           /* "pm_sampling" */
+    int state;        /* enum fc_hw_state */
+    char reason[320]; /* why not on */
+    const char *mode; /* "pm_sampling" */
     char chip[32];
-    const char *trigger;        /* "gpu_time" or "gpu_sysclk" */
-    uint64_t interval;          /* ns, or clocks for gpu_sysclk */
+    const char *trigger; /* "gpu_time" or "gpu_sysclk" */
+    uint64_t interval;   /* ns, or clocks for gpu_sysclk */
     const fc_hw_choice *choice;
-    double total[FC_HW_COUNT];  /* all samples, in iterations or not */
+    double total[FC_HW_COUNT]; /* all samples, in iterations or not */
     uint64_t samples, overflows, decode_errors;
-    double outside_flops;       /* sampled outside every iteration */
-    const fc_hw_iter *iters;    /* index i is iteration i + 1 */
+    double outside_flops;    /* sampled outside every iteration */
+    const fc_hw_iter *iters; /* index i is iteration i + 1 */
     size_t n_iters;
 } fc_hw_view;
 

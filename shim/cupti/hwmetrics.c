@@ -26,7 +26,7 @@
 typedef struct alt {
     const char *metric[PER_ALT]; /* NULL-terminated */
     double scale[PER_ALT];
-    const char *partial;         /* NULL: counts the type fully */
+    const char *partial; /* NULL: counts the type fully */
 } alt;
 
 typedef struct hwtype {
@@ -37,44 +37,60 @@ typedef struct hwtype {
 
 #define T "sm__ops_path_tensor_src_"
 static const hwtype types[FC_HW_COUNT] = {
-    [FC_HW_BF16] = {"bf16", 1,
+    [FC_HW_BF16] = {"bf16",
+                    1,
                     {{{T "bf16_dst_fp32.sum"}, {1}, NULL},
                      {{T "bf16_dst_fp32_realtime.sum"}, {1}, NULL}}},
-    [FC_HW_FP16] = {"fp16", 1,
-                    {{{T "fp16_dst_fp32.sum", T "fp16_dst_fp16.sum"}, {1, 1}, NULL},
-                     {{T "fp16_dst_fp32.sum", T "fp16_dst_fp16_realtime.sum"}, {1, 1}, NULL},
-                     {{T "fp16.sum"}, {1}, NULL},
-                     {{T "fp16_dst_fp32.sum"}, {1}, "fp16 GEMMs accumulating in fp16 are not counted"},
-                     {{"sm__ops_path_tensor_op_hgmma_src_fp16.sum"}, {1},
-                      "only warpgroup (HGMMA) kernels are counted, not mma.sync ones"}}},
-    [FC_HW_TF32] = {"tf32", 1,
+    [FC_HW_FP16] =
+        {"fp16",
+         1,
+         {{{T "fp16_dst_fp32.sum", T "fp16_dst_fp16.sum"}, {1, 1}, NULL},
+          {{T "fp16_dst_fp32.sum", T "fp16_dst_fp16_realtime.sum"}, {1, 1}, NULL},
+          {{T "fp16.sum"}, {1}, NULL},
+          {{T "fp16_dst_fp32.sum"}, {1}, "fp16 GEMMs accumulating in fp16 are not counted"},
+          {{"sm__ops_path_tensor_op_hgmma_src_fp16.sum"},
+           {1},
+           "only warpgroup (HGMMA) kernels are counted, not mma.sync ones"}}},
+    [FC_HW_TF32] = {"tf32",
+                    1,
                     {{{T "tf32_dst_fp32.sum"}, {1}, NULL},
                      {{T "tf32_dst_fp32_realtime.sum"}, {1}, NULL}}},
-    [FC_HW_FP8] = {"fp8", 1,
+    [FC_HW_FP8] = {"fp8",
+                   1,
                    {{{T "fp8.sum"}, {1}, NULL},
                     {{T "fp8_dst_fp32.sum", T "fp8_dst_fp16.sum"}, {1, 1}, NULL},
-                    {{T "fp4_fp6_fp8_dst_fp32.sum", T "fp4_fp6_fp8_dst_fp16.sum"}, {1, 1},
+                    {{T "fp4_fp6_fp8_dst_fp32.sum", T "fp4_fp6_fp8_dst_fp16.sum"},
+                     {1, 1},
                      "the counter takes fp8, fp6 and fp4 inputs together"},
-                    {{T "fp4_fp6_fp8_dst_fp32_realtime.sum", T "fp4_fp6_fp8_dst_fp16.sum"}, {1, 1},
+                    {{T "fp4_fp6_fp8_dst_fp32_realtime.sum", T "fp4_fp6_fp8_dst_fp16.sum"},
+                     {1, 1},
                      "the counter takes fp8, fp6 and fp4 inputs together"},
-                    {{T "fp4_fp6_fp8_dst_fp32_realtime.sum"}, {1},
+                    {{T "fp4_fp6_fp8_dst_fp32_realtime.sum"},
+                     {1},
                      "fp8, fp6 and fp4 inputs together; fp16 accumulation not counted"}}},
     [FC_HW_FP4] = {"fp4", 1, {{{T "fp4_dst_fp32.sum"}, {1}, NULL}}},
-    [FC_HW_INT8] = {"int8", 0,
-                    {{{T "int8.sum"}, {1}, NULL}, {{T "int8_realtime.sum"}, {1}, NULL}}},
+    [FC_HW_INT8] = {"int8", 0, {{{T "int8.sum"}, {1}, NULL}, {{T "int8_realtime.sum"}, {1}, NULL}}},
     [FC_HW_FP64_TENSOR] = {"fp64_tensor", 1, {{{T "fp64.sum"}, {1}, NULL}}},
-    [FC_HW_FP32_CORE] = {"fp32_cuda_core", 1,
+    [FC_HW_FP32_CORE] = {"fp32_cuda_core",
+                         1,
                          {{{"sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
                             "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
-                            "sm__sass_thread_inst_executed_op_fmul_pred_on.sum"}, {2, 1, 1}, NULL}}},
-    [FC_HW_FP64_CORE] = {"fp64_cuda_core", 1,
+                            "sm__sass_thread_inst_executed_op_fmul_pred_on.sum"},
+                           {2, 1, 1},
+                           NULL}}},
+    [FC_HW_FP64_CORE] = {"fp64_cuda_core",
+                         1,
                          {{{"sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
                             "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
-                            "sm__sass_thread_inst_executed_op_dmul_pred_on.sum"}, {2, 1, 1}, NULL}}},
-    [FC_HW_FP16_CORE] = {"fp16_cuda_core", 1,
+                            "sm__sass_thread_inst_executed_op_dmul_pred_on.sum"},
+                           {2, 1, 1},
+                           NULL}}},
+    [FC_HW_FP16_CORE] = {"fp16_cuda_core",
+                         1,
                          {{{"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
                             "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
-                            "sm__sass_thread_inst_executed_op_hmul_pred_on.sum"}, {2, 1, 1},
+                            "sm__sass_thread_inst_executed_op_hmul_pred_on.sum"},
+                           {2, 1, 1},
                            "counts instructions: a packed half2 instruction does twice the FLOPs "
                            "counted"}}},
 };
@@ -94,22 +110,40 @@ int fc_hwtype_is_flop(int t)
 static int types_of_dtype(int dt, int out[2])
 {
     switch (dt) {
-    case FC_DT_BF16: out[0] = FC_HW_BF16; return 1;
-    case FC_DT_FP16: out[0] = FC_HW_FP16; return 1;
-    case FC_DT_TF32: out[0] = FC_HW_TF32; return 1;
-    case FC_DT_FP8_E4M3: case FC_DT_FP8_E5M2: out[0] = FC_HW_FP8; return 1;
-    case FC_DT_FP4_E2M1: out[0] = FC_HW_FP4; return 1;
-    case FC_DT_INT8: out[0] = FC_HW_INT8; return 1;
-    case FC_DT_FP32: case FC_DT_COMPLEX64: out[0] = FC_HW_FP32_CORE; return 1;
-    case FC_DT_FP64: case FC_DT_COMPLEX128:
+    case FC_DT_BF16:
+        out[0] = FC_HW_BF16;
+        return 1;
+    case FC_DT_FP16:
+        out[0] = FC_HW_FP16;
+        return 1;
+    case FC_DT_TF32:
+        out[0] = FC_HW_TF32;
+        return 1;
+    case FC_DT_FP8_E4M3:
+    case FC_DT_FP8_E5M2:
+        out[0] = FC_HW_FP8;
+        return 1;
+    case FC_DT_FP4_E2M1:
+        out[0] = FC_HW_FP4;
+        return 1;
+    case FC_DT_INT8:
+        out[0] = FC_HW_INT8;
+        return 1;
+    case FC_DT_FP32:
+    case FC_DT_COMPLEX64:
+        out[0] = FC_HW_FP32_CORE;
+        return 1;
+    case FC_DT_FP64:
+    case FC_DT_COMPLEX128:
         out[0] = FC_HW_FP64_TENSOR;
         out[1] = FC_HW_FP64_CORE;
         return 2;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
-static const int default_order[] = {FC_HW_BF16, FC_HW_FP8, FC_HW_TF32, FC_HW_FP16,
+static const int default_order[] = {FC_HW_BF16,      FC_HW_FP8,         FC_HW_TF32, FC_HW_FP16,
                                     FC_HW_FP32_CORE, FC_HW_FP64_TENSOR, FC_HW_INT8, FC_HW_FP4,
                                     FC_HW_FP64_CORE, FC_HW_FP16_CORE};
 
@@ -217,8 +251,8 @@ static int base_metrics(const fc_cupti_fns *cu, int type, const char *chip, cons
     return 0;
 }
 
-int fc_hw_choose(const fc_cupti_fns *cu, int profiler_type, const char *chip,
-                 const uint8_t *avail, int first_dtype, fc_hw_choice *out)
+int fc_hw_choose(const fc_cupti_fns *cu, int profiler_type, const char *chip, const uint8_t *avail,
+                 int first_dtype, fc_hw_choice *out)
 {
     memset(out, 0, sizeof *out);
     if (cu->HostInitialize == NULL || cu->HostGetBaseMetrics == NULL ||
@@ -234,7 +268,8 @@ int fc_hw_choose(const fc_cupti_fns *cu, int profiler_type, const char *chip,
                  chip);
         return -1;
     }
-    int order[FC_HW_COUNT + 2], n_order = types_of_dtype(first_dtype, order), done[FC_HW_COUNT] = {0};
+    int order[FC_HW_COUNT + 2], n_order = types_of_dtype(first_dtype, order),
+                                done[FC_HW_COUNT] = {0};
     for (size_t i = 0; i < sizeof default_order / sizeof default_order[0]; i++)
         order[n_order++] = default_order[i];
     for (int oi = 0; oi < n_order; oi++) {
@@ -251,8 +286,8 @@ int fc_hw_choose(const fc_cupti_fns *cu, int profiler_type, const char *chip,
             int n = out->n_metrics, k = 0;
             for (; k < PER_ALT && a->metric[k] && n + k < FC_HW_MAX_METRICS; k++)
                 out->metric[n + k] = a->metric[k];
-            size_t passes = fc_hw_config(cu, profiler_type, chip, avail, out->metric, n + k, NULL,
-                                         0, NULL);
+            size_t passes =
+                fc_hw_config(cu, profiler_type, chip, avail, out->metric, n + k, NULL, 0, NULL);
             if (passes != 1) {
                 out->left_out[t] = passes == 0 ? 3 : 2;
                 out->note[t] = passes == 0 ? "its configuration could not be built"

@@ -18,9 +18,9 @@ enum fc_hwtype {
     FC_HW_BF16 = 0,
     FC_HW_FP16,
     FC_HW_TF32,
-    FC_HW_FP8,   /* on GB100 the counter takes fp8, fp6 and fp4 inputs together */
+    FC_HW_FP8, /* on GB100 the counter takes fp8, fp6 and fp4 inputs together */
     FC_HW_FP4,
-    FC_HW_INT8,  /* integer ops, not FLOPs: reported apart */
+    FC_HW_INT8, /* integer ops, not FLOPs: reported apart */
     FC_HW_FP64_TENSOR,
     FC_HW_FP32_CORE,
     FC_HW_FP64_CORE,
@@ -32,11 +32,11 @@ enum fc_hwtype {
 
 typedef struct fc_hw_choice {
     int n_metrics;
-    const char *metric[FC_HW_MAX_METRICS]; /* "sm__...sum", static strings */
-    int metric_type[FC_HW_MAX_METRICS];    /* enum fc_hwtype */
-    double metric_scale[FC_HW_MAX_METRICS];/* FLOPs per counted unit */
-    int covered[FC_HW_COUNT];  /* 1 fully, 2 partly (note says what is missing) */
-    const char *note[FC_HW_COUNT];   /* partial coverage, or why left out */
+    const char *metric[FC_HW_MAX_METRICS];  /* "sm__...sum", static strings */
+    int metric_type[FC_HW_MAX_METRICS];     /* enum fc_hwtype */
+    double metric_scale[FC_HW_MAX_METRICS]; /* FLOPs per counted unit */
+    int covered[FC_HW_COUNT];               /* 1 fully, 2 partly (note says what is missing) */
+    const char *note[FC_HW_COUNT];          /* partial coverage, or why left out */
     int left_out[FC_HW_COUNT]; /* 1 not on this chip, 2 would need another pass, 3 error */
     size_t passes;             /* of the chosen set: 1, or 0 when nothing fits */
     char error[200];           /* a host API failure, "" none */
@@ -54,8 +54,8 @@ int fc_hwtype_is_flop(int t);
  * use, tried first; then bf16, fp8, tf32, fp16, fp32, fp64, int8, fp4.
  * 0 with out filled (out->n_metrics may be 0: nothing fits); -1 with
  * out->error when the host API fails. */
-int fc_hw_choose(const fc_cupti_fns *cu, int profiler_type, const char *chip,
-                 const uint8_t *avail, int first_dtype, fc_hw_choice *out);
+int fc_hw_choose(const fc_cupti_fns *cu, int profiler_type, const char *chip, const uint8_t *avail,
+                 int first_dtype, fc_hw_choice *out);
 
 /* Builds the configuration image of metrics[0..n) for chip; returns its
  * pass count (0 on failure). img/img_size: where to put the image (may be

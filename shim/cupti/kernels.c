@@ -29,7 +29,7 @@
 #define SHAPES_CAP 4096u /* open addressing by shape key */
 #define NAMES_CAP 1024u
 #define PENDING_CAP 262144u
-#define ITER_CAP 16384u  /* as many as the detector lists */
+#define ITER_CAP 16384u /* as many as the detector lists */
 
 typedef struct pend {
     uint64_t start, end, host_t;
@@ -67,7 +67,8 @@ static fc_kname_row view_names[NAMES_CAP];
 void fc_kernels_reset(void)
 {
     lock.v = 0;
-    memset(shapes, 0, sizeof shapes);
+    if (agg.any)
+        memset(shapes, 0, sizeof shapes);
     n_names = 0;
     n_pending = 0;
     n_done_iters = 0;

@@ -12,15 +12,15 @@
 #include "kernel_class.h"
 
 typedef struct fc_kshape_row {
-    uint32_t key;      /* fc_site_key of the GEMM shape */
-    uint64_t ns;       /* kernel time */
+    uint32_t key; /* fc_site_key of the GEMM shape */
+    uint64_t ns;  /* kernel time */
     uint64_t kernels;
-    uint64_t calls;    /* calls whose kernels were seen (their first kernel) */
+    uint64_t calls; /* calls whose kernels were seen (their first kernel) */
 } fc_kshape_row;
 
 typedef struct fc_kname_row {
-    char name[112];    /* as CUPTI gave it, truncated */
-    int cls;           /* enum fc_kclass */
+    char name[112]; /* as CUPTI gave it, truncated */
+    int cls;        /* enum fc_kclass */
     uint64_t ns, kernels;
 } fc_kname_row;
 
@@ -29,9 +29,9 @@ typedef struct fc_kname_row {
  * (or, for the last one and one followed by a gap, the end of its own
  * kernels); every kernel starting in it belongs to it. */
 typedef struct fc_kiter {
-    int has;           /* it issued kernels: the figures below are set */
-    uint64_t g0, g1;   /* GPU ns (CUPTI timestamps) */
-    uint64_t busy_ns;  /* union of its kernels, within [g0, g1) */
+    int has;          /* it issued kernels: the figures below are set */
+    uint64_t g0, g1;  /* GPU ns (CUPTI timestamps) */
+    uint64_t busy_ns; /* union of its kernels, within [g0, g1) */
     uint64_t ns[FC_K_COUNT];
     uint64_t kernels;
 } fc_kiter;
@@ -45,10 +45,10 @@ typedef struct fc_kernels_view {
     int devices;               /* devices seen (busy time treats them as one timeline) */
     const fc_kshape_row *shapes;
     size_t n_shapes;
-    const fc_kname_row *names;  /* most time first */
+    const fc_kname_row *names; /* most time first */
     size_t n_names;
     uint64_t other_names_ns[FC_K_COUNT]; /* kernels whose names did not fit the table */
-    const fc_kiter *iters;      /* index i is iteration i + 1 of the current mode */
+    const fc_kiter *iters;               /* index i is iteration i + 1 of the current mode */
     size_t n_iters;
 } fc_kernels_view;
 

@@ -49,8 +49,8 @@ void fc_cupti_before_report(int final, int from_signal)
     if (from_signal) {
         unsigned want = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
         struct timespec ms = {0, 1000000};
-        for (int i = 0; i < SIGNAL_WAIT_MS && (int)(want - __atomic_load_n(&flush_done,
-                                                                          __ATOMIC_ACQUIRE)) > 0;
+        for (int i = 0;
+             i < SIGNAL_WAIT_MS && (int)(want - __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE)) > 0;
              i++)
             nanosleep(&ms, NULL);
         return;

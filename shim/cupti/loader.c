@@ -39,6 +39,9 @@ static char reason[320], library[512], kernels_reason[340];
 static uint32_t version;
 static int kernels_on, forked;
 static CUpti_SubscriberHandle subscriber;
+/* The status strings: written by whichever thread probes, read by the
+ * report's; the probe itself runs once (probe_state). */
+static fc_spin status_lock;
 
 void fc_spin_lock(fc_spin *s)
 {
@@ -82,8 +85,8 @@ const char *fc_cupti_errstr(CUptiResult rc, char *buf, size_t size)
 
 struct loaded {
     char cublas_dir[512];
-    int major;           /* CUDA major of the loaded libcublas / libcudart, 0 unknown */
-    char cupti[512];     /* a libcupti already loaded, "" none */
+    int major;       /* CUDA major of the loaded libcublas / libcudart, 0 unknown */
+    char cupti[512]; /* a libcupti already loaded, "" none */
 };
 
 /* "libcublas.so.12" -> 12; 0 for anything else. */
@@ -138,7 +141,9 @@ static void *try_open(const char *path, char *tried, size_t n)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h != NULL) {
+        fc_spin_lock(&status_lock);
         snprintf(library, sizeof library, "%s", path);
+        fc_spin_unlock(&status_lock);
         return h;
     }
     size_t used = strlen(tried);
@@ -193,11 +198,11 @@ static void *find_library(const struct loaded *l, char *tried, size_t n)
 
 /* ---- the table ---- */
 
-#define NEED(field, name)                                                               \
-    do {                                                                                \
-        *(void **)&fc_cu.field = dlsym(h, name);                                        \
-        if (fc_cu.field == NULL)                                                        \
-            missing = name;                                                             \
+#define NEED(field, name)                                                                          \
+    do {                                                                                           \
+        *(void **)&fc_cu.field = dlsym(h, name);                                                   \
+        if (fc_cu.field == NULL)                                                                   \
+            missing = name;                                                                        \
     } while (0)
 #define OPT(field, name) (*(void **)&fc_cu.field = dlsym(h, name))
 
@@ -258,15 +263,18 @@ static int wanted_loudly(void)
  * driver is loaded, or kernels / hardware FLOPs were asked for). */
 static void give_up(int loud, const char *why)
 {
+    fc_spin_lock(&status_lock);
     snprintf(reason, sizeof reason, "%s", why);
-    fc_graphs_set_visible(0, reason);
-    fc_hwflops_off(reason);
     if (kernels_reason[0] == '\0')
         snprintf(kernels_reason, sizeof kernels_reason, "CUPTI is off: %s", reason);
     __atomic_store_n(&state, FC_CUPTI_OFF, __ATOMIC_RELEASE);
+    fc_spin_unlock(&status_lock);
+    fc_graphs_set_visible(0, why);
+    fc_hwflops_off(why);
     if (loud || wanted_loudly())
         fc_warn("CUPTI: %s; counting goes on without it (CUDA-graph replays%s cannot be "
-                "seen)", reason, fc_opt.kernels || fc_opt.hw_flops ? ", kernels, hardware FLOPs" : "");
+                "seen)",
+                reason, fc_opt.kernels || fc_opt.hw_flops ? ", kernels, hardware FLOPs" : "");
 }
 
 static void at_exit_flush(void)
@@ -280,12 +288,16 @@ static const char *subscribe_failure(CUptiResult rc, const char *holder)
     char e[96];
     fc_cupti_errstr(rc, e, sizeof e);
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-        snprintf(buf, sizeof buf, "another CUPTI client holds CUPTI (%s%s%s): torch.profiler/Kineto, "
-                 "Nsight Systems/Compute or a debugger; %s", holder && holder[0] ? holder : "",
-                 holder && holder[0] ? ", " : "", "one subscriber per process", e);
+        snprintf(buf, sizeof buf,
+                 "another CUPTI client holds CUPTI (%s%s%s): torch.profiler/Kineto, "
+                 "Nsight Systems/Compute or a debugger; %s",
+                 holder && holder[0] ? holder : "", holder && holder[0] ? ", " : "",
+                 "one subscriber per process", e);
     else if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        snprintf(buf, sizeof buf, "%s: profiling is restricted to admin users (run as root, or set "
-                 "the nvidia module option NVreg_RestrictProfilingToAdminUsers=0)", e);
+        snprintf(buf, sizeof buf,
+                 "%s: profiling is restricted to admin users (run as root, or set "
+                 "the nvidia module option NVreg_RestrictProfilingToAdminUsers=0)",
+                 e);
     else
         snprintf(buf, sizeof buf, "cuptiSubscribe failed: %s", e);
     return buf;
@@ -315,24 +327,32 @@ static int subscribe(void)
 
 static int check_version(const struct loaded *l)
 {
-    if (fc_cu.GetVersion(&version) != CUPTI_SUCCESS)
-        version = 0;
+    uint32_t v = 0;
+    if (fc_cu.GetVersion(&v) != CUPTI_SUCCESS)
+        v = 0;
+    fc_spin_lock(&status_lock);
+    version = v;
+    fc_spin_unlock(&status_lock);
     const char *base = strrchr(library, '/');
     base = base ? base + 1 : library;
     int file_major = soname_major(base, "libcupti.so."), api_major = cupti_major(version);
     int m = file_major ? file_major : api_major;
     char why[320];
     if (l->major != 0 && m != 0 && m != l->major) {
-        snprintf(why, sizeof why, "version mismatch: %.200s is CUDA %d, the process's cuBLAS/runtime "
-                 "is CUDA %d", library, m, l->major);
+        snprintf(why, sizeof why,
+                 "version mismatch: %.200s is CUDA %d, the process's cuBLAS/runtime "
+                 "is CUDA %d",
+                 library, m, l->major);
         give_up(1, why);
         return -1;
     }
     int drv = 0;
     if (fc_drv.DriverGetVersion != NULL && fc_drv.DriverGetVersion(&drv) == 0 && drv > 0 &&
         m != 0 && drv / 1000 < m) {
-        snprintf(why, sizeof why, "version mismatch: %.200s is CUDA %d but the driver supports "
-                 "CUDA %d.%d", library, m, drv / 1000, drv % 1000 / 10);
+        snprintf(why, sizeof why,
+                 "version mismatch: %.200s is CUDA %d but the driver supports "
+                 "CUDA %d.%d",
+                 library, m, drv / 1000, drv % 1000 / 10);
         give_up(1, why);
         return -1;
     }
@@ -411,7 +431,7 @@ int fc_cupti_probe(void)
         if (fc_opt.kernels || fc_opt.hw_flops) {
             char why[256] = "";
             if (fc_activity_start(why, sizeof why) == 0) {
-                kernels_on = 1;
+                __atomic_store_n(&kernels_on, 1, __ATOMIC_RELEASE);
                 fc_cupti_hot_set(FC_CUPTI_KERNELS, 1);
             } else {
                 fc_cupti_kernels_off(why);
@@ -426,8 +446,10 @@ int fc_cupti_probe(void)
 
 void fc_cupti_kernels_off(const char *why)
 {
+    fc_spin_lock(&status_lock);
     snprintf(kernels_reason, sizeof kernels_reason, "%s", why);
     kernels_on = 0;
+    fc_spin_unlock(&status_lock);
     fc_cupti_hot_set(FC_CUPTI_KERNELS, 0);
     fc_warn("CUPTI kernel activity: %s; kernel figures are not collected", why);
 }
@@ -456,6 +478,7 @@ void fc_cupti_after_fork_child(void)
 {
     /* CUDA does not survive fork: the child never calls CUPTI or the driver */
     forked = 1;
+    status_lock.v = 0;
     __atomic_store_n(&fc_cupti_hot, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&probe_state, 2, __ATOMIC_RELEASE);
     state = FC_CUPTI_OFF;
@@ -472,6 +495,7 @@ void fc_cupti_after_fork_child(void)
 void fc_cupti_status_get(fc_cupti_status *out)
 {
     memset(out, 0, sizeof *out);
+    fc_spin_lock(&status_lock);
     out->state = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     snprintf(out->reason, sizeof out->reason, "%s", reason);
     snprintf(out->library, sizeof out->library, "%s", library);
@@ -483,6 +507,7 @@ void fc_cupti_status_get(fc_cupti_status *out)
                  out->state == FC_CUPTI_NOT_TRIED ? "no cuBLAS/cuBLASLt GEMM ran" : reason);
     else
         snprintf(out->kernels_reason, sizeof out->kernels_reason, "%s", kernels_reason);
+    fc_spin_unlock(&status_lock);
 }
 
 CUpti_SubscriberHandle fc_cupti_subscriber(void)

@@ -23,46 +23,49 @@ typedef cudaError_t (*to_graph_fn)(cudaStream_t, cudaGraph_t, const cudaGraphNod
 typedef cudaError_t (*end_fn)(cudaStream_t, cudaGraph_t *);
 
 /* The real function's result, with the cupti layer told before and after. */
-#define FC_CAPTURE_HOOK(sym, type, BEGIN, stream, call)                                 \
-    {                                                                                   \
-        FC_REAL(FC_LIB_CUDART, type, sym);                                              \
-        if (FC_UNLIKELY(fn_##sym == NULL))                                              \
-            return cudaErrorInitializationError;                                        \
-        int saved = errno;                                                              \
-        if (fc_is_enabled())                                                            \
-            fc_cupti_runtime_capture_before(BEGIN, (void *)(stream));                   \
-        errno = saved;                                                                  \
-        cudaError_t rc = call;                                                          \
-        saved = errno;                                                                  \
-        if (fc_is_enabled())                                                            \
-            fc_cupti_runtime_capture_after(BEGIN, rc == cudaSuccess, (void *)(stream)); \
-        errno = saved;                                                                  \
-        return rc;                                                                      \
+#define FC_CAPTURE_HOOK(sym, type, BEGIN, stream, call)                                            \
+    {                                                                                              \
+        FC_REAL(FC_LIB_CUDART, type, sym);                                                         \
+        if (FC_UNLIKELY(fn_##sym == NULL))                                                         \
+            return cudaErrorInitializationError;                                                   \
+        int saved = errno;                                                                         \
+        if (fc_is_enabled())                                                                       \
+            fc_cupti_runtime_capture_before(BEGIN, (void *)(stream));                              \
+        errno = saved;                                                                             \
+        cudaError_t rc = call;                                                                     \
+        saved = errno;                                                                             \
+        if (fc_is_enabled())                                                                       \
+            fc_cupti_runtime_capture_after(BEGIN, rc == cudaSuccess, (void *)(stream));            \
+        errno = saved;                                                                             \
+        return rc;                                                                                 \
     }
 
 FC_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
     FC_CAPTURE_HOOK(cudaStreamBeginCapture, begin_fn, 1, s, fn_cudaStreamBeginCapture(s, mode))
 
-FC_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t s, enum cudaStreamCaptureMode mode)
-    FC_CAPTURE_HOOK(cudaStreamBeginCapture_ptsz, begin_fn, 1, s,
-                    fn_cudaStreamBeginCapture_ptsz(s, mode))
+        FC_EXPORT cudaError_t
+    cudaStreamBeginCapture_ptsz(cudaStream_t s, enum cudaStreamCaptureMode mode)
+        FC_CAPTURE_HOOK(cudaStreamBeginCapture_ptsz, begin_fn, 1, s,
+                        fn_cudaStreamBeginCapture_ptsz(s, mode))
 
-FC_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g,
-                                                    const cudaGraphNode_t *deps,
-                                                    const cudaGraphEdgeData *edges, size_t n,
-                                                    enum cudaStreamCaptureMode mode)
-    FC_CAPTURE_HOOK(cudaStreamBeginCaptureToGraph, to_graph_fn, 1, s,
-                    fn_cudaStreamBeginCaptureToGraph(s, g, deps, edges, n, mode))
+            FC_EXPORT cudaError_t
+    cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                  const cudaGraphEdgeData *edges, size_t n,
+                                  enum cudaStreamCaptureMode mode)
+        FC_CAPTURE_HOOK(cudaStreamBeginCaptureToGraph, to_graph_fn, 1, s,
+                        fn_cudaStreamBeginCaptureToGraph(s, g, deps, edges, n, mode))
 
-FC_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t s, cudaGraph_t g,
-                                                         const cudaGraphNode_t *deps,
-                                                         const cudaGraphEdgeData *edges, size_t n,
-                                                         enum cudaStreamCaptureMode mode)
-    FC_CAPTURE_HOOK(cudaStreamBeginCaptureToGraph_ptsz, to_graph_fn, 1, s,
-                    fn_cudaStreamBeginCaptureToGraph_ptsz(s, g, deps, edges, n, mode))
+            FC_EXPORT cudaError_t
+    cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                       const cudaGraphEdgeData *edges, size_t n,
+                                       enum cudaStreamCaptureMode mode)
+        FC_CAPTURE_HOOK(cudaStreamBeginCaptureToGraph_ptsz, to_graph_fn, 1, s,
+                        fn_cudaStreamBeginCaptureToGraph_ptsz(s, g, deps, edges, n, mode))
 
-FC_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph)
-    FC_CAPTURE_HOOK(cudaStreamEndCapture, end_fn, 0, s, fn_cudaStreamEndCapture(s, graph))
+            FC_EXPORT cudaError_t
+    cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph)
+        FC_CAPTURE_HOOK(cudaStreamEndCapture, end_fn, 0, s, fn_cudaStreamEndCapture(s, graph))
 
-FC_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t s, cudaGraph_t *graph)
-    FC_CAPTURE_HOOK(cudaStreamEndCapture_ptsz, end_fn, 0, s, fn_cudaStreamEndCapture_ptsz(s, graph))
+            FC_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t s, cudaGraph_t *graph)
+                FC_CAPTURE_HOOK(cudaStreamEndCapture_ptsz, end_fn, 0, s,
+                                fn_cudaStreamEndCapture_ptsz(s, graph))

@@ -35,7 +35,7 @@ typedef uint16_t fc_half; /* see cublas_gemm.c: only pointers to it cross the AB
                                  const T *beta, T *const C[], I ldc, I count)             \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc, count);                                         \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
@@ -74,7 +74,7 @@ FC_CUBLAS_BATCHED_PAIR(cublasCgemm3mBatched, cuComplex, FC_API_CUBLAS_CGEMM3M_BA
                                  cublasGemmAlgo_t algo)                                   \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_BATCHED_EX);                     \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, count, compute, algo);     \
         fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMM_BATCHED_EX, FLAGS, ta, tb, m, n,  \
@@ -103,7 +103,7 @@ FC_CUBLAS_BATCHED_EX(cublasGemmBatchedEx_64, int64_t, FC_API_64)
                                  I count)                                                 \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb,   \
                                      beta, C, ldc, sc, count);                            \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
@@ -145,7 +145,7 @@ FC_CUBLAS_STRIDED_PAIR(cublasCgemm3mStridedBatched, cuComplex, FC_API_CUBLAS_CGE
                                  cublasGemmAlgo_t algo)                                   \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_STRIDED_EX);                     \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, sa, B,     \
                                      Btype, ldb, sb, beta, C, Ctype, ldc, sc, count,      \
                                      compute, algo);                                      \
@@ -230,7 +230,7 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
                                  const I size[])                                          \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc, groups, size);                                  \
         fc_gemm g = {.api = (API), .flags = (FLAGS), .dtype = (DT), .out_dtype = (DT),    \
@@ -267,7 +267,7 @@ FC_CUBLAS_GROUPED(cublasDgemmGroupedBatched_64, double, int64_t, FC_API_CUBLAS_D
                                  const I size[], cublasComputeType_t compute)             \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_GROUPED_EX);                     \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, groups, size, compute);    \
         fc_gemm g = {.api = FC_API_CUBLAS_GEMM_GROUPED_EX, .flags = (FLAGS),              \

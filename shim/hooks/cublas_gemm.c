@@ -94,7 +94,7 @@ void fc_cublas_finish(int outer, fc_gemm *g, int status, const void *handle)
                                  T *C, I ldc)                                             \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc);                                                \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k), .dtype = (DT),         \
@@ -133,7 +133,7 @@ FC_CUBLAS_TYPED_PAIR(cublasZgemm3m, cuDoubleComplex, FC_API_CUBLAS_ZGEMM3M, FC_D
                                  cudaDataType Ctype, I ldc)                               \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc);                           \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k),                        \
@@ -170,7 +170,7 @@ FC_CUBLAS_EX_IMPLICIT_PAIR(cublasCgemm3mEx, cuComplex, FC_API_CUBLAS_CGEMM3MEX, 
                                  cublasComputeType_t compute, cublasGemmAlgo_t algo)      \
     {                                                                                     \
         FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMMEX);                              \
-        int outer = fc_hook_begin_gpu();                                                      \
+        int outer = fc_hook_begin_gpu();                                                  \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, compute, algo);            \
         fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMMEX, FLAGS, ta, tb, m, n, k),       \

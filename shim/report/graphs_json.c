@@ -22,8 +22,10 @@ void fc_report_cupti_json(fc_jw *w)
     fc_cupti_status_get(&s);
     fc_jw_obj_begin(w, "cupti");
     fc_jw_str(w, "status", state_name(s.state));
-    fc_jw_str(w, "reason", s.state == FC_CUPTI_ON ? NULL
-                           : s.reason[0] ? s.reason : "no cuBLAS/cuBLASLt GEMM ran");
+    fc_jw_str(w, "reason",
+              s.state == FC_CUPTI_ON ? NULL
+              : s.reason[0]          ? s.reason
+                                     : "no cuBLAS/cuBLASLt GEMM ran");
     fc_jw_str(w, "library", s.library[0] ? s.library : NULL);
     if (s.version)
         fc_jw_u64(w, "version", s.version);
@@ -87,21 +89,24 @@ void fc_report_graphs_text(int fd)
     if (g.captures == 0 && g.launches == 0 && g.unknown_launches == 0)
         return;
     if (!g.replays_visible) {
-        say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: CUDA graphs: %llu captures, %llu GEMMs captured (not "
-                               "counted as executed); graph replays cannot be seen: %s\n",
-                               (unsigned long long)g.captures,
-                               (unsigned long long)g.captured_calls, g.reason));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: CUDA graphs: %llu captures, %llu GEMMs captured (not "
+                     "counted as executed); graph replays cannot be seen: %s\n",
+                     (unsigned long long)g.captures, (unsigned long long)g.captured_calls,
+                     g.reason));
         return;
     }
-    say(fd, line, snprintf(line, sizeof line,
-                           "flopcount: CUDA graphs: %llu captures (%llu GEMMs captured), %llu "
-                           "instantiated, %llu launches counted %llu GEMM calls%s\n",
-                           (unsigned long long)g.captures, (unsigned long long)g.captured_calls,
-                           (unsigned long long)g.instantiations, (unsigned long long)g.launches,
-                           (unsigned long long)g.launched_calls,
-                           g.unknown_launches ? "; some launches were of graphs made before "
-                                                "flopcount saw them (not counted)" : ""));
+    say(fd, line,
+        snprintf(line, sizeof line,
+                 "flopcount: CUDA graphs: %llu captures (%llu GEMMs captured), %llu "
+                 "instantiated, %llu launches counted %llu GEMM calls%s\n",
+                 (unsigned long long)g.captures, (unsigned long long)g.captured_calls,
+                 (unsigned long long)g.instantiations, (unsigned long long)g.launches,
+                 (unsigned long long)g.launched_calls,
+                 g.unknown_launches ? "; some launches were of graphs made before "
+                                      "flopcount saw them (not counted)"
+                                    : ""));
 }
 
 void fc_report_gpu_json(fc_jw *w, const fc_gpu_ctx *c)

@@ -21,10 +21,14 @@ static double med_flops[MAX_LIST], med_hfu[MAX_LIST], med_diff[MAX_LIST];
 static const char *state_name(int s)
 {
     switch (s) {
-    case FC_HWS_ON: return "on";
-    case FC_HWS_OFF: return "off";
-    case FC_HWS_PENDING: return "pending";
-    default: return "not requested";
+    case FC_HWS_ON:
+        return "on";
+    case FC_HWS_OFF:
+        return "off";
+    case FC_HWS_PENDING:
+        return "pending";
+    default:
+        return "not requested";
     }
 }
 
@@ -97,13 +101,14 @@ static void write_iterations(fc_jw *w, const fc_hw_view *h, const fc_gpu_ctx *c)
         fc_jw_obj_end(w);
         fc_jw_double(w, "counted_flops", counted_of(&v->list[i]));
         fc_jw_double(w, "hardware_minus_counted", it->flops - counted_of(&v->list[i]));
-        fc_jw_double(w, "hfu", c->peak_flops > 0 && secs > 0 ? it->flops / (c->peak_flops * secs)
-                                                             : NAN);
+        fc_jw_double(w, "hfu",
+                     c->peak_flops > 0 && secs > 0 ? it->flops / (c->peak_flops * secs) : NAN);
         fc_jw_double(w, "gpu_span_seconds", (double)it->span_ns / 1e9);
-        fc_jw_double(w, "sampled_fraction", it->span_ns ? (double)it->sampled_ns /
-                                                              (double)it->span_ns : NAN);
+        fc_jw_double(w, "sampled_fraction",
+                     it->span_ns ? (double)it->sampled_ns / (double)it->span_ns : NAN);
         fc_jw_double(w, "sampling_gap_seconds",
-                     (double)(it->span_ns > it->sampled_ns ? it->span_ns - it->sampled_ns : 0) / 1e9);
+                     (double)(it->span_ns > it->sampled_ns ? it->span_ns - it->sampled_ns : 0) /
+                         1e9);
         fc_jw_bool(w, "apportioned", it->apportioned);
         fc_jw_obj_end(w);
     }
@@ -171,21 +176,24 @@ void fc_report_hwflops_text(int fd, const fc_gpu_ctx *c)
         double secs = fc_iteration_seconds(&v->list[i]);
         med_flops[m] = h.iters[i].flops;
         med_diff[m] = h.iters[i].flops - counted_of(&v->list[i]);
-        med_hfu[m] = c->peak_flops > 0 && secs > 0 ? h.iters[i].flops / (c->peak_flops * secs) : NAN;
+        med_hfu[m] =
+            c->peak_flops > 0 && secs > 0 ? h.iters[i].flops / (c->peak_flops * secs) : NAN;
         m++;
     }
     if (m == 0) {
-        say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: hardware FLOPs (PM sampling, %s): no iteration measured\n",
-                               h.chip));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: hardware FLOPs (PM sampling, %s): no iteration measured\n",
+                     h.chip));
         return;
     }
     double f = fc_median_double(med_flops, m), d = fc_median_double(med_diff, m);
     char hfu[48] = "";
     if (c->peak_flops > 0)
         snprintf(hfu, sizeof hfu, ", hwHFU %.1f%%", 100 * fc_median_double(med_hfu, m));
-    say(fd, line, snprintf(line, sizeof line,
-                           "flopcount: hardware FLOPs (PM sampling, %s; not yet validated on "
-                           "hardware): %.4g per iteration%s; hardware - counted %.4g (%.1f%%)\n",
-                           h.chip, f, hfu, d, f > 0 ? 100 * d / f : 0.0));
+    say(fd, line,
+        snprintf(line, sizeof line,
+                 "flopcount: hardware FLOPs (PM sampling, %s; not yet validated on "
+                 "hardware): %.4g per iteration%s; hardware - counted %.4g (%.1f%%)\n",
+                 h.chip, f, hfu, d, f > 0 ? 100 * d / f : 0.0));
 }

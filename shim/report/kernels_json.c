@@ -26,7 +26,7 @@
 typedef struct shape_row {
     fc_shape_view v;
     const fc_kshape_row *k;
-    fc_u128 flops_timed; /* FLOPs of the calls whose kernels were seen */
+    fc_u128 flops_timed;                  /* FLOPs of the calls whose kernels were seen */
     double achieved, peak_fraction, lost; /* FLOP/s; NaN without a peak */
 } shape_row;
 
@@ -42,7 +42,8 @@ struct collect {
 
 static const fc_kshape_row *find_key(const fc_kernels_view *kv, uint32_t key)
 {
-    for (uint32_t i = key & (INDEX_SLOTS - 1), n = 0; n < INDEX_SLOTS; i = (i + 1) & (INDEX_SLOTS - 1), n++) {
+    for (uint32_t i = key & (INDEX_SLOTS - 1), n = 0; n < INDEX_SLOTS;
+         i = (i + 1) & (INDEX_SLOTS - 1), n++) {
         if (index_slot[i] == 0)
             return NULL;
         if (kv->shapes[index_slot[i] - 1].key == key)
@@ -189,7 +190,8 @@ static void write_iterations(fc_jw *w, const fc_kernels_view *kv, const fc_gpu_c
     fc_jw_u64(w, "count", n);
     for (size_t i = from; i < to; i++)
         if (kv->iters[i].has && kv->iters[i].g1 > kv->iters[i].g0)
-            med_buf[m++] = (double)kv->iters[i].busy_ns / (double)(kv->iters[i].g1 - kv->iters[i].g0);
+            med_buf[m++] =
+                (double)kv->iters[i].busy_ns / (double)(kv->iters[i].g1 - kv->iters[i].g0);
     fc_jw_double(w, "median_busy_fraction", m ? fc_median_double(med_buf, m) : NAN);
     m = 0;
     for (size_t i = from; i < to; i++)
@@ -204,9 +206,8 @@ static void write_iterations(fc_jw *w, const fc_kernels_view *kv, const fc_gpu_c
         if (it->has) {
             fc_jw_double(w, "gpu_span_seconds", secs(it->g1 - it->g0));
             fc_jw_double(w, "gpu_busy_seconds", secs(it->busy_ns));
-            fc_jw_double(w, "busy_fraction", it->g1 > it->g0 ? (double)it->busy_ns /
-                                                                 (double)(it->g1 - it->g0)
-                                                           : NAN);
+            fc_jw_double(w, "busy_fraction",
+                         it->g1 > it->g0 ? (double)it->busy_ns / (double)(it->g1 - it->g0) : NAN);
             fc_jw_u64(w, "kernels", it->kernels);
             fc_jw_obj_begin(w, "seconds_by_class");
             for (int k = 0; k < FC_K_COUNT; k++)
@@ -228,12 +229,14 @@ void fc_report_kernels_json(fc_jw *w, const fc_gpu_ctx *c)
     fc_cupti_status_get(&s);
     if (!s.kernels_wanted) {
         fc_jw_null(w, "kernels");
-        fc_jw_str(w, "kernels_reason", "not requested (flopcount run --kernels, FLOPCOUNT_KERNELS=1)");
+        fc_jw_str(w, "kernels_reason",
+                  "not requested (flopcount run --kernels, FLOPCOUNT_KERNELS=1)");
         return;
     }
     if (fc_kernels_get(&kv) != 0) {
         fc_jw_null(w, "kernels");
-        fc_jw_str(w, "kernels_reason", s.kernels_on ? "no kernel records arrived" : s.kernels_reason);
+        fc_jw_str(w, "kernels_reason",
+                  s.kernels_on ? "no kernel records arrived" : s.kernels_reason);
         return;
     }
     build_rows(&kv, !c->interrupted);
@@ -280,25 +283,26 @@ void fc_report_kernels_text(int fd, const fc_gpu_ctx *c)
         total += kv.ns[k];
     char line[700];
     double t = total ? (double)total : 1;
-    say(fd, line, snprintf(line, sizeof line,
-                           "flopcount: GPU busy %.1f%% of %.3f s; kernel time: GEMM %.1f%%, "
-                           "attention %.1f%%, communication %.1f%%, GEMM-like uncounted %.1f%%, "
-                           "other %.1f%%\n",
-                           kv.span_ns ? 100.0 * (double)kv.busy_ns / (double)kv.span_ns : 0.0,
-                           secs(kv.span_ns), 100 * kv.ns[FC_K_GEMM] / t,
-                           100 * kv.ns[FC_K_ATTENTION] / t, 100 * kv.ns[FC_K_COMM] / t,
-                           100 * kv.ns[FC_K_GEMM_LIKE] / t, 100 * kv.ns[FC_K_OTHER] / t));
+    say(fd, line,
+        snprintf(line, sizeof line,
+                 "flopcount: GPU busy %.1f%% of %.3f s; kernel time: GEMM %.1f%%, "
+                 "attention %.1f%%, communication %.1f%%, GEMM-like uncounted %.1f%%, "
+                 "other %.1f%%\n",
+                 kv.span_ns ? 100.0 * (double)kv.busy_ns / (double)kv.span_ns : 0.0,
+                 secs(kv.span_ns), 100 * kv.ns[FC_K_GEMM] / t, 100 * kv.ns[FC_K_ATTENTION] / t,
+                 100 * kv.ns[FC_K_COMM] / t, 100 * kv.ns[FC_K_GEMM_LIKE] / t,
+                 100 * kv.ns[FC_K_OTHER] / t));
     for (size_t i = 0; i < n_rows && i < 3; i++) {
         const shape_row *r = &rows[i];
         char pct[32] = "";
         if (r->peak_fraction == r->peak_fraction)
             snprintf(pct, sizeof pct, " (%.1f%% of peak)", 100 * r->peak_fraction);
-        say(fd, line, snprintf(line, sizeof line,
-                               "flopcount:   GEMM %c%c m=%lld n=%lld k=%lld batch=%lld %s: %.4f s "
-                               "in kernels, %.2f TFLOP/s%s\n",
-                               r->v.key.transa, r->v.key.transb, (long long)r->v.key.m,
-                               (long long)r->v.key.n, (long long)r->v.key.k,
-                               (long long)r->v.key.batch, fc_dtype_name(r->v.key.dtype),
-                               secs(r->k->ns), r->achieved / 1e12, pct));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount:   GEMM %c%c m=%lld n=%lld k=%lld batch=%lld %s: %.4f s "
+                     "in kernels, %.2f TFLOP/s%s\n",
+                     r->v.key.transa, r->v.key.transb, (long long)r->v.key.m, (long long)r->v.key.n,
+                     (long long)r->v.key.k, (long long)r->v.key.batch,
+                     fc_dtype_name(r->v.key.dtype), secs(r->k->ns), r->achieved / 1e12, pct));
     }
 }

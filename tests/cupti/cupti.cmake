@@ -61,6 +61,7 @@ endforeach()
 fc_cupti_case(kernels kernels ${FC_FAKE_CUPTI} FLOPCOUNT_KERNELS=1 FLOPCOUNT_PEAK_TFLOPS=2.048)
 fc_cupti_case(hwflops hwflops ${FC_FAKE_CUPTI} FLOPCOUNT_HW_FLOPS=1 FLOPCOUNT_PEAK_TFLOPS=2.048
               FLOPCOUNT_LOG_EVERY=1)
+fc_cupti_case(signal signal ${FC_FAKE_CUPTI} FLOPCOUNT_KERNELS=1)
 fc_cupti_case(hw_privileges hwflops ${FC_FAKE_CUPTI} FLOPCOUNT_HW_FLOPS=1 FAKE_CUPTI_PM_RESULT=35)
 fc_cupti_case(runtime_cupti runtime ${FC_FAKE_CUPTI})
 fc_cupti_case(runtime_off runtime 0 FLOPCOUNT_KERNELS=1)

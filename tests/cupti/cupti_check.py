@@ -351,7 +351,17 @@ def case_runtime_real():
     eq(rep["hw_flops"]["status"], "off", "hw_flops.status")
 
 
-CASES = {"graphs_basic": case_basic, "graphs_interleaved": case_interleaved,
+def case_signal():
+    eq(rep["status"], "interrupted", "status")
+    k = rep["kernels"]
+    check(k is not None, "kernels missing from the interrupted report")
+    if k is None:
+        return
+    ks = [x for s in kernel_log() for x in s]
+    eq(k["kernels"], len(ks), "kernels flushed for the signal's report (the drainer's flush)")
+
+
+CASES = {"signal": case_signal, "graphs_basic": case_basic, "graphs_interleaved": case_interleaved,
          "graphs_threads": case_threads, "graphs_forked": case_forked, "graphs_mixed": case_mixed,
          "graphs_train": case_train, "kernels": case_kernels, "hwflops": case_hwflops,
          "hw_privileges": case_hw_privileges, "runtime_cupti": case_runtime_cupti,

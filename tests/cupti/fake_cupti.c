@@ -60,13 +60,21 @@ CUptiResult cuptiGetVersion(uint32_t *v)
 CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 {
     switch (r) {
-    case CUPTI_SUCCESS: *s = "CUPTI_SUCCESS"; break;
+    case CUPTI_SUCCESS:
+        *s = "CUPTI_SUCCESS";
+        break;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
         *s = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
         break;
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: *s = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"; break;
-    case CUPTI_ERROR_NOT_SUPPORTED: *s = "CUPTI_ERROR_NOT_SUPPORTED"; break;
-    default: *s = "CUPTI_ERROR_UNKNOWN"; break;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+        *s = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+        break;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+        *s = "CUPTI_ERROR_NOT_SUPPORTED";
+        break;
+    default:
+        *s = "CUPTI_ERROR_UNKNOWN";
+        break;
     }
     return CUPTI_SUCCESS;
 }
@@ -209,8 +217,9 @@ CUptiResult cuptiFinalize(void)
 
 static size_t rec_size(const CUpti_Activity *r)
 {
-    return r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? sizeof(CUpti_ActivityKernel10)
-                                                            : sizeof(CUpti_ActivityExternalCorrelation);
+    return r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+               ? sizeof(CUpti_ActivityKernel10)
+               : sizeof(CUpti_ActivityExternalCorrelation);
 }
 
 static void hand_over(void) /* mu held */

@@ -20,15 +20,22 @@
 #define MAX_SCRIPT 65536
 #define MAX_METRICS 32
 
-static const char *const base[] = {
-    "sm__ops_path_tensor_src_bf16_dst_fp32", "sm__ops_path_tensor_src_fp16",
-    "sm__ops_path_tensor_op_hgmma_src_fp16", "sm__ops_path_tensor_src_tf32_dst_fp32",
-    "sm__ops_path_tensor_src_fp8", "sm__ops_path_tensor_src_fp64", "sm__ops_path_tensor_src_int8",
-    "sm__sass_thread_inst_executed_op_ffma_pred_on", "sm__sass_thread_inst_executed_op_fadd_pred_on",
-    "sm__sass_thread_inst_executed_op_fmul_pred_on", "sm__sass_thread_inst_executed_op_dfma_pred_on",
-    "sm__sass_thread_inst_executed_op_dadd_pred_on", "sm__sass_thread_inst_executed_op_dmul_pred_on",
-    "sm__sass_thread_inst_executed_op_hfma_pred_on", "sm__sass_thread_inst_executed_op_hadd_pred_on",
-    "sm__sass_thread_inst_executed_op_hmul_pred_on"};
+static const char *const base[] = {"sm__ops_path_tensor_src_bf16_dst_fp32",
+                                   "sm__ops_path_tensor_src_fp16",
+                                   "sm__ops_path_tensor_op_hgmma_src_fp16",
+                                   "sm__ops_path_tensor_src_tf32_dst_fp32",
+                                   "sm__ops_path_tensor_src_fp8",
+                                   "sm__ops_path_tensor_src_fp64",
+                                   "sm__ops_path_tensor_src_int8",
+                                   "sm__sass_thread_inst_executed_op_ffma_pred_on",
+                                   "sm__sass_thread_inst_executed_op_fadd_pred_on",
+                                   "sm__sass_thread_inst_executed_op_fmul_pred_on",
+                                   "sm__sass_thread_inst_executed_op_dfma_pred_on",
+                                   "sm__sass_thread_inst_executed_op_dadd_pred_on",
+                                   "sm__sass_thread_inst_executed_op_dmul_pred_on",
+                                   "sm__sass_thread_inst_executed_op_hfma_pred_on",
+                                   "sm__sass_thread_inst_executed_op_hadd_pred_on",
+                                   "sm__sass_thread_inst_executed_op_hmul_pred_on"};
 #define N_BASE (sizeof base / sizeof base[0])
 
 struct CUpti_Profiler_Host_Object {
@@ -229,8 +236,8 @@ CUptiResult cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSiz
     return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiPmSamplingCounterDataImageInitialize(
-    CUpti_PmSampling_CounterDataImage_Initialize_Params *p)
+CUptiResult
+cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *p)
 {
     image *im = (image *)p->pCounterData;
     im->magic = 0x5a5a;
@@ -262,8 +269,9 @@ CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *p)
     image *im = (image *)p->pCounterDataImage;
     while (next_script < n_script && im->n < im->cap)
         im->s[im->n++] = script[next_script++];
-    p->decodeStopReason = next_script < n_script ? CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL
-                                                 : CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+    p->decodeStopReason = next_script < n_script
+                              ? CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL
+                              : CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
     p->overflow = 0;
     return CUPTI_SUCCESS;
 }
@@ -276,8 +284,8 @@ CUptiResult cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInf
     return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiPmSamplingCounterDataGetSampleInfo(
-    CUpti_PmSampling_CounterData_GetSampleInfo_Params *p)
+CUptiResult
+cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *p)
 {
     const image *im = (const void *)p->pCounterDataImage;
     if (p->sampleIndex >= im->n)

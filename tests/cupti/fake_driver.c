@@ -61,7 +61,7 @@ typedef struct stream_state {
     uint32_t num;     /* CUPTI stream id */
     uint64_t capture; /* 0 none */
     struct fake_graph *graph;
-    uint64_t end;     /* end of its last kernel */
+    uint64_t end; /* end of its last kernel */
 } stream_state;
 
 static const fake_cupti_ops *cupti;
@@ -316,7 +316,8 @@ CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *d
 {
     cuStreamBeginCaptureToGraph_params p = {s, g, deps, edges, n, mode};
     uint32_t c = corr();
-    api(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_API_ENTER, __func__, &p, NULL, c);
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_API_ENTER, __func__, &p, NULL,
+        c);
     CUresult rc = begin(s, g);
     api(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_API_EXIT, __func__, &p, &rc, c);
     return rc;

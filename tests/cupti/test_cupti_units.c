@@ -124,7 +124,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(union_of_overlaps), cmocka_unit_test(overlap), cmocka_unit_test(apportion),
-        cmocka_unit_test(classes), cmocka_unit_test(idmap),
+        cmocka_unit_test(classes),           cmocka_unit_test(idmap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,18 +17,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
 #include "cupti/hwmetrics.h"
+#include "dtype.h"
 
 static int failures;
 
-#define EXPECT(cond, ...)                                                                 \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            printf("test_hw_metrics: " __VA_ARGS__);                                      \
-            printf("\n");                                                                 \
-            failures++;                                                                   \
-        }                                                                                 \
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("test_hw_metrics: " __VA_ARGS__);                                               \
+            printf("\n");                                                                          \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static fc_cupti_fns cu;
@@ -99,7 +99,8 @@ int main(int argc, char **argv)
     }
     /* a chip the host API does not know: an error, not a crash */
     fc_hw_choice c;
-    EXPECT(fc_hw_choose(&cu, CUPTI_PROFILER_TYPE_RANGE_PROFILER, "NOPE42", NULL, FC_DT_BF16, &c) != 0,
+    EXPECT(fc_hw_choose(&cu, CUPTI_PROFILER_TYPE_RANGE_PROFILER, "NOPE42", NULL, FC_DT_BF16, &c) !=
+               0,
            "an unknown chip was accepted");
     if (failures == 0)
         printf("test_hw_metrics: all checks passed\n");

@@ -15,9 +15,10 @@ static inline void emu_launch(void *stream, const char *name, double flops)
     static void (*fn)(void *, const char *, double);
     static int looked;
     if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&fn, (void (*)(void *, const char *, double))dlsym(RTLD_DEFAULT,
-                                                                           "fake_cuda_gemm_kernel"),
-                         __ATOMIC_RELEASE);
+        __atomic_store_n(
+            &fn,
+            (void (*)(void *, const char *, double))dlsym(RTLD_DEFAULT, "fake_cuda_gemm_kernel"),
+            __ATOMIC_RELEASE);
         __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
     }
     void (*f)(void *, const char *, double) = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);

@@ -116,8 +116,8 @@ static int add_kernels(const fc_report_gpu *g)
     sum.busy_seconds += g->busy_seconds;
     sum.span_seconds += g->span_seconds;
     sum.outside_seconds += g->outside_seconds;
-    sum.kernel_iterations = g->kernel_iterations > sum.kernel_iterations ? g->kernel_iterations
-                                                                          : sum.kernel_iterations;
+    sum.kernel_iterations =
+        g->kernel_iterations > sum.kernel_iterations ? g->kernel_iterations : sum.kernel_iterations;
     for (int c = 0; c < FC_RGPU_CLASSES; c++) {
         sum.class_seconds[c] += g->class_seconds[c];
         sum.class_kernels[c] += g->class_kernels[c];
@@ -127,7 +127,8 @@ static int add_kernels(const fc_report_gpu *g)
     for (size_t i = 0; i < g->n_shapes; i++)
         if (add_shape(&g->shapes[i]) != 0)
             return -1;
-    if (push(&busy_med, &n_busy, g->median_busy_fraction) || push(&gemm_med, &n_gemm, g->median_gemm_seconds))
+    if (push(&busy_med, &n_busy, g->median_busy_fraction) ||
+        push(&gemm_med, &n_gemm, g->median_gemm_seconds))
         return -1;
     return 0;
 }
@@ -153,9 +154,10 @@ static int add_hw(const fc_report_gpu *g)
     if (!isnan(g->hw_median_flops)) {
         sum.hw_median_flops = isnan(sum.hw_median_flops) ? g->hw_median_flops
                                                          : sum.hw_median_flops + g->hw_median_flops;
-        sum.hw_median_minus_counted = isnan(sum.hw_median_minus_counted)
-                                          ? g->hw_median_minus_counted
-                                          : sum.hw_median_minus_counted + g->hw_median_minus_counted;
+        sum.hw_median_minus_counted =
+            isnan(sum.hw_median_minus_counted)
+                ? g->hw_median_minus_counted
+                : sum.hw_median_minus_counted + g->hw_median_minus_counted;
     }
     sum.hw_iterations = g->hw_iterations > sum.hw_iterations ? g->hw_iterations : sum.hw_iterations;
     return push(&hfu_med, &n_hfu, g->hw_median_hfu);
@@ -192,7 +194,8 @@ int fc_merge_gpu_add(const char *path, char *err, size_t errlen)
         sum.launched_flops = fc_u128_sat_add(sum.launched_flops, g.launched_flops);
         sum.unknown_launches += g.unknown_launches;
         sum.never_launched_calls += g.never_launched_calls;
-        sum.never_launched_flops = fc_u128_sat_add(sum.never_launched_flops, g.never_launched_flops);
+        sum.never_launched_flops =
+            fc_u128_sat_add(sum.never_launched_flops, g.never_launched_flops);
     }
     if (g.has_kernels)
         rc = add_kernels(&g);

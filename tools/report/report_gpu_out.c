@@ -11,8 +11,8 @@
 
 #define SHAPE_ROWS 5
 
-static const char *const class_words[FC_RGPU_CLASSES] = {
-    "GEMM", "GEMM-like uncounted", "attention", "communication", "other"};
+static const char *const class_words[FC_RGPU_CLASSES] = {"GEMM", "GEMM-like uncounted", "attention",
+                                                         "communication", "other"};
 
 static void text_graphs(const fc_report_gpu *g)
 {
@@ -23,9 +23,10 @@ static void text_graphs(const fc_report_gpu *g)
                    g->graphs_reason);
         return;
     }
-    printf("  CUDA graphs    %llu captures, %llu GEMMs captured (%s FLOPs; not counted as executed)\n",
-           (unsigned long long)g->captures, (unsigned long long)g->captured_calls,
-           fc_u128_to_str(g->captured_flops, e));
+    printf(
+        "  CUDA graphs    %llu captures, %llu GEMMs captured (%s FLOPs; not counted as executed)\n",
+        (unsigned long long)g->captures, (unsigned long long)g->captured_calls,
+        fc_u128_to_str(g->captured_flops, e));
     if (!g->replays_visible) {
         printf("                 replays cannot be seen: %s\n", g->graphs_reason);
         return;
@@ -38,7 +39,8 @@ static void text_graphs(const fc_report_gpu *g)
                (unsigned long long)g->never_launched_calls,
                fc_u128_to_str(g->never_launched_flops, e));
     if (g->unknown_launches)
-        printf("                 %llu launches of graphs made before flopcount saw them (not counted)\n",
+        printf("                 %llu launches of graphs made before flopcount saw them (not "
+               "counted)\n",
                (unsigned long long)g->unknown_launches);
 }
 
