@@ -35,8 +35,10 @@ static inline void fc_hook_end(int outer, const fc_gemm *g, int ok)
 }
 
 /* The GPU (cuBLAS, cuBLASLt) hooks: the same, plus what CUPTI needs around
- * the real call (cupti/cupti_layer.h) - one load and test while nothing of it is
- * on. begin: before forwarding. */
+ * the real call (cupti/cupti_layer.h) - one load and test while nothing of
+ * it is on. begin: before forwarding; returns the outer flag, with bit 2
+ * set when the cupti layer took part (so the end runs without another
+ * load: a capture that begins after this point cannot hold this call). */
 static inline int fc_hook_begin_gpu(void)
 {
     int outer = fc_enter();
@@ -44,15 +46,17 @@ static inline int fc_hook_begin_gpu(void)
         int saved = errno;
         fc_cupti_call_begin();
         errno = saved;
+        return outer | 2;
     }
     return outer;
 }
 
-/* For an outermost call while CUPTI work is on: 1 when g was issued on a
- * capturing stream and recorded against the capture instead of counted. */
+/* After forwarding, when begin involved the cupti layer: 1 when g was
+ * issued on a capturing stream and recorded against the capture instead of
+ * counted. */
 static inline int fc_hook_diverted_gpu(int outer, fc_gemm *g, int ok)
 {
-    if (FC_LIKELY(!fc_cupti_hot_get()) || !outer)
+    if (FC_LIKELY(!(outer & 2)))
         return 0;
     int saved = errno;
     int d = fc_cupti_call_end(g, ok);
