@@ -14,6 +14,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,26 +64,28 @@ typedef struct image {
 
 static sample script[MAX_SCRIPT];
 static size_t n_script, next_script;
+static pthread_mutex_t script_mu =
+    PTHREAD_MUTEX_INITIALIZER; /* the test's thread writes, the decoder reads */
 static struct CUpti_PmSampling_Object pm_object;
 
-/* Scripted by the test program (dlsym on this library): sample [start,
- * end) counted value of metric ("...sum"); samples with the same span are
- * one sample with several metrics. Decoded in the order scripted. */
-void fake_cupti_pm_sample(uint64_t start, uint64_t end, const char *metric, double value)
+/* Scripted by the test program (dlsym on this library): one sample over
+ * [start, end) with n metrics ("...sum") and their counted values, decoded
+ * in the order scripted. */
+void fake_cupti_pm_sample(uint64_t start, uint64_t end, int n, const char *const *metrics,
+                          const double *values)
 {
-    sample *s = n_script ? &script[n_script - 1] : NULL;
-    if (s == NULL || s->start != start || s->end != end) {
-        if (n_script == MAX_SCRIPT)
-            return;
-        s = &script[n_script++];
+    pthread_mutex_lock(&script_mu);
+    if (n_script < MAX_SCRIPT) {
+        sample *s = &script[n_script++];
         memset(s, 0, sizeof *s);
         s->start = start;
         s->end = end;
+        for (int i = 0; i < n && i < MAX_METRICS; i++) {
+            strncpy(s->metric[i], metrics[i], sizeof s->metric[0] - 1);
+            s->value[s->n++] = values[i];
+        }
     }
-    if (s->n < MAX_METRICS) {
-        strncpy(s->metric[s->n], metric, sizeof s->metric[0] - 1);
-        s->value[s->n++] = value;
-    }
+    pthread_mutex_unlock(&script_mu);
 }
 
 static CUptiResult forced(const char *var)
@@ -267,11 +270,13 @@ CUptiResult cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *p)
 CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *p)
 {
     image *im = (image *)p->pCounterDataImage;
+    pthread_mutex_lock(&script_mu);
     while (next_script < n_script && im->n < im->cap)
         im->s[im->n++] = script[next_script++];
     p->decodeStopReason = next_script < n_script
                               ? CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL
                               : CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+    pthread_mutex_unlock(&script_mu);
     p->overflow = 0;
     return CUPTI_SUCCESS;
 }

@@ -324,10 +324,10 @@ static void hwflops(FILE *truth)
     uint64_t step = kernels(3);
     uint64_t t1 = fake_cuda_now();
     void *self = dlopen(getenv("FLOPCOUNT_CUPTI"), RTLD_NOW | RTLD_NOLOAD);
-    void (*sample)(uint64_t, uint64_t, const char *, double) =
-        self ? (void (*)(uint64_t, uint64_t, const char *, double))dlsym(self,
-                                                                         "fake_cupti_pm_sample")
-             : NULL;
+    typedef void (*sample_fn)(uint64_t, uint64_t, int, const char *const *, const double *);
+    sample_fn sample = self ? (sample_fn)dlsym(self, "fake_cupti_pm_sample") : NULL;
+    static const char *const metrics[2] = {"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+                                           "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"};
     if (sample == NULL)
         die("dlsym fake_cupti_pm_sample", -1);
     uint64_t base = t0 - 250;
@@ -335,8 +335,8 @@ static void hwflops(FILE *truth)
         if (k == 5)
             continue;
         uint64_t s = base + k * 500;
-        sample(s, s + 500, "sm__ops_path_tensor_src_bf16_dst_fp32.sum", (double)(k + 1) * 1000);
-        sample(s, s + 500, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 10);
+        double values[2] = {(double)(k + 1) * 1000, 10};
+        sample(s, s + 500, 2, metrics, values);
     }
     if (truth)
         fprintf(truth, "{\"sample_base\": %llu, \"sample_end\": %llu, \"step_flops\": %llu}\n",
