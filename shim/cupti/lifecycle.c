@@ -73,8 +73,8 @@ void fc_cupti_before_report(int final, int from_signal)
 
 void fc_cupti_lifecycle_init(void)
 {
-    fc_ring_add_tick(tick_unlocked, 0);
-    fc_ring_add_tick(fc_cupti_tick, 1);
+    fc_ring_add_tick_unlocked(tick_unlocked);
+    fc_ring_add_tick(fc_cupti_tick);
 }
 
 void fc_cupti_lifecycle_reset(void)
