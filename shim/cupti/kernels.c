@@ -6,11 +6,12 @@
  * Per iteration: the iterations the detector found are host stamps; the
  * kernels a call or graph launch issued carry its stamp (host_t), so the
  * first kernel of an iteration on the GPU is known, and the GPU timeline
- * is cut there: iteration i runs from the start of its first kernel to the
- * start of iteration i+1's first kernel (when i+1 follows it directly),
- * or to the end of its own last kernel. Every kernel whose start falls in
- * that span is the iteration's - kernels without a stamp (elementwise,
- * attention, NCCL, ...) included. Busy time is the length of the union of
+ * is cut there: iteration i runs from the start of its first stamped kernel
+ * to the start of the first kernel stamped after the iteration ended (the
+ * next iteration's, or an evaluation pass's in between); with none (the
+ * last iteration) to the end of the last kernel. Every kernel whose start
+ * falls in that span is the iteration's - kernels without a stamp
+ * (elementwise, attention, NCCL, ...) included. Busy time is the length of the union of
  * those kernels within the span. Kernels wait in a fixed pending store
  * until the iteration two after theirs issued a kernel (or the report is
  * final), since records arrive late and out of order.
@@ -47,7 +48,10 @@ static fc_span scratch[PENDING_CAP];
 static fc_kiter iters[ITER_CAP];
 static size_t n_done_iters; /* iterations attributed, in order */
 static int iters_mode;
-static uint64_t g_first[ITER_CAP], h_last[ITER_CAP]; /* per pass: first start, last end */
+/* Per pass: the first start of a stamped kernel of iteration i (g_first),
+ * and of one stamped after iteration i ended (after: the next iteration's,
+ * an evaluation pass's). 0: none. */
+static uint64_t g_first[ITER_CAP], after[ITER_CAP];
 
 static struct {
     int any;
@@ -181,6 +185,21 @@ static long iter_of(const fc_iteration *list, size_t n, uint64_t t)
     return t < it->t1 || (it->open_end && t <= it->t1) ? (long)(lo - 1) : -1;
 }
 
+/* The last iteration (0-based, among list[0..n)) that ended at or before
+ * t, or -1. */
+static long ended_before(const fc_iteration *list, size_t n, uint64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* first iteration with t1 > t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (list[mid].t1 <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (long)lo - 1;
+}
+
 /* Run-level busy time: the union of spans leaving the pending store, in
  * start order, against what earlier batches covered. */
 static void add_busy(fc_span *v, size_t n)
@@ -253,18 +272,23 @@ void fc_kernels_attribute(int final)
     }
     size_t n = v.stored < ITER_CAP ? (size_t)v.stored : ITER_CAP;
     for (size_t i = n_done_iters; i < n; i++)
-        g_first[i] = h_last[i] = 0;
+        g_first[i] = after[i] = 0;
+    uint64_t last_end = 0; /* of every pending kernel */
     for (size_t i = 0; i < n_pending; i++) {
+        if (pending[i].end > last_end)
+            last_end = pending[i].end;
         if (pending[i].host_t == 0)
             continue;
         long k = iter_of(v.list, n, pending[i].host_t);
-        if (k < (long)n_done_iters)
-            continue;
-        if (g_first[k] == 0 || pending[i].start < g_first[k])
+        if (k >= (long)n_done_iters && (g_first[k] == 0 || pending[i].start < g_first[k]))
             g_first[k] = pending[i].start;
-        if (pending[i].end > h_last[k])
-            h_last[k] = pending[i].end;
+        long j = ended_before(v.list, n, pending[i].host_t); /* the last iteration over by then */
+        if (j >= (long)n_done_iters && (after[j] == 0 || pending[i].start < after[j]))
+            after[j] = pending[i].start;
     }
+    for (size_t i = n; i-- > n_done_iters + 1;) /* after[i]: over every iteration ended by then */
+        if (after[i] != 0 && (after[i - 1] == 0 || after[i] < after[i - 1]))
+            after[i - 1] = after[i];
     for (size_t i = n_done_iters; i < n; i++) {
         /* closed once kernels of two iterations later arrived, or at the end */
         int closable = final || (i + 2 < n && agg.latest_host_t >= v.list[i + 2].t0);
@@ -273,8 +297,8 @@ void fc_kernels_attribute(int final)
         fc_kiter *it = &iters[i];
         memset(it, 0, sizeof *it);
         if (g_first[i] != 0) {
-            int next = i + 1 < n && v.list[i].t1 == v.list[i + 1].t0 && g_first[i + 1] != 0;
-            uint64_t end = next ? g_first[i + 1] : h_last[i];
+            /* to the next stamped kernel after it; the last one: to the end */
+            uint64_t end = after[i] != 0 ? after[i] : last_end;
             it->has = 1;
             it->g0 = g_first[i];
             it->g1 = end > it->g0 ? end : it->g0;

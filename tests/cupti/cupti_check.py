@@ -9,7 +9,7 @@ which this script computes busy time, classes, per-shape time and the
 per-iteration split itself, with the rule docs/cupti.md states: iteration
 i runs on the GPU from the first kernel a call of the iteration issued
 (here: step i's eager G1) to that of iteration i+1; the last one to the end
-of its own calls' kernels."""
+of the last kernel."""
 import json
 import sys
 
@@ -173,12 +173,10 @@ def union(spans):
 
 def spans_of(steps):
     """Iteration i: from its first stamped kernel to the next iteration's
-    first; the last one to the end of its own stamped kernels."""
+    first; the last one to the end of the last kernel."""
     g = [min(k["start"] for k in s if stamped(k)) for s in steps]
-    out = []
-    for i, s in enumerate(steps):
-        out.append((g[i], g[i + 1] if i + 1 < len(steps) else max(k["end"] for k in s if stamped(k))))
-    return out
+    end = max(k["end"] for s in steps for k in s)
+    return [(g[i], g[i + 1] if i + 1 < len(steps) else end) for i in range(len(steps))]
 
 
 def case_kernels():

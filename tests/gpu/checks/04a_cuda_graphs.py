@@ -52,7 +52,10 @@ def evaluate(report, meta, figures):
             "run total %s FLOPs in %s calls, expected %d in %d"
             % (tot.get("gemm_flops"), tot.get("gemm_calls"), (W + R) * F, (W + R) * n)
         )
-    launches = expect.first_number(report["graphs"], ("launches", "graph_launches"))
+    g = report["graphs"]
+    if isinstance(g, dict) and g.get("replays_visible") is False:
+        p.append("the shim could not see graph launches: %s" % g.get("reason"))
+    launches = expect.first_number(g, ("launches", "graph_launches"))
     if launches is not None and launches != R:
         p.append("graphs.launches %s, expected %d" % (launches, R))
     if p:
@@ -94,7 +97,10 @@ def self_test():
     assert st == "SKIP" and why.startswith("not built") and "capture counted 1x" in why, why
     assert evaluate(good, meta(F, 10), {})[0] == "FAIL"
     assert evaluate(dict(good, graphs={"launches": 99}), meta(0, 0), {})[0] == "FAIL"
-    return 4
+    blind = dict(good, graphs={"launches": 0, "replays_visible": False, "reason": "FLOPCOUNT_CUPTI=0"})
+    st, why = evaluate(blind, meta(0, 0), {})
+    assert st == "FAIL" and "FLOPCOUNT_CUPTI=0" in why, why
+    return 5
 
 
 def main():

@@ -23,7 +23,13 @@ import fcgpu  # noqa: E402
 
 
 def uncounted_gemm_seconds(report):
-    """Seconds of GEMM-like kernels flopcount did not count (report.kernels, issue 16), or None."""
+    """Seconds of GEMM-like kernels flopcount did not count: the shim's
+    kernels.by_class.gemm_like_uncounted (docs/cupti.md), else any key
+    naming "uncounted" in report.kernels; None without."""
+    k = report.get("kernels")
+    by = k.get("by_class") if isinstance(k, dict) else None
+    if isinstance(by, dict) and isinstance(by.get("gemm_like_uncounted"), dict):
+        return expect.first_number(by["gemm_like_uncounted"], ("seconds",))
     total, seen = 0.0, False
     for _, v in expect.find_values(report.get("kernels") or {}, lambda k: "uncounted" in k.lower()):
         x = (

@@ -9,9 +9,9 @@ the per-iteration hardware FLOPs:
     of what ncu counted for the same GEMM in check 07a (when 07a ran);
   * hardware - counted of iteration 4 over that of iteration 3 (the
     attention kernels, causal over non-causal) within [0.45, 0.60].
-The per-iteration figure is looked up loosely (a key hw_flops or
-hardware_flops in each iterations.list entry, a number or FLOPs by type),
-so the first real report may need this file adjusted, not the shim.
+The per-iteration figures are the report's hw_flops.iterations.list
+(flops, counted_flops; docs/hw-flops.md), or, for reports of another
+layout, a key hw_flops or hardware_flops in each iterations.list entry.
 SKIP: not built while `flopcount run --help` has no --hw-flops."""
 import glob
 import json
@@ -28,7 +28,13 @@ HW_KEYS = ("hw_flops", "hardware_flops", "measured_hw_flops")
 
 
 def hw_per_iteration(report):
-    """[(counted, hardware)] per iteration, or None when the report has no such figure."""
+    """[(counted, hardware)] per iteration, or None when the report has no such figure: the
+    shim's hw_flops.iterations.list (counted_flops, flops), else a hw key in iterations.list."""
+    h = report.get("hw_flops")
+    lst = h.get("iterations", {}).get("list") if isinstance(h, dict) else None
+    if isinstance(lst, list) and lst:
+        out = [(x.get("counted_flops", 0), x.get("flops")) for x in lst]
+        return out if all(isinstance(hw, (int, float)) for _, hw in out) else None
     out = []
     for x in report.get("iterations", {}).get("list", []):
         hw = None
@@ -120,11 +126,28 @@ def self_test():
         return {"iterations": {"list": lst}, "hw_flops": {"status": "ok"}}
 
     assert evaluate(rep(), meta, one * 1.002, {})[0] == "PASS"
+    shim = {  # the shim's own layout (shim/report/hwflops_json.c)
+        "iterations": {"list": [{"flops": one + 10}] * 4},
+        "hw_flops": {
+            "status": "on",
+            "iterations": {
+                "list": [
+                    {"flops": one * 1.001, "counted_flops": one + 10},
+                    {"flops": 10 * one, "counted_flops": 10 * one},
+                    {"flops": tiny + full, "counted_flops": tiny},
+                    {"flops": tiny + full * 0.52, "counted_flops": tiny},
+                ]
+            },
+        },
+    }
+    assert evaluate(shim, meta, one * 1.002, {})[0] == "PASS"
+    shim["hw_flops"]["iterations"]["list"][3] = {"flops": None, "counted_flops": tiny}
+    assert evaluate(shim, meta, None, {})[0] == "FAIL"
     assert evaluate(rep(g=1.02), meta, None, {})[0] == "FAIL"
     assert evaluate(rep(), meta, one * 1.03, {})[0] == "FAIL"
     assert evaluate(rep(r=1.0), meta, None, {})[0] == "FAIL"
     assert evaluate({"iterations": {"list": [{"flops": 1}]}}, meta, None, {})[0] == "FAIL"
-    return 5
+    return 7
 
 
 def main():
