@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* run.c - 'flopcount run [options] -- CMD ARGS...': run a command with the
- * shim preloaded (in front of any LD_PRELOAD it already has), as NVTX
- * injection library too, and exit with the command's own status. */
+ * shim preloaded (in front of any LD_PRELOAD it already has) and as NVTX
+ * injection library, follow every process under it through a per-run
+ * directory they each write their part into, and when the command is done
+ * write the one report of the job (tools/job/). Exits with the command's
+ * own status (run_wait.c starts it, passes signals on and waits). */
+#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../analysis/launcher.h"
 #include "../analysis/parse.h"
+#include "run.h"
 #include "tools.h"
 
 static void usage(FILE *f)
@@ -21,19 +26,23 @@ static void usage(FILE *f)
             "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
             "                     [--kernels] [--hw-flops]\n"
             "                     -- CMD [ARGS...]\n"
-            "  --output FILE      JSON report path (default flopcount.json; %%p pid, %%r rank, %%h host)\n"
-            "  --quiet            no summary on stderr\n"
+            "  --output FILE      the job's JSON report (default flopcount.json; %%p the pid of\n"
+            "                     flopcount run, %%r the rank its launcher gave it, %%h host)\n"
+            "  --quiet            no summaries on stderr\n"
             "  --log-every N      one live line on stderr every N training iterations\n"
             "  --peak-tflops X    per-device peak for HFU/MFU when the device is not detected\n"
             "  --nvtx-step NAME   NVTX range name that marks one iteration (default step)\n"
-            "  --snapshot-seconds S  rewrite the report every S seconds while running\n"
+            "  --snapshot-seconds S  each process rewrites its part every S seconds\n"
             "  --prometheus DIR   write Prometheus metrics for node-exporter's textfile collector\n"
             "                     into DIR (every FLOPCOUNT_PROMETHEUS_SECONDS, default 15)\n"
             "  --kernels          GPU kernel time through CUPTI: busy time, GEMM kernel time\n"
             "                     per shape, attention/communication/other kernels\n"
             "  --hw-flops         hardware-measured FLOPs (CUPTI PM sampling; implies --kernels;\n"
             "                     not yet validated on hardware)\n"
-            "The Python module 'flopcount' (markers, live figures) is put on PYTHONPATH.\n");
+            "The Python module 'flopcount' (markers, live figures) is put on PYTHONPATH.\n"
+            "Every process under CMD that runs GEMMs is counted (children, fork children,\n"
+            "exec'd programs, ranks started by a launcher); the report sums them and lists\n"
+            "them. SIGTERM, SIGINT and SIGHUP are passed on to CMD; the exit status is CMD's.\n");
 }
 
 /* The shim next to this executable: BIN/../lib/libflopcount.so, in the
@@ -83,32 +92,30 @@ static int check_count(const char *v)
     return fc_parse_u64(v, 1000000000ull, &x);
 }
 
-static int check_dir(const char *v)
-{
-    struct stat st;
-    return stat(v, &st) == 0 && S_ISDIR(st.st_mode) && access(v, W_OK | X_OK) == 0 ? 0 : -1;
-}
-
 static int check_positive(const char *v)
 {
     double x;
     return fc_parse_double(v, 1e-9, 1e7, &x);
 }
 
-int fc_cmd_run(int argc, char **argv)
+static int check_dir(const char *v)
+{
+    struct stat st;
+    return stat(v, &st) == 0 && S_ISDIR(st.st_mode) && access(v, W_OK | X_OK) == 0 ? 0 : -1;
+}
+
+/* Options up to the command; *cmd its index. -1: said, exit 2; 1: --help. */
+static int parse(int argc, char **argv, const char **output, int *cmd)
 {
     int i = 1;
-    const char *output = NULL;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             i++;
             break;
         }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return 1;
         if (strcmp(a, "--quiet") == 0) {
             setenv("FLOPCOUNT_QUIET", "1", 1);
             continue;
@@ -119,14 +126,14 @@ int fc_cmd_run(int argc, char **argv)
         }
         if (a[0] != '-')
             break; /* the command itself, without "--" */
-        if (i + 1 >= argc) {
+        if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0) {
             fprintf(stderr, "flopcount run: %s needs a value\n", a);
-            return 2;
+            return -1;
         }
         const char *v = argv[++i];
         int bad = 0;
         if (strcmp(a, "--output") == 0 || strcmp(a, "-o") == 0)
-            output = v;
+            *output = v;
         else if (strcmp(a, "--log-every") == 0)
             bad = set_env_checked("FLOPCOUNT_LOG_EVERY", v, a, check_count);
         else if (strcmp(a, "--peak-tflops") == 0)
@@ -139,21 +146,60 @@ int fc_cmd_run(int argc, char **argv)
             bad = set_env_checked("FLOPCOUNT_NVTX_STEP", v, a, NULL);
         else {
             fprintf(stderr, "flopcount run: unknown option '%s' (try --help)\n", a);
-            return 2;
+            return -1;
         }
         if (bad)
-            return 2;
+            return -1;
     }
     if (i >= argc) {
         fprintf(stderr, "flopcount run: no command given (flopcount run [options] -- CMD ARGS...)\n");
-        return 2;
+        return -1;
     }
-    char shim[4096];
-    if (find_shim(shim, sizeof shim) != 0) {
-        fprintf(stderr, "flopcount run: cannot find libflopcount.so next to this program "
-                        "(set FLOPCOUNT_LIB to its path)\n");
-        return 2;
+    *cmd = i;
+    return 0;
+}
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* %p (this process), %r (the rank its launcher gave it, 0 without), %h
+ * (host), %%. -1 when it does not fit. */
+static int expand(const char *tmpl, char *out, size_t size)
+{
+    fc_launch l;
+    fc_launch_from_env(env_get, &l);
+    char host[256] = "unknown";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    size_t o = 0;
+    for (const char *p = tmpl; *p; p++) {
+        char piece[300] = {*p, 0};
+        if (*p == '%' && p[1] != '\0') {
+            p++;
+            if (*p == 'p')
+                snprintf(piece, sizeof piece, "%ld", (long)getpid());
+            else if (*p == 'r')
+                snprintf(piece, sizeof piece, "%ld", l.rank < 0 ? 0 : l.rank);
+            else if (*p == 'h')
+                snprintf(piece, sizeof piece, "%s", host);
+            else if (*p != '%')
+                snprintf(piece, sizeof piece, "%%%c", *p);
+        }
+        size_t n = strlen(piece);
+        if (o + n + 1 > size)
+            return -1;
+        memcpy(out + o, piece, n + 1);
+        o += n;
     }
+    return 0;
+}
+
+/* The environment of the command: the shim preloaded first, NVTX routed
+ * to it, and where each process writes its part. */
+static void set_env(const char *shim, const char *run_dir)
+{
     const char *old = getenv("LD_PRELOAD");
     char preload[8192];
     if (old != NULL && *old != '\0')
@@ -163,38 +209,153 @@ int fc_cmd_run(int argc, char **argv)
     setenv("LD_PRELOAD", preload, 1);
     setenv("NVTX_INJECTION64_PATH", shim, 1);
     fc_run_python_path();
-    if (output != NULL)
-        setenv("FLOPCOUNT_OUTPUT", output, 1);
-    else if (getenv("FLOPCOUNT_OUTPUT") == NULL)
-        setenv("FLOPCOUNT_OUTPUT", "flopcount.json", 1);
+    unsetenv("FLOPCOUNT_RUN_ID"); /* a run this one may be nested in is not ours */
+    if (run_dir[0] != '\0') {
+        char parts[4300];
+        snprintf(parts, sizeof parts, "%s/%%p.json", run_dir);
+        setenv("FLOPCOUNT_RUN_DIR", run_dir, 1);
+        setenv("FLOPCOUNT_OUTPUT", parts, 1);
+    } else {
+        unsetenv("FLOPCOUNT_RUN_DIR");
+        unsetenv("FLOPCOUNT_OUTPUT"); /* no place to write: no reports, the job runs on */
+    }
+}
 
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "flopcount run: fork failed: %s\n", strerror(errno));
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d != NULL) {
+        struct dirent *e;
+        char path[4600];
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+                (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+                unlink(path);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Temporary file and rename, as the shim writes: never half a report, never
+ * through a symbolic link. */
+static int write_report(const char *path, const char *text, size_t len)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "flopcount run: cannot create %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    int bad = done < len || (fsync(fd) != 0 && errno != EINVAL);
+    bad |= close(fd) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "flopcount run: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one report of the job, from the parts in the per-run directory. */
+static void job_report(fc_run *r, const char *output)
+{
+    fc_job j;
+    memset(&j, 0, sizeof j);
+    j.child = &r->child;
+    j.who = "flopcount run";
+    size_t len = 0;
+    char *text = NULL;
+    if (fc_job_add_dir(&j, r->run_dir, NULL) != 0)
+        fprintf(stderr, "flopcount run: cannot read %s: %s\n", r->run_dir, strerror(errno));
+    else {
+        j.parts[0] = '\0'; /* removed once the report is written */
+        text = fc_job_build(&j, &len);
+    }
+    if (text != NULL && write_report(output, text, len) == 0) {
+        remove_dir(r->run_dir);
+        if (!r->quiet) {
+            size_t gemm = 0;
+            for (size_t i = 0; i < j.n; i++)
+                gemm += j.members[i].ran_gemm;
+            fprintf(stderr, "flopcount: report: %s (%zu process%s ran GEMMs; read it with "
+                            "'flopcount report %s')\n",
+                    output, gemm, gemm == 1 ? "" : "es", output);
+        }
+    } else {
+        fprintf(stderr, "flopcount run: no job report written; the processes' own reports "
+                        "are in %s\n", r->run_dir);
+    }
+    free(text);
+    fc_job_free(&j);
+}
+
+/* A report path that exists as something else than a regular file is bad
+ * input: refused before anything runs. */
+static int check_output(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "flopcount run: %s exists and is not a regular file (a directory, a "
+                        "symbolic link?); choose another --output\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+int fc_cmd_run(int argc, char **argv)
+{
+    const char *tmpl = NULL;
+    int cmd = 0;
+    int rc = parse(argc, argv, &tmpl, &cmd);
+    if (rc != 0) {
+        if (rc > 0)
+            usage(stdout);
+        return rc > 0 ? 0 : 2;
+    }
+    if (tmpl == NULL)
+        tmpl = getenv("FLOPCOUNT_OUTPUT") && *getenv("FLOPCOUNT_OUTPUT") ? getenv("FLOPCOUNT_OUTPUT")
+                                                                        : "flopcount.json";
+    static fc_run r;
+    char shim[4096], output[4096];
+    if (find_shim(shim, sizeof shim) != 0) {
+        fprintf(stderr, "flopcount run: cannot find libflopcount.so next to this program "
+                        "(set FLOPCOUNT_LIB to its path)\n");
         return 2;
     }
-    if (pid == 0) {
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "flopcount run: cannot run '%s': %s\n", argv[i], strerror(errno));
-        _exit(127);
+    if (expand(tmpl, output, sizeof output) != 0 || strlen(output) + 16 > sizeof r.run_dir) {
+        fprintf(stderr, "flopcount run: the --output path is too long\n");
+        return 2;
     }
-    /* Ctrl-C reaches the whole process group; the child decides, we wait. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, "flopcount run: waitpid failed: %s\n", strerror(errno));
-            return 2;
-        }
+    if (check_output(output) != 0)
+        return 2;
+    r.argv = argv + cmd;
+    r.quiet = getenv("FLOPCOUNT_QUIET") != NULL && strcmp(getenv("FLOPCOUNT_QUIET"), "0") != 0;
+    snprintf(r.run_dir, sizeof r.run_dir, "%s.parts-XXXXXX", output);
+    if (mkdtemp(r.run_dir) == NULL) {
+        fprintf(stderr, "flopcount run: cannot create the per-run directory %s: %s; no report "
+                        "will be written (the command runs on)\n", r.run_dir, strerror(errno));
+        r.run_dir[0] = '\0';
     }
-    const char *out = getenv("FLOPCOUNT_OUTPUT");
-    struct stat st;
-    if (out != NULL && strchr(out, '%') == NULL && stat(out, &st) == 0 && !getenv("FLOPCOUNT_QUIET"))
-        fprintf(stderr, "flopcount: report: %s (read it with 'flopcount report %s')\n", out, out);
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return 1;
+    set_env(shim, r.run_dir);
+    rc = fc_run_command(&r);
+    if (rc != 0) { /* it never ran */
+        if (r.run_dir[0])
+            remove_dir(r.run_dir);
+        return rc == 1 ? r.child.exit_code : 2;
+    }
+    if (r.run_dir[0])
+        job_report(&r, output);
+    return r.child.exit_code;
 }

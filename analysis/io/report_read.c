@@ -91,10 +91,14 @@ static void get_i64(ctx *c, json_object *o, const char *sec, const char *key, in
     json_object *v = member(o, key);
     if (v == NULL)
         return;
+    fc_u128 big;
     if (json_object_is_type(v, json_type_null))
         *out = -1;
     else if (json_object_is_type(v, json_type_int))
         *out = json_object_get_int64(v);
+    else if (json_object_is_type(v, json_type_string) && to_u128(v, &big) == 0 &&
+             big <= (fc_u128)INT64_MAX)
+        *out = (int64_t)big; /* a 19-digit literal we quoted (nanosecond times) */
     else
         fail(c, "%s%s%s: expected an integer", sec, *sec ? "." : "", key);
 }
@@ -221,6 +225,8 @@ static void read_process(ctx *c, json_object *root, fc_report *r)
         fail(c, "process.command: expected a string");
     }
     get_str(c, p, "process", "hostname", r->hostname, sizeof r->hostname);
+    get_long(c, p, "process", "ppid", &r->ppid);
+    get_i64(c, p, "process", "started_unix_ns", &r->started_unix_ns);
     get_long(c, p, "process", "rank", &r->rank);
     get_long(c, p, "process", "local_rank", &r->local_rank);
     get_long(c, p, "process", "world_size", &r->world_size);
@@ -425,10 +431,90 @@ static void read_extras(ctx *c, json_object *root, fc_report *r)
     read_callsites(c, root, r);
 }
 
+/* "run": the run a process belongs to (direct LD_PRELOAD use, where
+ * several processes share one output path). */
+static void read_run(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *run = section(c, root, "run", json_type_object);
+    get_str(c, run, "run", "id", r->run_id, sizeof r->run_id);
+    get_i64(c, run, "run", "start_unix_ns", &r->run_start_unix_ns);
+}
+
+static void read_proc(ctx *c, json_object *o, fc_report_proc *p)
+{
+    p->pid = p->ppid = p->rank = -1;
+    get_long(c, o, "processes[]", "pid", &p->pid);
+    get_long(c, o, "processes[]", "ppid", &p->ppid);
+    get_long(c, o, "processes[]", "rank", &p->rank);
+    get_str(c, o, "processes[]", "command", p->command, sizeof p->command);
+    get_str(c, o, "processes[]", "status", p->status, sizeof p->status);
+    get_str(c, o, "processes[]", "ended", p->ended, sizeof p->ended);
+    get_bool(c, o, "processes[]", "fork_child", &p->fork_child);
+    get_bool(c, o, "processes[]", "iterations_used", &p->iterations_used);
+    get_u64(c, o, "processes[]", "gemm_calls", &p->gemm_calls, 0);
+    get_u128(c, o, "processes[]", "gemm_flops", &p->gemm_flops, 0);
+    get_u64(c, o, "processes[]", "failed_calls", &p->failed_calls, 0);
+    json_object *it = member(o, "iterations");
+    if (it != NULL && !json_object_is_type(it, json_type_null)) {
+        p->has_iterations = 1;
+        get_u64(c, o, "processes[]", "iterations", &p->iterations, 0);
+    }
+}
+
+static void read_job(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *a = section(c, root, "processes", json_type_array);
+    if (a != NULL) {
+        size_t n = json_object_array_length(a);
+        if ((r->procs = alloc_array(c, n, sizeof *r->procs)) == NULL)
+            return;
+        for (size_t i = 0; i < n && !c->failed; i++) {
+            json_object *o = json_object_array_get_idx(a, i);
+            if (!json_object_is_type(o, json_type_object)) {
+                fail(c, "processes[%zu]: expected an object", i);
+                break;
+            }
+            read_proc(c, o, &r->procs[i]);
+            r->n_procs = i + 1;
+        }
+    }
+    json_object *j = section(c, root, "job", json_type_object);
+    if (j == NULL || c->failed)
+        return;
+    r->has_job = 1;
+    r->job.processes_with_gemms = -1;
+    get_str(c, j, "job", "command", r->job.command, sizeof r->job.command);
+    get_str(c, j, "job", "ended", r->job.ended, sizeof r->job.ended);
+    get_str(c, j, "job", "parts", r->job.parts, sizeof r->job.parts);
+    get_long(c, j, "job", "processes_with_gemms", &r->job.processes_with_gemms);
+    uint64_t u = 0;
+    get_u64(c, j, "job", "incomplete", &u, 0);
+    r->job.n_incomplete = (size_t)u;
+    u = 0;
+    get_u64(c, j, "job", "stale_parts_ignored", &u, 0);
+    r->job.stale_ignored = (size_t)u;
+    json_object *from = section(c, j, "iterations_from", json_type_array);
+    if (from == NULL)
+        return;
+    size_t n = json_object_array_length(from);
+    if ((r->job.iterations_from = alloc_array(c, n, sizeof *r->job.iterations_from)) == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(from, i);
+        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0) {
+            fail(c, "job.iterations_from[%zu]: expected a pid", i);
+            return;
+        }
+        r->job.iterations_from[i] = (long)json_object_get_int64(v);
+        r->job.n_iterations_from = i + 1;
+    }
+}
+
 static void empty(fc_report *r)
 {
     memset(r, 0, sizeof *r);
-    r->pid = r->rank = r->local_rank = r->world_size = -1;
+    r->pid = r->ppid = r->rank = r->local_rank = r->world_size = -1;
+    r->started_unix_ns = r->run_start_unix_ns = -1;
     r->wall_seconds = r->iterations.median_seconds = r->recompute.fraction = NAN;
     r->eval_passes.seconds = NAN;
     r->utilization.peak_flops = r->utilization.hfu = r->utilization.mfu = NAN;
@@ -448,6 +534,8 @@ void fc_report_free(fc_report *r)
     free(r->by_dtype);
     free(r->shapes);
     free(r->iterations.list);
+    free(r->procs);
+    free(r->job.iterations_from);
     empty(r);
 }
 
@@ -520,6 +608,10 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
         read_iterations(&c, root, out);
     if (!c.failed)
         read_extras(&c, root, out);
+    if (!c.failed)
+        read_run(&c, root, out);
+    if (!c.failed)
+        read_job(&c, root, out);
     json_object_put(root);
     if (c.failed) {
         fc_report_free(out);

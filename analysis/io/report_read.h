@@ -44,6 +44,18 @@ typedef struct fc_report_iter {
     int open_end; /* the last iteration, its end not seen: its time is short */
 } fc_report_iter;
 
+/* One entry of a job report's "processes" (written by 'flopcount run' and
+ * by the job assembly of 'report' and 'merge'; docs/report-schema.md). */
+typedef struct fc_report_proc {
+    long pid, ppid, rank; /* -1 when null or absent */
+    char command[256];    /* truncated */
+    char status[32];      /* the process's own report: "complete", "running", ...; "" none */
+    char ended[64];       /* "exit 0", "signal 15 (SIGTERM)", "exec", ... */
+    int fork_child, iterations_used, has_iterations;
+    uint64_t gemm_calls, failed_calls, iterations;
+    fc_u128 gemm_flops;
+} fc_report_proc;
+
 typedef struct fc_report {
     int schema;
     int is_merge;        /* "kind": "merge": written by 'flopcount merge' */
@@ -52,9 +64,13 @@ typedef struct fc_report {
     long pid;            /* -1 when absent */
     char *command;       /* malloc'd; "" when absent */
     char hostname[256];
+    long ppid;           /* -1 when absent */
     long rank, local_rank, world_size; /* -1 when null or absent */
     char launcher[32];
     int fork_child;
+    int64_t started_unix_ns; /* when this image started (exec starts a new one); -1 absent */
+    char run_id[64];     /* "run": the run this process belongs to ("" absent) */
+    int64_t run_start_unix_ns; /* start of that run (its first process); -1 absent */
     char status[32];     /* "complete", "running", ... */
     double wall_seconds; /* NaN when absent */
     struct {
@@ -96,6 +112,21 @@ typedef struct fc_report {
     } utilization;
     char utilization_reason[256]; /* why "utilization" is null, when it is */
     size_t n_callsites; /* entries of "callsites" ("top", or the array) (not kept) */
+
+    /* A job report (several processes): "processes" and "job". */
+    fc_report_proc *procs;
+    size_t n_procs;
+    int has_job;
+    struct {
+        char command[512];     /* what 'flopcount run' ran; "" when assembled later */
+        char ended[64];        /* how that command ended */
+        char parts[512];       /* where the per-process reports were read from */
+        long processes_with_gemms;
+        long *iterations_from; /* pids */
+        size_t n_iterations_from;
+        size_t n_incomplete;   /* processes whose last report is a snapshot */
+        size_t stale_ignored;  /* per-process reports of an earlier run left out */
+    } job;
 } fc_report;
 
 /* Parses len bytes of text (need not be NUL-terminated; may hold any bytes).

@@ -227,7 +227,7 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
 }
 
 /* No option: the peak every rank's report already carries, if they agree. */
-static void peak_from_reports(fc_merge *m)
+void fc_merge_peak_from_reports(fc_merge *m)
 {
     double p = m->n_ranks ? m->ranks[0].peak_flops : 0;
     for (size_t i = 0; i < m->n_ranks; i++)
@@ -256,7 +256,7 @@ static int merge_all(fc_merge *m, const args *a)
                                        m->peak_desc, sizeof m->peak_desc) != 0)
         rc = -1;
     if (rc == 0 && m->peak_flops == 0)
-        peak_from_reports(m);
+        fc_merge_peak_from_reports(m);
     if (rc == 0 && fc_merge_analyze(m) != 0) {
         fprintf(stderr, "flopcount merge: out of memory\n");
         rc = -1;

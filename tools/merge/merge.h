@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jsonw.h"
 #include "report_read.h"
 #include "stats.h"
 #include "u128.h"
@@ -152,6 +153,13 @@ const char *fc_merge_verdict_words(const fc_merge *m);
 /* Output (merge_out.c, merge_json.c). all_ranks: list every rank in text even when many. */
 void fc_merge_print_text(const fc_merge *m, int all_ranks);
 int fc_merge_print_json(const fc_merge *m);
+/* The merged JSON to fd (no trailing newline); -1 on a write error. */
+int fc_merge_write_json(const fc_merge *m, int fd);
+/* Pieces of it, for the job report (tools/job/). */
+void fc_merge_json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size_t n);
+void fc_merge_json_shapes(fc_jw *w, const fc_merge *m);
+/* No peak option: the peak every rank's report carries, when they agree. */
+void fc_merge_peak_from_reports(fc_merge *m);
 
 /* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit). */
 void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size);

@@ -99,7 +99,7 @@ static void json_ranks(fc_jw *w, const fc_merge *m)
     fc_jw_arr_end(w);
 }
 
-static void json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size_t n)
+void fc_merge_json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size_t n)
 {
     fc_jw_obj_begin(w, key);
     for (size_t i = 0; i < n; i++) {
@@ -111,7 +111,7 @@ static void json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size
     fc_jw_obj_end(w);
 }
 
-static void json_shapes(fc_jw *w, const fc_merge *m)
+void fc_merge_json_shapes(fc_jw *w, const fc_merge *m)
 {
     fc_jw_arr_begin(w, "shapes");
     for (size_t i = 0; i < m->n_shapes; i++)
@@ -201,11 +201,10 @@ static void json_head(fc_jw *w, const fc_merge *m)
     fc_jw_obj_end(w);
 }
 
-int fc_merge_print_json(const fc_merge *m)
+int fc_merge_write_json(const fc_merge *m, int fd)
 {
     static fc_jw w;
-    fflush(stdout);
-    fc_jw_init(&w, STDOUT_FILENO, 1);
+    fc_jw_init(&w, fd, 1);
     fc_jw_obj_begin(&w, NULL);
     json_head(&w, m);
     fc_jw_obj_begin(&w, "merge");
@@ -216,15 +215,21 @@ int fc_merge_print_json(const fc_merge *m)
     json_consistency(&w, m);
     json_ranks(&w, m);
     fc_jw_obj_end(&w);
-    json_groups(&w, "by_api", m->by_api, m->n_by_api);
-    json_groups(&w, "by_dtype", m->by_dtype, m->n_by_dtype);
-    json_shapes(&w, m);
+    fc_merge_json_groups(&w, "by_api", m->by_api, m->n_by_api);
+    fc_merge_json_groups(&w, "by_dtype", m->by_dtype, m->n_by_dtype);
+    fc_merge_json_shapes(&w, m);
     json_iterations(&w, m);
     json_utilization(&w, m);
     fc_gpu_print_json(&w, fc_merge_gpu_result());
     fc_jw_obj_end(&w);
+    return fc_jw_finish(&w);
+}
+
+int fc_merge_print_json(const fc_merge *m)
+{
+    fflush(stdout);
     char nl = '\n';
-    int rc = fc_jw_finish(&w);
+    int rc = fc_merge_write_json(m, STDOUT_FILENO);
     if (rc == 0 && write(STDOUT_FILENO, &nl, 1) != 1)
         rc = -1;
     if (rc != 0)
