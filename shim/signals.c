@@ -343,10 +343,13 @@ static void start_snapshots(void)
 static void after_fork_child(void)
 {
     /* The child has no snapshot thread (threads do not survive fork) and
-     * starts with its own signal history; a writer held by the parent's
-     * thread at fork time would otherwise stay held forever. */
+     * starts with its own signal history; a writer or the disposition
+     * table held by another thread of the parent at fork time would
+     * otherwise stay held forever (the table's double buffer keeps a whole
+     * copy current, whatever that thread was doing). */
     atomic_store(&writer, WRITER_FREE);
     atomic_store(&received, 0);
+    atomic_flag_clear(&table_lock);
 }
 
 void fc_signals_exit_begin(void)

@@ -126,7 +126,17 @@ static int parse(int argc, char **argv, const char **output, int *cmd)
         }
         if (a[0] != '-')
             break; /* the command itself, without "--" */
-        if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0) {
+        static const char *const with_value[] = {"--output", "-o", "--log-every", "--peak-tflops",
+                                                 "--snapshot-seconds", "--nvtx-step",
+                                                 "--prometheus"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            known |= strcmp(a, with_value[k]) == 0;
+        if (!known) {
+            fprintf(stderr, "flopcount run: unknown option '%s' (try --help)\n", a);
+            return -1;
+        }
+        if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0) { /* "--output -- CMD": no file name */
             fprintf(stderr, "flopcount run: %s needs a value\n", a);
             return -1;
         }
@@ -142,12 +152,8 @@ static int parse(int argc, char **argv, const char **output, int *cmd)
             bad = set_env_checked("FLOPCOUNT_SNAPSHOT_SECONDS", v, a, check_positive);
         else if (strcmp(a, "--prometheus") == 0)
             bad = set_env_checked("FLOPCOUNT_PROMETHEUS", v, a, check_dir);
-        else if (strcmp(a, "--nvtx-step") == 0)
+        else
             bad = set_env_checked("FLOPCOUNT_NVTX_STEP", v, a, NULL);
-        else {
-            fprintf(stderr, "flopcount run: unknown option '%s' (try --help)\n", a);
-            return -1;
-        }
         if (bad)
             return -1;
     }

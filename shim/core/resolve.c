@@ -10,13 +10,27 @@
  * to the library family, reopened with RTLD_NOLOAD (this finds libraries a
  * Python extension loaded RTLD_LOCAL, where RTLD_NEXT sees nothing); then
  * dlopen of the usual sonames. A candidate that is our own function is
- * skipped, so a lookup can never return the hook itself. */
+ * skipped, so a lookup can never return the hook itself.
+ *
+ * In a fork child the search takes no lock that fork can leave held. glibc
+ * (2.36) resets the loader's main lock in the child but not the one
+ * dl_iterate_phdr takes (nor does it add objects without it): if another
+ * thread of the parent was inside dl_iterate_phdr at fork - this very
+ * search on a thread making its first GEMMs, or libunwind - the child would
+ * wait for it forever. dlopen of an object loaded as a dependency may take
+ * it too. So a fork child walks the loader's list of objects (_r_debug)
+ * itself, reads each family member's own symbol table (elf_lookup.c), and
+ * never loads or pins a library. The walk takes no lock: an object another
+ * thread of the child unloads at that very moment could be read after it
+ * is freed, a race a child's first GEMM would have to lose to a dlclose. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <string.h>
 
 #include "diag.h"
+#include "elf_lookup.h"
+#include "process.h"
 #include "resolve.h"
 
 static const char *const family_marks[FC_LIB_COUNT][4] = {
@@ -51,25 +65,31 @@ struct search {
     void *found;
 };
 
-static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
+/* 1 when the object at path belongs to lib's family (and is not ours). */
+static int in_family(int lib, const char *path)
 {
-    (void)size;
-    struct search *s = ctx;
-    const char *path = info->dlpi_name;
-    if (s->found != NULL || path == NULL || path[0] == '\0')
+    if (path == NULL || path[0] == '\0')
         return 0;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (strstr(base, "flopcount") != NULL)
         return 0;
     int match = 0;
-    for (int i = 0; family_marks[s->lib][i] != NULL; i++)
-        if (strstr(base, family_marks[s->lib][i]) != NULL)
+    for (int i = 0; family_marks[lib][i] != NULL; i++)
+        if (strstr(base, family_marks[lib][i]) != NULL)
             match = 1;
     /* libcublasLt.so contains "libcublas" as a prefix only with "Lt": keep the families apart. */
-    if (s->lib == FC_LIB_CUBLAS && strstr(base, "libcublasLt") != NULL)
+    if (lib == FC_LIB_CUBLAS && strstr(base, "libcublasLt") != NULL)
         match = 0;
-    if (!match)
+    return match;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    struct search *s = ctx;
+    const char *path = info->dlpi_name;
+    if (s->found != NULL || !in_family(s->lib, path))
         return 0;
     void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
     if (h == NULL)
@@ -79,6 +99,20 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
     if (fn != NULL && !is_ours(fn))
         s->found = fn;
     return 0;
+}
+
+/* The fork child's search: the loader's list and each object's own
+ * symbol table, no call into the loader but dladdr. */
+static void *search_maps(int lib, const char *name)
+{
+    for (struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next) {
+        if (!in_family(lib, l->l_name))
+            continue;
+        void *fn = fc_elf_lookup(l, name);
+        if (fn != NULL && !is_ours(fn))
+            return fn;
+    }
+    return NULL;
 }
 
 /* Keeps the library that defines fn loaded for good: a program may dlclose
@@ -117,12 +151,15 @@ void *fc_resolve(int lib, const char *name)
     void *fn = dlsym(RTLD_NEXT, name);
     if (fn != NULL && is_ours(fn))
         fn = NULL;
-    if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT) {
+    int child = fc_process_is_fork_child();
+    if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && child)
+        fn = search_maps(lib, name);
+    if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && !child) {
         struct search s = {lib, name, NULL};
         dl_iterate_phdr(visit, &s);
         fn = s.found;
     }
-    for (int i = 0; fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && sonames[lib][i]; i++) {
+    for (int i = 0; fn == NULL && !child && lib >= 0 && lib < FC_LIB_COUNT && sonames[lib][i]; i++) {
         /* Loads the library if the program did not: it asked for its function. */
         void *h = dlopen(sonames[lib][i], RTLD_LAZY | RTLD_LOCAL);
         if (h == NULL)
@@ -132,7 +169,8 @@ void *fc_resolve(int lib, const char *name)
             fn = cand;
         /* The handle stays open: fn lives in that library. */
     }
-    pin(fn);
+    if (!child)
+        pin(fn);
     if (fn == NULL && first_miss(name))
         fc_warn("cannot find the real %s; the call is not forwarded (returns a failure status)",
                 name);

@@ -12,8 +12,11 @@ enum fc_lib { FC_LIB_CUBLAS, FC_LIB_CUBLASLT, FC_LIB_BLAS, FC_LIB_CUDART, FC_LIB
 /* The next definition of name after ours: RTLD_NEXT first, then any loaded
  * object of lib's family (libraries loaded RTLD_LOCAL too), then dlopen by
  * soname (never for FC_LIB_CUDART: the CUDA runtime is only ever found
- * loaded, by the program). Never our own hook. NULL, with one flopcount: line per name, when
- * there is none. Safe before the constructor ran and from several threads. */
+ * loaded, by the program; in a fork child: the loader's list walked without
+ * its locks, no new library loaded, resolve.c says why). Never our own
+ * hook. NULL, with one flopcount: line per name, when there is none. Safe
+ * before the constructor ran, from several threads, and in a fork child
+ * whose parent had threads inside the loader at fork. */
 void *fc_resolve(int lib, const char *name);
 
 /* dlsym(RTLD_NEXT, name) and nothing else: for the signal functions, which

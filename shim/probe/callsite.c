@@ -18,6 +18,7 @@
 
 #include "core/base.h"
 #include "core/options.h"
+#include "core/process.h"
 
 #define SIG_SLOTS FC_CALLSITE_SIG_SLOTS
 #define SITES FC_CALLSITE_SITES
@@ -108,7 +109,7 @@ void fc_callsite_note(uint32_t sig) /* sig: fc_site_key */
                 return;
             continue;
         }
-        if (fc_opt.callsites) {
+        if (fc_callsite_enabled()) {
             int saved = errno;
             atomic_store_explicit(&sig_site[j], unwind_site(), memory_order_release);
             errno = saved;
@@ -142,7 +143,11 @@ int fc_callsite_frames(uint32_t site, void **ip)
     return t->n;
 }
 
+/* Never in a fork child: libunwind takes its own mutex and the loader's
+ * dl_iterate_phdr lock, either of which another thread of the parent may
+ * have held at fork (a child of a program whose worker thread was unwinding
+ * its first GEMMs hung there). */
 int fc_callsite_enabled(void)
 {
-    return fc_opt.callsites;
+    return fc_opt.callsites && !fc_process_is_fork_child();
 }

@@ -15,7 +15,7 @@
  * own slot. The hot path probes the first slot inline (ring/hotpath.h) and
  * calls fc_callsite_note only when it does not hold the key: a later slot
  * of the probe sequence, or a new shape, which is then unwound (unless
- * FLOPCOUNT_CALLSITES=0). */
+ * fc_callsite_enabled() says no). */
 #define FC_CALLSITE_SIG_SLOTS 8192u
 extern _Atomic uint32_t fc_callsite_sigs[FC_CALLSITE_SIG_SLOTS];
 void fc_callsite_note(uint32_t key);
@@ -26,7 +26,8 @@ uint32_t fc_callsite_of(uint32_t key);
 /* Copies the frames of call site `site` into ip[FC_CALLSITE_FRAMES];
  * returns how many there are (0 for an unknown site). */
 int fc_callsite_frames(uint32_t site, void **ip);
-/* 0 when FLOPCOUNT_CALLSITES=0 switched unwinding off. */
+/* 0 when FLOPCOUNT_CALLSITES=0 switched unwinding off, and in a fork
+ * child (callsite.c says why). */
 int fc_callsite_enabled(void);
 
 #endif

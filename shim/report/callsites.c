@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/options.h"
 #include "count/counters.h"
 #include "detect/irec.h"
 #include "probe/callsite.h"
@@ -77,7 +78,8 @@ void fc_callsite_report_json(fc_jw *w)
     rank_sites();
     fc_jw_obj_begin(w, "callsites");
     fc_jw_str(w, "method", fc_callsite_enabled() ? "stack unwound at the first call of each shape"
-                                            : "off (FLOPCOUNT_CALLSITES=0)");
+                           : fc_opt.callsites ? "off in a fork child (no unwinding after fork)"
+                                              : "off (FLOPCOUNT_CALLSITES=0)");
     fc_jw_u128(w, "unattributed_flops", site_flops[0]);
     fc_jw_arr_begin(w, "top");
     for (int i = 0; i < n_top; i++) {

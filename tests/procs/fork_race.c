@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fork_race.c - a worker thread makes its first GEMMs (every Fortran entry
+ * point resolved for the first time, every call a new shape, so the shim
+ * resolves and unwinds) while the main thread forks FORKS times; each child
+ * runs GEMMs of its own (new shapes, entry points the parent may not have
+ * resolved yet) and exits. A child that does not exit within the timeout is
+ * hung: the shim took a lock that fork left held. Prints
+ * "children N hung H" and exits 1 when H > 0.
+ *
+ * usage: fork_race PLUGIN.so FORKS [TIMEOUT_S]
+ * Each child's own GEMMs: 4 calls, one per entry point, m=n=k=2+(i%8):
+ * FLOPs 2*d^3 (s, d) and 8*d^3 (c, z), which the caller can check in the
+ * children's reports. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef double (*gemm_fn)(int which, int m, int n, int k);
+
+static gemm_fn plugin_gemm;
+static atomic_int stop;
+
+/* New shapes all the time: every call is a first call of its shape. */
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; !atomic_load(&stop); i++) {
+        int m = 1 + i % 32, n = 1 + (i / 32) % 32, k = 1 + (i / 1024) % 32;
+        plugin_gemm(i % 4, m, n, k);
+    }
+    return NULL;
+}
+
+static void nap_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* 0 exited, 1 hung (killed), 2 failed otherwise. */
+static int wait_child(pid_t pid, double timeout_s)
+{
+    int st;
+    for (double waited = 0; waited < timeout_s; waited += 0.005) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 2;
+        nap_us(5000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: fork_race PLUGIN.so FORKS [TIMEOUT_S]\n");
+        return 2;
+    }
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL || (plugin_gemm = (gemm_fn)dlsym(h, "plugin_gemm")) == NULL) {
+        fprintf(stderr, "fork_race: %s\n", dlerror());
+        return 2;
+    }
+    int forks = atoi(argv[2]);
+    double timeout_s = argc > 3 ? atof(argv[3]) : 20;
+    pthread_t t;
+    if (pthread_create(&t, NULL, worker, NULL) != 0)
+        return 2;
+    int hung = 0, failed = 0;
+    for (int i = 0; i < forks; i++) {
+        nap_us(i % 3 == 0 ? 0 : 200 * (i % 7));
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork_race: fork");
+            return 2;
+        }
+        if (pid == 0) {
+            int d = 2 + i % 8;
+            double sum = 0;
+            for (int which = 3; which >= 0; which--)
+                sum += plugin_gemm(which, d, d, d);
+            _exit(sum == 4.0 * d ? 0 : 3); /* each C[0] is k */
+        }
+        int r = wait_child(pid, timeout_s);
+        hung += r == 1;
+        failed += r == 2;
+    }
+    atomic_store(&stop, 1);
+    pthread_join(t, NULL);
+    printf("children %d hung %d failed %d\n", forks, hung, failed);
+    return hung || failed ? 1 : 0;
+}
