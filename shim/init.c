@@ -23,6 +23,7 @@
 #include "signals.h"
 
 static atomic_int init_state; /* 0 not yet, 1 running, 2 done */
+static atomic_int first_part_written; /* write_first_part ran in this process */
 
 static void before_fork(void)
 {
@@ -34,10 +35,23 @@ static void after_fork_child(void)
     /* A DataLoader worker and the like: it reports only what it runs itself,
      * and never over the parent's file (see report/report.c). */
     fc_process_start(1);
+    fc_report_after_fork();
+    atomic_store(&first_part_written, 0);
     fc_ring_after_fork_child();
     fc_cupti_after_fork_child();
     fc_live_reset();
     fc_prom_after_fork_child();
+}
+
+/* Under 'flopcount run', a process that runs GEMMs writes its part as soon
+ * as it has (the drainer thread's first tick after a drain, holding no
+ * lock): a process killed later leaves a "running" part, so the job report
+ * says it is incomplete rather than not knowing it, and flopcount run knows
+ * to wait for it. */
+static void write_first_part(void)
+{
+    if (!atomic_exchange(&first_part_written, 1))
+        fc_signals_write_report("running");
 }
 
 void fc_init(void)
@@ -55,6 +69,8 @@ void fc_init(void)
     if (fc_prom_init() == 0)
         fc_ring_add_tick(fc_prom_tick);
     fc_cupti_init();
+    if (fc_opt.run_dir[0] != '\0')
+        fc_ring_add_tick_unlocked(write_first_part);
     fc_signals_init();
     pthread_atfork(before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);

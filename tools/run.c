@@ -216,15 +216,11 @@ static void set_env(const char *shim, const char *run_dir)
     setenv("NVTX_INJECTION64_PATH", shim, 1);
     fc_run_python_path();
     unsetenv("FLOPCOUNT_RUN_ID"); /* a run this one may be nested in is not ours */
-    if (run_dir[0] != '\0') {
-        char parts[4300];
-        snprintf(parts, sizeof parts, "%s/%%p.json", run_dir);
+    unsetenv("FLOPCOUNT_OUTPUT"); /* the processes write their parts, flopcount run the report */
+    if (run_dir[0] != '\0')
         setenv("FLOPCOUNT_RUN_DIR", run_dir, 1);
-        setenv("FLOPCOUNT_OUTPUT", parts, 1);
-    } else {
-        unsetenv("FLOPCOUNT_RUN_DIR");
-        unsetenv("FLOPCOUNT_OUTPUT"); /* no place to write: no reports, the job runs on */
-    }
+    else
+        unsetenv("FLOPCOUNT_RUN_DIR"); /* no place to write: no reports, the job runs on */
 }
 
 static void remove_dir(const char *dir)

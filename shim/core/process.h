@@ -11,6 +11,9 @@
 void fc_process_start(int is_fork_child);
 long fc_process_pid(void);
 uint64_t fc_process_start_ns(void);
+/* The same moment in ns since the epoch (CLOCK_REALTIME): names this
+ * image's part of a job and orders the parts (exec keeps the pid). */
+int64_t fc_process_start_unix_ns(void);
 int fc_process_is_fork_child(void);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report.c - write what was counted: the JSON report (atomically, to
- * FLOPCOUNT_OUTPUT) and the short summary on stderr.
+/* report.c - write what was counted: the JSON report (atomically, where
+ * destination.c says) and the short summary on stderr.
  *
  * Nothing here allocates: shapes are copied into a static array and sorted
  * in place, text goes through fixed buffers, so the same code can run from
@@ -23,6 +23,7 @@
 #include "count/counters.h"
 #include "dtype.h"
 #include "flopcount.h"
+#include "destination.h"
 #include "jsonw.h"
 #include "live.h"
 #include "prometheus.h"
@@ -37,8 +38,14 @@ static char command[1024];
 static int done_at_exit;
 static fc_jw json_writer;
 
+void fc_report_after_fork(void)
+{
+    fc_destination_after_fork();
+}
+
 void fc_report_init(void)
 {
+    fc_destination_init();
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ssize_t n = read(fd, command, sizeof command - 1);
@@ -174,6 +181,8 @@ static void write_process(fc_jw *w)
 {
     fc_jw_obj_begin(w, "process");
     fc_jw_i64(w, "pid", fc_process_pid());
+    fc_jw_i64(w, "ppid", (int64_t)getppid());
+    fc_jw_i64(w, "started_unix_ns", fc_process_start_unix_ns());
     fc_jw_str(w, "command", command);
     fc_jw_str(w, "hostname", fc_rank.hostname);
     if (fc_rank.rank >= 0) {
@@ -203,6 +212,12 @@ static void write_json(int fd, const char *status)
     fc_jw_str(w, "name", "flopcount");
     fc_jw_str(w, "version", FLOPCOUNT_VERSION_STRING);
     fc_jw_obj_end(w);
+    if (fc_destination_run_id()[0] != '\0') { /* early: destination.c reads it back */
+        fc_jw_obj_begin(w, "run");
+        fc_jw_str(w, "id", fc_destination_run_id());
+        fc_jw_i64(w, "start_unix_ns", fc_destination_run_start());
+        fc_jw_obj_end(w);
+    }
     write_process(w);
     fc_jw_str(w, "status", status);
     fc_jw_double(w, "wall_seconds", (double)(fc_now_ns() - fc_process_start_ns()) / 1e9);
@@ -217,7 +232,10 @@ static void write_json(int fd, const char *status)
     fc_jw_obj_end(w);
     write_groups(w);
     write_shapes(w);
-    fc_report_sections_json(w, strcmp(status, "running") != 0, strcmp(status, "interrupted") == 0);
+    /* "running" and "exec" (written before an exec, which may fail) leave
+     * the detector's stream open */
+    fc_report_sections_json(w, strcmp(status, "running") != 0 && strcmp(status, "exec") != 0,
+                            strcmp(status, "interrupted") == 0);
     fc_jw_obj_end(w);
     if (fc_jw_finish(w) != 0)
         fc_warn("writing the report failed: %s", strerror(errno));
@@ -230,56 +248,18 @@ static int counted_anything(void)
     return t.calls + t.failed_calls + t.invalid_calls + t.unresolved_calls > 0;
 }
 
-/* Expands %p (pid), %r (rank, 0 without a launcher), %h (host) and %%.
- * Returns -1 when the result does not fit. */
-static int expand_path(const char *tmpl, char *out, size_t size)
+int fc_report_counted(void)
 {
-    size_t o = 0;
-    for (const char *p = tmpl; *p; p++) {
-        char piece[300];
-        const char *add = piece;
-        if (*p == '%' && p[1] != '\0') {
-            p++;
-            switch (*p) {
-            case 'p': snprintf(piece, sizeof piece, "%ld", fc_process_pid()); break;
-            case 'r': snprintf(piece, sizeof piece, "%ld", fc_rank.rank < 0 ? 0 : fc_rank.rank); break;
-            case 'h': add = fc_rank.hostname; break;
-            case '%': add = "%"; break;
-            default: snprintf(piece, sizeof piece, "%%%c", *p); break;
-            }
-        } else {
-            piece[0] = *p;
-            piece[1] = '\0';
-        }
-        size_t n = strlen(add);
-        if (o + n + 1 > size)
-            return -1;
-        memcpy(out + o, add, n);
-        o += n;
-    }
-    out[o] = '\0';
-    return 0;
+    return counted_anything();
 }
 
 int fc_report_write(const char *status)
 {
-    static char path[4096 + 64], tmp[4096 + 96];
-    if (fc_opt.output[0] == '\0')
-        return 0;
-    if (fc_process_is_fork_child() && strstr(fc_opt.output, "%p") == NULL)
-        return 0; /* the parent owns that file; see fc_report_at_exit */
-    if (fc_rank.rank < 0 && strstr(fc_opt.output, "%r") != NULL && !counted_anything())
-        return 0; /* a launcher (torchrun's agent, srun) would take rank 0's name */
-    if (expand_path(fc_opt.output, path, sizeof path) != 0) {
-        fc_warn("FLOPCOUNT_OUTPUT is too long; report not written");
-        return -1;
-    }
-    struct stat st;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fc_warn("%s exists and is not a regular file (a symbolic link?); report not written",
-                path);
-        return -1;
-    }
+    static char path[4096 + 96], tmp[4096 + 160];
+    int counted = counted_anything(), claim;
+    int rc = fc_destination_pick(counted, path, sizeof path, &claim);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, fc_process_pid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by an earlier process of this pid */
@@ -291,12 +271,12 @@ int fc_report_write(const char *status)
     write_json(fd, status);
     int bad = fsync(fd) != 0 && errno != EINVAL;
     bad |= close(fd) != 0;
-    if (bad || json_writer.err || rename(tmp, path) != 0) {
+    if (bad || json_writer.err) {
         fc_warn("cannot write %s: %s; report not written", path, strerror(errno));
         unlink(tmp);
         return -1;
     }
-    return 0;
+    return fc_destination_commit(tmp, path, sizeof path, claim, counted);
 }
 
 static void say(const char *line)
@@ -342,13 +322,9 @@ void fc_report_at_exit(const char *status)
 {
     if (__atomic_exchange_n(&done_at_exit, 1, __ATOMIC_ACQ_REL))
         return;
-    if (fc_process_is_fork_child()) {
-        if (!counted_anything())
-            return; /* a worker that ran no GEMM has nothing to say */
-        if (fc_opt.output[0] != '\0' && strstr(fc_opt.output, "%p") == NULL)
-            fc_warn("forked child %ld ran GEMMs; put %%p in FLOPCOUNT_OUTPUT to keep its report",
-                    fc_process_pid());
-    }
+    int counted = counted_anything();
+    if (fc_process_is_fork_child() && !counted)
+        return; /* a worker that ran no GEMM has nothing to say */
     /* ends the detector's stream: the last iteration gets its live line,
      * the Prometheus file its final figures */
     if (fc_ring_collect(1) == 0) {
@@ -357,6 +333,11 @@ void fc_report_at_exit(const char *status)
         fc_ring_release();
     }
     fc_report_write(status);
-    if (!fc_opt.quiet)
+    if (fc_process_is_fork_child() && fc_opt.run_dir[0] == '\0' && fc_opt.output[0] != '\0' &&
+        strstr(fc_opt.output, "%p") == NULL)
+        fc_warn("forked child %ld ran GEMMs: its report is in FLOPCOUNT_OUTPUT.parts/, which "
+                "'flopcount report' adds (put %%p in FLOPCOUNT_OUTPUT to keep its report apart)",
+                fc_process_pid());
+    if (!fc_opt.quiet && (counted || fc_opt.run_dir[0] == '\0'))
         summary(strcmp(status, "interrupted") == 0);
 }

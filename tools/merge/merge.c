@@ -21,6 +21,7 @@
 typedef struct args {
     char **paths; /* owned strings */
     size_t n_paths;
+    fc_merge_paths files; /* paths after fc_merge_expand_parts (owns them then) */
     fc_peak_opt peak;
     int json, all_ranks, strict;
     const char *html; /* --html OUT: NULL when not given */
@@ -178,6 +179,7 @@ static int place_rank(fc_merge *m, fc_report *r, const char *path, size_t i)
 typedef struct take_ctx {
     fc_merge *m;
     seen_set seen;
+    char **show; /* the name to give report i, when not its path */
 } take_ctx;
 
 /* One parsed report into the merge (fc_merge_load_all's callback). */
@@ -186,6 +188,9 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
     take_ctx *t = arg;
     fc_merge *m = t->m;
     char err[512];
+    const char *file = path; /* what was read: an assembled job stands in a temporary file */
+    if (t->show != NULL && t->show[i] != NULL)
+        path = t->show[i];
     if (r->is_merge) {
         fprintf(stderr, "flopcount merge: %s is a merged report; give the per-rank reports\n",
                 path);
@@ -219,7 +224,7 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
         fprintf(stderr, "flopcount merge: out of memory\n");
         return -1;
     }
-    if (fc_merge_gpu_add(path, err, sizeof err) != 0) {
+    if (fc_merge_gpu_add(file, err, sizeof err) != 0) {
         fprintf(stderr, "flopcount merge: %s: %s\n", path, err);
         return -1;
     }
@@ -239,7 +244,7 @@ void fc_merge_peak_from_reports(fc_merge *m)
 
 static int merge_all(fc_merge *m, const args *a)
 {
-    take_ctx t = {m, {NULL, 0}};
+    take_ctx t = {m, {NULL, 0}, a->files.show};
     int rc = 0;
     if ((m->ranks = calloc(a->n_paths, sizeof *m->ranks)) == NULL) {
         fprintf(stderr, "flopcount merge: out of memory\n");
@@ -310,8 +315,15 @@ int fc_cmd_merge(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     static fc_html page;
     char err[600];
-    if (parse_args(&a, argc, argv) == 0 && merge_all(&m, &a) == 0 &&
-        (a.html == NULL || open_page(&page, a.html))) {
+    int parsed = parse_args(&a, argc, argv) == 0;
+    if (parsed) { /* FILE.parts/ next to a report: its run's other processes */
+        a.files.paths = a.paths;
+        a.files.n = a.n_paths;
+        parsed = fc_merge_expand_parts(&a.files) == 0;
+        a.paths = a.files.paths;
+        a.n_paths = a.files.n;
+    }
+    if (parsed && merge_all(&m, &a) == 0 && (a.html == NULL || open_page(&page, a.html))) {
         for (size_t i = m.n_used; i < m.n_ranks; i++)
             fprintf(stderr, "flopcount merge: warning: %s repeats rank %ld; ignored\n",
                     m.ranks[i].path, m.ranks[i].rank);
@@ -335,8 +347,8 @@ int fc_cmd_merge(int argc, char **argv)
     }
     fc_merge_free(&m);
     fc_merge_gpu_free();
-    for (size_t i = 0; i < a.n_paths; i++)
-        free(a.paths[i]);
-    free(a.paths);
+    a.files.paths = a.paths;
+    a.files.n = a.n_paths;
+    fc_merge_paths_free(&a.files);
     return rc;
 }

@@ -148,6 +148,19 @@ int fc_merge_is_straggler(const fc_merge *m);
 char *fc_merge_header_words(const fc_merge *m, char *buf, size_t size);
 char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size);
 
+/* The report paths given to merge (merge_parts.c): show[i] is what to call
+ * paths[i] in the output when it differs (NULL: paths[i]); temp[i] marks a
+ * temporary file, removed by fc_merge_paths_free. */
+typedef struct fc_merge_paths {
+    char **paths, **show;
+    unsigned char *temp;
+    size_t n;
+} fc_merge_paths;
+/* A FILE with FILE.parts/ next to it: its parts join as ranks, or the job
+ * assembled from them stands for FILE (said on stderr). -1 on failure. */
+int fc_merge_expand_parts(fc_merge_paths *p);
+void fc_merge_paths_free(fc_merge_paths *p);
+
 /* One sentence on what the FLOP consistency verdict means. */
 const char *fc_merge_verdict_words(const fc_merge *m);
 /* Output (merge_out.c, merge_json.c). all_ranks: list every rank in text even when many. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "job.h"
 #include "model_flags.h"
 #include "pages.h"
 #include "parse.h"
@@ -216,6 +217,52 @@ static int write_page(fc_html *page, const fc_report_view *v)
     return 0;
 }
 
+/* The report, or, when other processes of its run wrote FILE.parts/ next
+ * to it (LD_PRELOAD with one FLOPCOUNT_OUTPUT), the job assembled from all
+ * of them (tools/job/), said on stderr. */
+static int load(fc_report_view *v)
+{
+    char err[512];
+    fc_job j;
+    memset(&j, 0, sizeof j);
+    j.who = "flopcount report";
+    int parts = fc_job_add_with_parts(&j, v->path);
+    if (parts <= 0) {
+        fc_job_free(&j);
+        if (parts < 0)
+            return -1; /* said */
+        if (fc_report_load(v->path, &v->rep, err, sizeof err) != 0) {
+            fprintf(stderr, "flopcount report: %s: %s\n", v->path, err);
+            return -1;
+        }
+        if (fc_report_gpu_load(v->path, &v->gpu, err, sizeof err) != 0) {
+            fprintf(stderr, "flopcount report: %s: %s\n", v->path, err);
+            fc_report_free(&v->rep);
+            return -1;
+        }
+        return 0;
+    }
+    size_t len;
+    long file_pid = j.members[0].rep.pid; /* the build sorts the members */
+    char *text = fc_job_build(&j, &len);
+    int rc = -1;
+    if (text != NULL && fc_report_parse(text, len, &v->rep, err, sizeof err) != 0) {
+        fprintf(stderr, "flopcount report: %s: the assembled job report: %s\n", v->path, err);
+    } else if (text != NULL && fc_report_gpu_parse(text, len, &v->gpu, err, sizeof err) != 0) {
+        fprintf(stderr, "flopcount report: %s: the assembled job report: %s\n", v->path, err);
+        fc_report_free(&v->rep);
+    } else if (text != NULL) {
+        fprintf(stderr, "flopcount report: note: %s holds pid %ld's report; %d more process%s of "
+                        "its run wrote %s.parts/: reporting the %zu together%s\n",
+                v->path, file_pid, parts, parts == 1 ? "" : "es", v->path, j.n,
+                j.stale_ignored ? " (parts of other runs left out)" : "");
+        rc = 0;
+    }
+    free(text);
+    fc_job_free(&j);
+    return rc;
+}
+
 int fc_cmd_report(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -230,15 +277,8 @@ int fc_cmd_report(int argc, char **argv)
     static fc_report_view v;
     char err[512];
     v.path = a.path;
-    if (fc_report_load(a.path, &v.rep, err, sizeof err) != 0) {
-        fprintf(stderr, "flopcount report: %s: %s\n", a.path, err);
+    if (load(&v) != 0)
         return 2;
-    }
-    if (fc_report_gpu_load(a.path, &v.gpu, err, sizeof err) != 0) {
-        fprintf(stderr, "flopcount report: %s: %s\n", a.path, err);
-        fc_report_free(&v.rep);
-        return 2;
-    }
     int rc = 2;
     static fc_html page;
     int ready = measured(&v, &a) == 0 && formula(&v, &a) == 0;

@@ -49,6 +49,41 @@ static void json_source(fc_jw *w, const fc_report_view *v)
     fc_jw_obj_end(w);
 }
 
+/* The job's processes (a report written by 'flopcount run', or assembled
+ * from FILE and FILE.parts/); [] for a single process's report. */
+static void json_processes(fc_jw *w, const fc_report *r)
+{
+    fc_jw_arr_begin(w, "processes");
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const fc_report_proc *p = &r->procs[i];
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_i64(w, "pid", p->pid);
+        if (p->ppid >= 0)
+            fc_jw_i64(w, "ppid", p->ppid);
+        else
+            fc_jw_null(w, "ppid");
+        if (p->rank >= 0)
+            fc_jw_i64(w, "rank", p->rank);
+        else
+            fc_jw_null(w, "rank");
+        fc_jw_str(w, "command", p->command);
+        fc_jw_str(w, "ended", p->ended);
+        fc_jw_u64(w, "gemm_calls", p->gemm_calls);
+        fc_jw_u128(w, "gemm_flops", p->gemm_flops);
+        if (p->has_iterations)
+            fc_jw_u64(w, "iterations", p->iterations);
+        else
+            fc_jw_null(w, "iterations");
+        fc_jw_bool(w, "iterations_used", p->iterations_used);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+    fc_jw_arr_begin(w, "iterations_from");
+    for (size_t i = 0; i < r->job.n_iterations_from; i++)
+        fc_jw_i64(w, NULL, r->job.iterations_from[i]);
+    fc_jw_arr_end(w);
+}
+
 static void json_shapes(fc_jw *w, const fc_report *r)
 {
     fc_jw_arr_begin(w, "top_shapes");
@@ -152,6 +187,7 @@ int fc_report_print_json(const fc_report_view *v)
     fc_jw_str(&w, "schema", "flopcount.report/1");
     fc_jw_str(&w, "version", FLOPCOUNT_VERSION_STRING);
     json_source(&w, v);
+    json_processes(&w, &v->rep);
     json_shapes(&w, &v->rep);
     json_iterations(&w, v);
     json_measured(&w, v);

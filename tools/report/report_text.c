@@ -17,6 +17,10 @@ char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size)
     if (r->is_merge)
         snprintf(buf, size, "merged report of %ld ranks (%s); status %s", r->world_size,
                  r->launcher[0] ? r->launcher : "unknown launcher", r->status);
+    else if (r->n_procs > 1)
+        snprintf(buf, size, "job of %zu processes on %s (iterations, shapes' top: pid %ld; "
+                            "totals: all); status %s",
+                 r->n_procs, r->hostname, r->pid, r->status);
     else if (r->rank >= 0)
         snprintf(buf, size, "rank %ld of %ld (%s) on %s, pid %ld; status %s", r->rank,
                  r->world_size, r->launcher, r->hostname, r->pid, r->status);
@@ -31,9 +35,51 @@ static void text_source(const fc_report_view *v)
     const fc_report *r = &v->rep;
     char line[512];
     printf("flopcount report: %s\n", v->path);
+    if (r->has_job && r->job.command[0] && r->n_procs > 1)
+        printf("  job            %.100s%s: %s; several processes (below)\n", r->job.command,
+               strlen(r->job.command) > 100 ? " ..." : "", r->job.ended[0] ? r->job.ended : "?");
     printf("  source         %s\n", fc_report_source_words(v, line, sizeof line));
     if (r->command && r->command[0])
         printf("  command        %.100s%s\n", r->command, strlen(r->command) > 100 ? " ..." : "");
+}
+
+/* More than one process: who ran what, how each ended, and which
+ * process's iterations the figures below come from. */
+static void text_processes(const fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    char e[FC_U128_DIGITS], pid[32], ppid[24], rank[24], iters[24];
+    if (r->n_procs < 2)
+        return;
+    size_t gemm = 0;
+    for (size_t i = 0; i < r->n_procs; i++)
+        gemm += r->procs[i].gemm_calls + r->procs[i].failed_calls > 0;
+    printf("  processes      %zu, %zu ran GEMMs; ", r->n_procs, gemm);
+    if (r->job.n_iterations_from == 0)
+        printf("no process's iterations used\n");
+    else {
+        printf("iterations from pid");
+        for (size_t i = 0; i < r->job.n_iterations_from; i++)
+            printf("%s %ld", i ? "," : "", r->job.iterations_from[i]);
+        printf(" (*)\n");
+    }
+    if (r->has_job && r->job.n_incomplete)
+        printf("  INCOMPLETE     %zu process%s left no final report (killed, or still running): "
+               "their counts stop at their last snapshot\n",
+               r->job.n_incomplete, r->job.n_incomplete == 1 ? "" : "es");
+    printf("    %-9s %-8s %-5s %-26s %11s %20s %6s  %s\n", "pid", "ppid", "rank", "ended",
+           "GEMM calls", "GEMM FLOPs", "iters", "command");
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const fc_report_proc *p = &r->procs[i];
+        snprintf(pid, sizeof pid, "%ld%s", p->pid, p->iterations_used ? " *" : "");
+        snprintf(ppid, sizeof ppid, p->ppid >= 0 ? "%ld" : "-", p->ppid);
+        snprintf(rank, sizeof rank, p->rank >= 0 ? "%ld" : "-", p->rank);
+        snprintf(iters, sizeof iters, p->has_iterations ? "%llu" : "-",
+                 (unsigned long long)p->iterations);
+        printf("    %-9s %-8s %-5s %-26.26s %11llu %20s %6s  %.60s%s\n", pid, ppid, rank,
+               p->ended, (unsigned long long)p->gemm_calls, fc_u128_to_str(p->gemm_flops, e),
+               iters, p->command, strlen(p->command) > 60 ? " ..." : "");
+    }
 }
 
 static void text_totals(const fc_report_view *v)
@@ -231,6 +277,7 @@ void fc_report_print_text(const fc_report_view *v)
 {
     text_source(v);
     text_totals(v);
+    text_processes(v);
     text_iterations(v);
     text_measured(v);
     if (v->has_model) {
