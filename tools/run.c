@@ -202,13 +202,32 @@ static int expand(const char *tmpl, char *out, size_t size)
     return 0;
 }
 
-/* The environment of the command: the shim preloaded first, NVTX routed
- * to it, and where each process writes its part. */
+/* Length of a sanitizer runtime at the start of an LD_PRELOAD list (it
+ * must stay first), 0 when there is none. */
+static size_t runtime_first(const char *list)
+{
+    size_t n = strcspn(list, ": ");
+    const char *base = list;
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == '/')
+            base = list + i + 1;
+    if (strncmp(base, "libasan", 7) == 0 || strncmp(base, "libtsan", 7) == 0 ||
+        strncmp(base, "libclang_rt.", 12) == 0)
+        return n;
+    return 0;
+}
+
+/* The environment of the command: the shim preloaded first (after a
+ * sanitizer runtime, which must come first), NVTX routed to it, and where
+ * each process writes its part. */
 static void set_env(const char *shim, const char *run_dir)
 {
     const char *old = getenv("LD_PRELOAD");
     char preload[8192];
-    if (old != NULL && *old != '\0')
+    size_t keep = old != NULL ? runtime_first(old) : 0;
+    if (keep > 0)
+        snprintf(preload, sizeof preload, "%.*s:%s%s", (int)keep, old, shim, old + keep);
+    else if (old != NULL && *old != '\0')
         snprintf(preload, sizeof preload, "%s:%s", shim, old);
     else
         snprintf(preload, sizeof preload, "%s", shim);

@@ -16,8 +16,9 @@
  * whose parent exits (a training started in the background by a script)
  * becomes its child. After the command exits, flopcount run waits while a
  * process that wrote a part into the per-run directory is alive and
- * descends from it, so its final report is in the job report; a daemon
- * that runs no GEMM is never waited for. */
+ * descends from it, so its final report is in the job report, and for
+ * GRACE_SECONDS while a descendant it left behind has not run a GEMM yet; a
+ * daemon that runs no GEMM is not waited for longer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -33,6 +34,9 @@
 #include "run.h"
 
 #define POLL_NS 200000000L /* while the job's processes outlive the command */
+/* After the command exits, how long a descendant it left running (now a
+ * child of this subreaper) may take to write its first part. */
+#define GRACE_SECONDS 2.0
 
 static double now_seconds(void)
 {
@@ -161,6 +165,15 @@ static void reap(fc_run *r, int *child_done)
         }
 }
 
+/* 1 while this process has children not yet reaped (descendants the
+ * command left running came back to it). */
+static int has_children(void)
+{
+    siginfo_t info;
+    info.si_pid = 0;
+    return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
 static int wait_all(fc_run *r, const sigset_t *set, double t0)
 {
     int child_done = 0, said = 0;
@@ -171,9 +184,12 @@ static int wait_all(fc_run *r, const sigset_t *set, double t0)
         if (child_done) {
             long pids[4];
             size_t n = job_alive(r->run_dir, pids, 4);
-            if (n == 0)
+            /* one it left behind may be about to run its first GEMM */
+            int grace = n == 0 && has_children() &&
+                        now_seconds() - t0 - r->child.wall_seconds < GRACE_SECONDS;
+            if (n == 0 && !grace)
                 return 0;
-            if (!said && !r->quiet) {
+            if (n > 0 && !said && !r->quiet) {
                 fprintf(stderr, "flopcount run: the command exited; waiting for %zu process%s "
                                 "of the job that ran GEMMs (pid %ld%s)\n",
                         n, n == 1 ? "" : "es", pids[0], n > 1 ? ", ..." : "");

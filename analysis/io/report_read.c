@@ -96,9 +96,9 @@ static void get_i64(ctx *c, json_object *o, const char *sec, const char *key, in
         *out = -1;
     else if (json_object_is_type(v, json_type_int))
         *out = json_object_get_int64(v);
-    else if (json_object_is_type(v, json_type_string) && to_u128(v, &big) == 0 &&
-             big <= (fc_u128)INT64_MAX)
-        *out = (int64_t)big; /* a 19-digit literal we quoted (nanosecond times) */
+    else if (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) >= 19 &&
+             to_u128(v, &big) == 0 && big <= (fc_u128)INT64_MAX)
+        *out = (int64_t)big; /* a 19-digit literal the quoting pass made a string (ns times) */
     else
         fail(c, "%s%s%s: expected an integer", sec, *sec ? "." : "", key);
 }

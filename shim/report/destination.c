@@ -133,11 +133,13 @@ static int parts_path(const char *file, char *out, size_t size)
     return 0;
 }
 
-/* FILE is of this run: written since the run started, or naming the run. */
+/* FILE is of this run: naming the run, or written after it started (by a
+ * run that overlapped this one). File times tick with the coarse clock: a
+ * file written in the tick the run started in is judged by its run id. */
 static int of_this_run(const char *file, const struct stat *st)
 {
     int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-    if (run_start >= 0 && mtime >= run_start)
+    if (run_start >= 0 && mtime > run_start)
         return 1;
     char head[512], want[96];
     int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

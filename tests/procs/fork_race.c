@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fork_race.c - a worker thread makes its first GEMMs (every Fortran entry
- * point resolved for the first time, every call a new shape, so the shim
- * resolves and unwinds) while the main thread forks FORKS times; each child
- * runs GEMMs of its own (new shapes, entry points the parent may not have
- * resolved yet) and exits. A child that does not exit within the timeout is
- * hung: the shim took a lock that fork left held. Prints
- * "children N hung H" and exits 1 when H > 0.
+/* fork_race.c - a worker thread makes its first GEMMs (sgemm_ and dgemm_
+ * resolved for the first time, every call a new shape, so the shim resolves
+ * and unwinds) while another thread walks the loaded objects with
+ * dl_iterate_phdr, slowly (as libunwind and C++ exception handling do, and
+ * as the shim's own resolution did), and the main thread forks FORKS times.
+ * Each child runs GEMMs of its own - new shapes, and cgemm_ and zgemm_,
+ * which the parent never resolved - and exits. A child that does not exit
+ * within the timeout is hung: the shim took a lock that fork left held by
+ * a thread the child does not have. Prints "children N hung H failed F"
+ * and exits 1 when H or F > 0.
  *
  * usage: fork_race PLUGIN.so FORKS [TIMEOUT_S]
  * Each child's own GEMMs: 4 calls, one per entry point, m=n=k=2+(i%8):
  * FLOPs 2*d^3 (s, d) and 8*d^3 (c, z), which the caller can check in the
  * children's reports. */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -26,14 +30,44 @@ typedef double (*gemm_fn)(int which, int m, int n, int k);
 static gemm_fn plugin_gemm;
 static atomic_int stop;
 
+/* A deep stack, as under an interpreter: the shim unwinds it (up to 48
+ * frames) at every new shape, which keeps libunwind busy, its locks held. */
+__attribute__((noinline)) static double deep(int depth, int which, int m, int n, int k)
+{
+    if (depth == 0)
+        return plugin_gemm(which, m, n, k);
+    volatile double r = deep(depth - 1, which, m, n, k);
+    return r;
+}
+
 /* New shapes all the time: every call is a first call of its shape. */
 static void *worker(void *arg)
 {
     (void)arg;
     for (int i = 0; !atomic_load(&stop); i++) {
         int m = 1 + i % 32, n = 1 + (i / 32) % 32, k = 1 + (i / 1024) % 32;
-        plugin_gemm(i % 4, m, n, k);
+        deep(40, i % 2, m, n, k);
     }
+    return NULL;
+}
+
+static void nap_us(long us);
+
+/* Holds the loader's dl_iterate_phdr lock most of the time. */
+static int slow_visit(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)info;
+    (void)size;
+    (void)ctx;
+    nap_us(50);
+    return 0;
+}
+
+static void *walker(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop))
+        dl_iterate_phdr(slow_visit, NULL);
     return NULL;
 }
 
@@ -71,8 +105,8 @@ int main(int argc, char **argv)
     }
     int forks = atoi(argv[2]);
     double timeout_s = argc > 3 ? atof(argv[3]) : 20;
-    pthread_t t;
-    if (pthread_create(&t, NULL, worker, NULL) != 0)
+    pthread_t t, w;
+    if (pthread_create(&t, NULL, worker, NULL) != 0 || pthread_create(&w, NULL, walker, NULL) != 0)
         return 2;
     int hung = 0, failed = 0;
     for (int i = 0; i < forks; i++) {
@@ -86,7 +120,7 @@ int main(int argc, char **argv)
             int d = 2 + i % 8;
             double sum = 0;
             for (int which = 3; which >= 0; which--)
-                sum += plugin_gemm(which, d, d, d);
+                sum += deep(20, which, d, d, d);
             _exit(sum == 4.0 * d ? 0 : 3); /* each C[0] is k */
         }
         int r = wait_child(pid, timeout_s);
@@ -95,6 +129,7 @@ int main(int argc, char **argv)
     }
     atomic_store(&stop, 1);
     pthread_join(t, NULL);
+    pthread_join(w, NULL);
     printf("children %d hung %d failed %d\n", forks, hung, failed);
     return hung || failed ? 1 : 0;
 }
