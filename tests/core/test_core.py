@@ -8,6 +8,7 @@ usage: /usr/bin/python3 test_core.py BINDIR SHIM_SO FLOPCOUNT_EXE WORKDIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -120,6 +121,11 @@ class Core(unittest.TestCase):
         r = load(path)
         self.assertEqual(r["totals"]["gemm_flops"], 2 * 8 * 8 * 8)
         self.assertIn("put %p in FLOPCOUNT_OUTPUT", p.stderr)
+        parts = os.listdir(path + ".parts")  # the child's own report, next to the parent's
+        self.assertEqual(len(parts), 1)
+        child = load(os.path.join(path + ".parts", parts[0]))
+        self.assertTrue(child["process"]["fork_child"])
+        self.assertEqual(child["totals"]["gemm_flops"], 2 * 2 * 2 * 2)
 
     def test_rank_template(self):
         tmpl = os.path.join(WORK, "rank%r.json")
@@ -193,7 +199,6 @@ class Core(unittest.TestCase):
 
 if __name__ == "__main__":
     BIN, SHIM, EXE, WORK = (os.path.abspath(a) for a in sys.argv[1:5])
-    os.makedirs(WORK, exist_ok=True)
-    for f in os.listdir(WORK):
-        os.unlink(os.path.join(WORK, f))
+    shutil.rmtree(WORK, ignore_errors=True)  # reports, and the FILE.parts/ of fork children
+    os.makedirs(WORK)
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -50,4 +50,20 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "--strict with a missing rank: exit $rc"
+# flopcount run around mpirun, one plain output path: the ranks (mpirun's
+# descendants, the shim inherited) write their parts, and the job report is
+# their merge: the same 6 calls, 1,179,648 FLOPs, world size 3.
+runtime=""  # a sanitized shim comes as RUNTIME:SHIM; flopcount run keeps RUNTIME first
+case $shim in *:*) runtime=${shim%:*} ;; esac
+LD_PRELOAD="$runtime" FLOPCOUNT_LIB="${shim##*:}" timeout 120 "$cli" run --quiet --output "$dir/job.json" -- \
+    mpirun --allow-run-as-root --oversubscribe -np 3 "$py" "$dist/mpi_gemm.py"
+"$py" - "$dir/job.json" <<'PY' || fail "job report of flopcount run -- mpirun"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["kind"] == "merge" and j["world_size"] == 3, (j.get("kind"), j["world_size"])
+assert j["totals"]["gemm_flops"] == 6 * 196608 and j["totals"]["gemm_calls"] == 6, j["totals"]
+ranks = {r["rank"]: r["gemm_flops"] for r in j["merge"]["ranks"]}
+assert ranks == {r: (r + 1) * 196608 for r in range(3)}, ranks
+assert j["processes"][0]["command"].startswith("mpirun"), j["processes"][0]
+PY
 echo "ok: mpirun, 3 ranks"

@@ -285,7 +285,7 @@ static void write_member(fc_jw *w, const fc_job *j, size_t i)
 }
 
 /* The command 'flopcount run' started, when it left no report (it ran no
- * GEMM): what waitpid said. */
+ * GEMM): what waitpid said. Listed first. */
 static void write_child(fc_jw *w, const fc_job_child *c)
 {
     char ended[96];
@@ -409,12 +409,12 @@ static int fill_patch(int fd, void *ctx)
         fc_jw_str(&w, "status", level_name[p->level]);
     fc_jw_arr_begin(&w, "processes");
     int child_listed = 0;
-    for (size_t i = 0; i < j->n; i++) {
-        write_member(&w, j, i);
+    for (size_t i = 0; i < j->n; i++)
         child_listed |= member_is_child(j, i);
-    }
-    if (j->child != NULL && !child_listed)
+    if (j->child != NULL && !child_listed) /* it started first */
         write_child(&w, j->child);
+    for (size_t i = 0; i < j->n; i++)
+        write_member(&w, j, i);
     fc_jw_arr_end(&w);
     write_job(&w, p);
     fc_jw_obj_end(&w);
@@ -465,7 +465,8 @@ char *fc_job_build(fc_job *j, size_t *len)
     plan p;
     memset(&p, 0, sizeof p);
     p.j = j;
-    qsort(j->members, j->n, sizeof *j->members, by_start);
+    if (j->n > 1)
+        qsort(j->members, j->n, sizeof *j->members, by_start);
     if (j->n == 0 && j->child == NULL) {
         fprintf(stderr, "%s: no report to assemble\n", j->who);
         return NULL;

@@ -151,7 +151,8 @@ int fc_job_add_dir(fc_job *j, const char *dir, const fc_job_member *anchor)
         }
     }
     closedir(d);
-    qsort(j->members + first, j->n - first, sizeof *j->members, by_start);
+    if (j->n - first > 1)
+        qsort(j->members + first, j->n - first, sizeof *j->members, by_start);
     snprintf(j->parts, sizeof j->parts, "%s", dir);
     return rc;
 }
