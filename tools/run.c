@@ -310,9 +310,12 @@ static void job_report(fc_run *r, const char *output)
             size_t gemm = 0;
             for (size_t i = 0; i < j.n; i++)
                 gemm += j.members[i].ran_gemm;
-            fprintf(stderr, "flopcount: report: %s (%zu process%s ran GEMMs; read it with "
-                            "'flopcount report %s')\n",
-                    output, gemm, gemm == 1 ? "" : "es", output);
+            if (gemm > 1)
+                fprintf(stderr, "flopcount: report: %s (%zu processes ran GEMMs; read it with "
+                                "'flopcount report %s')\n", output, gemm, output);
+            else
+                fprintf(stderr, "flopcount: report: %s (read it with 'flopcount report %s')\n",
+                        output, output);
         }
     } else {
         fprintf(stderr, "flopcount run: no job report written; the processes' own reports "

@@ -264,15 +264,16 @@ int fc_report_write(const char *status)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by an earlier process of this pid */
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    static int warned; /* once: snapshots and the exit would say it again */
     if (fd < 0) {
-        fc_warn("cannot create %s: %s; report not written", tmp, strerror(errno));
+        fc_warn_once(&warned, "cannot create %s: %s; report not written", tmp, strerror(errno));
         return -1;
     }
     write_json(fd, status);
     int bad = fsync(fd) != 0 && errno != EINVAL;
     bad |= close(fd) != 0;
     if (bad || json_writer.err) {
-        fc_warn("cannot write %s: %s; report not written", path, strerror(errno));
+        fc_warn_once(&warned, "cannot write %s: %s; report not written", path, strerror(errno));
         unlink(tmp);
         return -1;
     }

@@ -21,6 +21,12 @@ if(FLOPCOUNT_SANITIZE STREQUAL "address")
   # sh, timeout and bash are not instrumented: LeakSanitizer has nothing to
   # say about them, and the shim's memory is checked by the C tests.
   list(APPEND fc_procs_env "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
+elseif(FLOPCOUNT_SANITIZE STREQUAL "thread")
+  # As the robust tests (tests/robust/robust.cmake says why): call sites off,
+  # drainer threads in fork children allowed, the signal-handler report
+  # suppressed (a SIGTERM landing in sleep()).
+  list(APPEND fc_procs_env "FLOPCOUNT_CALLSITES=0"
+       "TSAN_OPTIONS=halt_on_error=1:die_after_fork=0:suppressions=${CMAKE_SOURCE_DIR}/scripts/ci/tsan.supp")
 endif()
 add_test(NAME procs_tree
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_procs.py ${FC_PROCS_DIR}

@@ -31,7 +31,8 @@ def preload():
 
 def clean_env(extra=None):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("FLOPCOUNT_", "LD_PRELOAD", "RANK", "WORLD_SIZE", "LOCAL_RANK"))}
+           if not k.startswith(("FLOPCOUNT_", "LD_PRELOAD", "RANK", "WORLD_SIZE", "LOCAL_RANK"))
+           or k == "FLOPCOUNT_CALLSITES"}  # the sanitizer builds' setting stays
     env["FLOPCOUNT_QUIET"] = "1"
     env.update(extra or {})
     return env
@@ -155,9 +156,13 @@ class Run(Case):
         self.assertEqual(kids[0]["gemm_flops"], flops(2, 4))
 
     def test_waits_for_a_process_the_command_left_running(self):
+        # sh leaves once the background process has run its GEMMs; it then
+        # sleeps 1 s, which flopcount run waits for.
         out = self.path("orphan.json")
+        said = os.path.join(WORK, "orphan.out")
         g = os.path.join(BIN, "procs_gemm")
-        wrapped(["sh", "-c", f"{g} sleep 2 4 1 >/dev/null &"], out)
+        wrapped(["sh", "-c", f"rm -f {said}; {g} sleep 2 4 1 >{said} & "
+                             f"while ! grep -q ready {said} 2>/dev/null; do sleep 0.05; done"], out)
         self.assert_job(load(out), 2, flops(2, 4))
 
     def test_exit_status_and_exec_errors(self):

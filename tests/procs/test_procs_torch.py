@@ -32,7 +32,8 @@ def per_step(b=B):
 
 def env(extra=None):
     e = {k: v for k, v in os.environ.items()
-         if not k.startswith(("FLOPCOUNT_", "LD_PRELOAD", "RANK", "WORLD_SIZE", "LOCAL_RANK"))}
+         if not k.startswith(("FLOPCOUNT_", "LD_PRELOAD", "RANK", "WORLD_SIZE", "LOCAL_RANK"))
+           or k == "FLOPCOUNT_CALLSITES"}  # the sanitizer builds' setting stays
     e.update(FLOPCOUNT_QUIET="1", OMP_NUM_THREADS="1", FLOPCOUNT_LIB=SHIM)
     e.update(extra or {})
     return e
