@@ -6,12 +6,17 @@ runs a GEMM of its own (a new shape: unwound in the child, were it allowed)
 and exits. A child still running after TIMEOUT seconds is hung and killed.
 
 usage: /usr/bin/python3 fork_race.py FORKS TIMEOUT
-Before the worker starts, the main thread runs torch.ones and an empty
-torch.mm (no GEMM reaches the BLAS): PyTorch's own one-time initialisation
-of those operators is done, so a child can only wait on what the shim did.
+Before the worker starts, the main thread runs torch.ones and a float64
+torch.mm (dgemm_; the worker and the children use float32, sgemm_):
+PyTorch's own one-time initialisation of those operators is done - a fork
+in the middle of it would leave a child waiting on PyTorch, shim or not -
+and the worker still makes the first sgemm_ calls. A hung child's stacks
+are printed (gdb, when installed) before it is killed.
 """
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -21,7 +26,7 @@ import torch
 torch.set_num_threads(1)
 forks, timeout = int(sys.argv[1]), float(sys.argv[2])
 torch.ones(1)
-torch.mm(torch.ones(0, 3), torch.ones(3, 0))
+torch.mm(torch.ones(3, 3, dtype=torch.float64), torch.ones(3, 3, dtype=torch.float64))
 stop = False
 
 
@@ -50,6 +55,9 @@ for i in range(forks):
             failed += st != 0
             break
         if time.time() - t0 > timeout:
+            subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 30"],
+                           stdout=sys.stderr, stderr=subprocess.DEVNULL, check=False) \
+                if shutil.which("gdb") else None
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             hung += 1
