@@ -26,8 +26,8 @@ static void usage(FILE *f)
             "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
             "                     [--kernels] [--hw-flops]\n"
             "                     -- CMD [ARGS...]\n"
-            "  --output FILE      the job's JSON report (default flopcount.json; %%p the pid of\n"
-            "                     flopcount run, %%r the rank its launcher gave it, %%h host)\n"
+            "  --output FILE      the job's JSON report (default flopcount.json; %%p the command's\n"
+            "                     pid, %%r the rank the launcher gave flopcount run, %%h host)\n"
             "  --quiet            no summaries on stderr\n"
             "  --log-every N      one live line on stderr every N training iterations\n"
             "  --peak-tflops X    per-device peak for HFU/MFU when the device is not detected\n"
@@ -170,9 +170,9 @@ static const char *env_get(const char *name)
     return getenv(name);
 }
 
-/* %p (this process), %r (the rank its launcher gave it, 0 without), %h
- * (host), %%. -1 when it does not fit. */
-static int expand(const char *tmpl, char *out, size_t size)
+/* %p (pid: the command's), %r (the rank the launcher gave flopcount run,
+ * 0 without), %h (host), %%. -1 when it does not fit. */
+static int expand(const char *tmpl, long pid, char *out, size_t size)
 {
     fc_launch l;
     fc_launch_from_env(env_get, &l);
@@ -185,7 +185,7 @@ static int expand(const char *tmpl, char *out, size_t size)
         if (*p == '%' && p[1] != '\0') {
             p++;
             if (*p == 'p')
-                snprintf(piece, sizeof piece, "%ld", (long)getpid());
+                snprintf(piece, sizeof piece, "%ld", pid);
             else if (*p == 'r')
                 snprintf(piece, sizeof piece, "%ld", l.rank < 0 ? 0 : l.rank);
             else if (*p == 'h')
@@ -358,11 +358,14 @@ int fc_cmd_run(int argc, char **argv)
                         "(set FLOPCOUNT_LIB to its path)\n");
         return 2;
     }
-    if (expand(tmpl, output, sizeof output) != 0 || strlen(output) + 16 > sizeof r.run_dir) {
+    /* %p is the command's pid, known once it runs: until then (the per-run
+     * directory's name) this process's */
+    if (expand(tmpl, (long)getpid(), output, sizeof output) != 0 ||
+        strlen(output) + 16 > sizeof r.run_dir) {
         fprintf(stderr, "flopcount run: the --output path is too long\n");
         return 2;
     }
-    if (check_output(output) != 0)
+    if (strstr(tmpl, "%p") == NULL && check_output(output) != 0)
         return 2;
     r.argv = argv + cmd;
     r.quiet = getenv("FLOPCOUNT_QUIET") != NULL && strcmp(getenv("FLOPCOUNT_QUIET"), "0") != 0;
@@ -379,7 +382,10 @@ int fc_cmd_run(int argc, char **argv)
             remove_dir(r.run_dir);
         return rc == 1 ? r.child.exit_code : 2;
     }
-    if (r.run_dir[0])
+    if (r.run_dir[0] && expand(tmpl, r.child.pid, output, sizeof output) == 0 &&
+        check_output(output) == 0)
         job_report(&r, output);
+    else if (r.run_dir[0])
+        fprintf(stderr, "flopcount run: the processes' own reports are in %s\n", r.run_dir);
     return r.child.exit_code;
 }

@@ -120,6 +120,15 @@ class Run(Case):
         self.assertEqual(r["shapes"][0]["calls"], 3)
         self.assertEqual(r["job"]["processes_with_gemms"], 1)
         self.assertNotIn("kind", r)
+        # %p in --output: the command's pid
+        for f in glob.glob(os.path.join(WORK, "pid-*.json")):
+            os.unlink(f)
+        wrapped(gemm(1, 2), os.path.join(WORK, "pid-%p.json"))
+        found = glob.glob(os.path.join(WORK, "pid-*.json"))
+        self.assertEqual(len(found), 1)
+        r = load(found[0])
+        self.assertEqual(found[0], os.path.join(WORK, "pid-%d.json" % r["process"]["pid"]))
+        self.assertEqual(r["job"]["pid"], r["process"]["pid"])
 
     def test_shell_runs_two_one_in_the_background(self):
         out = self.path("sh.json")
