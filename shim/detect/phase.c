@@ -477,7 +477,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
             c = FC_CLS_EVAL;
         } else if ((int64_t)i < t_bwd) {
             c = FC_CLS_FWD;
-            weighted[i] = weight_of(r->a, r->ka) || weight_of(r->b, r->kb);
+            weighted[i] = (uint8_t)((weight_of(r->a, r->ka) ? 1 : 0) | (weight_of(r->b, r->kb) ? 2 : 0));
             if (!weighted[i])
                 sig_add(&fwd_sigs, r->sig, 0);
         } else {
@@ -503,9 +503,19 @@ uint8_t fc_phase_class(uint64_t rel)
     return cls[rel];
 }
 
+uint8_t fc_phase_weighted(uint64_t rel)
+{
+    return weighted[rel];
+}
+
 void fc_phase_set_bootstrap(int on)
 {
     bootstrap = on;
+}
+
+int fc_phase_bootstrapping(void)
+{
+    return bootstrap;
 }
 
 uint64_t fc_phase_weights(void)

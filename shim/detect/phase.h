@@ -48,11 +48,16 @@ void fc_phase_reset(void);
 void fc_phase_learn(const fc_pend *s);
 /* 0 once the first segments are labelled: weights must then be confirmed. */
 void fc_phase_set_bootstrap(int on);
+/* 1 while the first segments are labelled (weights not confirmed yet). */
+int fc_phase_bootstrapping(void);
 /* Index (relative) of the first backward call, -1: no backward. */
 int64_t fc_phase_find_backward(const fc_pend *s);
 /* Labels every record of s (read back with fc_phase_class). */
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res);
 uint8_t fc_phase_class(uint64_t rel);
+/* Which operands of a forward call (relative index) are weights: bit 0 A,
+ * bit 1 B; 0 for other calls. */
+uint8_t fc_phase_weighted(uint64_t rel);
 /* Addresses currently taken as weights. */
 uint64_t fc_phase_weights(void);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "phase.h"
+#include "profile.h"
 #include "steps.h"
 
 #define SEG_MASK (FC_SEG_CAP - 1)
@@ -111,6 +112,7 @@ static void emit(const fc_pend *s)
             c = FC_CLS_REC; /* the first layer recomputed before its backward */
         fc_steps_record(rec_at(x), c);
     }
+    fc_profile_segment(s, kind);
     /* With the anchor's backward done the iteration cannot continue, so it
      * can be closed now rather than at the next segment. */
     fc_steps_segment_end(s->t1, kind != FC_SEG_EVAL && group_anchor_bwd, s->at_end);
@@ -325,6 +327,7 @@ void fc_seg_reset(void)
     next_id = 1;
     learned = 0;
     fc_phase_reset();
+    fc_profile_reset();
     n_cand = 0;
     b_hit = -1;
     anchored = 0;
