@@ -183,3 +183,20 @@ void fc_counters_reset(void)
     atomic_store(&n_unresolved, 0);
     atomic_store(&n_shapes, 0);
 }
+
+int fc_counters_shape_of(uint32_t sig, fc_gemm *out)
+{
+    int found = 0;
+    for (uint32_t i = 0; i < PROBE_LIMIT; i++) {
+        slot *s = &table[(sig + i) & (FC_SHAPE_CAPACITY - 1)];
+        uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (st == SLOT_EMPTY)
+            break;
+        if (st != SLOT_READY || s->hash != sig)
+            continue;
+        if (found++)
+            return -1; /* two shapes with one signature: which one is not known */
+        *out = s->key;
+    }
+    return found ? 0 : -1;
+}

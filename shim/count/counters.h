@@ -39,6 +39,9 @@ void fc_counters_add(const fc_gemm *g, fc_u128 flops, uint32_t sig, int ok);
  * (fc_ring_sync) for exact figures. */
 void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx);
 void fc_counters_totals(fc_totals *out);
+/* The shape whose signature (fc_gemm_sig) is sig, operand addresses NULL:
+ * 0, or -1 when the table has no such shape (it was full) or two. */
+int fc_counters_shape_of(uint32_t sig, fc_gemm *out);
 /* A call forwarded with a negative dimension (no FLOPs), and one that could
  * not be forwarded at all (no real function found). */
 void fc_counters_add_invalid(void);

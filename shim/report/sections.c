@@ -20,6 +20,7 @@
 #include "dtype.h"
 #include "figures.h"
 #include "probe/gputime.h"
+#include "profile_json.h"
 #include "ring/ring.h"
 #include "stats.h"
 
@@ -191,6 +192,7 @@ void fc_report_sections_json(fc_jw *w, int final, int interrupted)
     fc_callsite_report_json(w);
     fc_gpu_ctx gc = {&f.v, f.util_ok ? f.pc.flops : 0, interrupted, final};
     fc_report_gpu_json(w, &gc);
+    fc_profile_report_json(w);
     if (locked)
         fc_ring_release();
 }
