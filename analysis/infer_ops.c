@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* infer_ops.c - from a forward profile to operations, and where the layers
+ * are (infer.h).
+ *
+ * A weight GEMM is a Linear: with A the weight, op(A) is out x in and n is
+ * the tokens; with B the weight, m is the tokens. A GEMM of two activations
+ * is the attention core when it pairs up with its neighbour as QK^T and
+ * attention x V: QK^T is rows x s by d (rows = r*s when query heads share a
+ * key head), attention x V contracts over s, and both run the same number
+ * of products (B*a in one batched call, or one call per head). Runs of
+ * weight GEMMs on fewer tokens than the forward's (or batched over several
+ * weights) are experts, taken as one operation.
+ *
+ * Layers: with the attention core in the stream, one per core, from its
+ * input projections (the weight GEMMs just before it that read the hidden
+ * width) to the next layer's. Without it (fused attention), the longest
+ * repeated block of operations, each repetition one layer. */
+#include <stdio.h>
+#include <string.h>
+
+#include "infer_internal.h"
+
+static int fail(char *why, size_t n, const char *msg)
+{
+    snprintf(why, n, "%s", msg);
+    return -1;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* The operand slot that holds the weight when the detector flagged both (an
+ * activation that sits at the same address every step looks like a
+ * weight): the slot most one-weight GEMMs use. */
+static unsigned weight_side(const fc_fwd_profile *p)
+{
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        a += (p->g[i].weight & 3) == 1;
+        b += (p->g[i].weight & 3) == 2;
+    }
+    return b > a ? 2 : 1;
+}
+
+static op from_gemm(const fc_fwd_gemm *g, unsigned side)
+{
+    op o;
+    memset(&o, 0, sizeof o);
+    o.flops = g->flops;
+    int64_t count = g->count > 0 && g->count < INT64_MAX ? (int64_t)g->count : 1;
+    unsigned w = (g->weight & 3) == 3 ? side : g->weight & 3;
+    if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1) {
+        o.kind = OP_UNK;
+    } else if (w == 1) { /* A = W: op(A) out x in, n tokens */
+        o.kind = OP_LIN;
+        o.out = g->m, o.in = g->k, o.tok = g->n * count, o.grp = g->batch;
+    } else if (w == 2) { /* B = W: op(B) in x out, m tokens */
+        o.kind = OP_LIN;
+        o.out = g->n, o.in = g->k, o.tok = g->m * count, o.grp = g->batch;
+    } else { /* a product of activations */
+        o.kind = OP_PROD;
+        o.m = g->m, o.n = g->n, o.k = g->k, o.cnt = count * g->batch;
+    }
+    return o;
+}
+
+static int64_t calls_of(const fc_fwd_gemm *g)
+{
+    return (int64_t)(g->count > 0 ? g->count : 1) * (g->batch > 0 ? g->batch : 1);
+}
+
+static int same_shape(const fc_fwd_gemm *x, const fc_fwd_gemm *y)
+{
+    return x->m == y->m && x->n == y->n && x->k == y->k && x->batch == y->batch &&
+           x->transa == y->transa && x->transb == y->transb;
+}
+
+/* x as QK^T: rows x s (either way round) by d, rows = r*s; y as attention
+ * x V after it: (r*s) x d by s. */
+static int core_pair(const fc_fwd_gemm *x, const fc_fwd_gemm *y, int64_t *s, int64_t *d, int64_t *r)
+{
+    int64_t lo = x->m < x->n ? x->m : x->n, hi = x->m < x->n ? x->n : x->m;
+    if (x->m < 0 || y->m < 0 || lo <= 0 || hi % lo != 0 || y->k != lo)
+        return 0;
+    *s = lo, *d = x->k, *r = hi / lo;
+    return (y->m == hi && y->n == x->k) || (y->m == x->k && y->n == hi);
+}
+
+static op core_op(int64_t s, int64_t d, int64_t r, int64_t heads_b)
+{
+    op c;
+    memset(&c, 0, sizeof c);
+    c.kind = OP_CORE;
+    c.s = s, c.d = d, c.r = r, c.heads_b = heads_b;
+    return c;
+}
+
+/* The attention core at entry i, whatever the weight flags say (CPU torch
+ * copies Q, K and V per step, often to the same addresses, so the
+ * detector can take a head's copy for a weight): QK^T then attention x V
+ * alternating per head (two or more pairs), or a run of each (the same
+ * number of products; two or more when any is flagged), or, when d == s
+ * and both have one shape, one run of an even number. Returns the entries
+ * used, 0 when there is no core at i. */
+static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
+{
+    int64_t s, d, r, cx = 0, cy = 0;
+    unsigned flagged = 0;
+    fc_u128 fl = 0;
+    size_t j = i;
+    if (i + 1 < n && !same_shape(&g[i], &g[i + 1]) && core_pair(&g[i], &g[i + 1], &s, &d, &r)) {
+        size_t pairs = 0;
+        while (j + 1 < n && same_shape(&g[j], &g[i]) && same_shape(&g[j + 1], &g[i + 1])) {
+            cx += calls_of(&g[j]), cy += calls_of(&g[j + 1]);
+            fl = fc_u128_sat_add(fl, fc_u128_sat_add(g[j].flops, g[j + 1].flops));
+            j += 2, pairs++;
+        }
+        if (pairs >= 2 && cx == cy) {
+            *out = core_op(s, d, r, cx * r);
+            out->flops = fl;
+            return j - i;
+        }
+    }
+    size_t a = i, b;
+    cx = cy = 0, fl = 0;
+    for (; a < n && same_shape(&g[a], &g[i]); a++) {
+        cx += calls_of(&g[a]), flagged |= g[a].weight;
+        fl = fc_u128_sat_add(fl, g[a].flops);
+    }
+    for (b = a; b < n && same_shape(&g[b], &g[a]); b++) {
+        cy += calls_of(&g[b]), flagged |= g[b].weight;
+        fl = fc_u128_sat_add(fl, g[b].flops);
+    }
+    if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy && (cx >= 2 || !flagged)) {
+        *out = core_op(s, d, r, cx * r);
+        out->flops = fl;
+        return b - i;
+    }
+    flagged = 0, fl = 0;
+    for (size_t x = i; x < a; x++)
+        flagged |= g[x].weight, fl = fc_u128_sat_add(fl, g[x].flops);
+    if (g[i].m == g[i].n && g[i].n == g[i].k && cx >= 2 && cx % 2 == 0 && (!flagged || cx >= 4)) {
+        *out = core_op(g[i].m, g[i].m, 1, cx / 2);
+        out->flops = fl;
+        return a - i;
+    }
+    return 0;
+}
+
+/* Operations from the profile's entries; neighbouring cores of one shape
+ * (a per-head loop cut in pieces) merged. */
+static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
+{
+    unsigned side = weight_side(p);
+    for (size_t i = 0; i < p->n;) {
+        op c;
+        size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, &c) : 0;
+        if (used == 0) {
+            w->raw[w->n_raw++] = from_gemm(&p->g[i], side);
+            i++;
+            continue;
+        }
+        i += used;
+        op *prev = w->n_raw > 0 ? &w->raw[w->n_raw - 1] : NULL;
+        if (prev && prev->kind == OP_CORE && prev->s == c.s && prev->d == c.d && prev->r == c.r) {
+            prev->heads_b += c.heads_b;
+            prev->flops = fc_u128_sat_add(prev->flops, c.flops);
+        } else {
+            w->raw[w->n_raw++] = c;
+        }
+    }
+}
+
+static int is_expert(const op *x, int64_t tokens)
+{
+    return x->kind == OP_LIN && (x->tok < tokens || x->grp > 1);
+}
+
+static uint64_t symbol(const op *x, size_t i, int64_t tokens)
+{
+    uint64_t h = mix(0, (uint64_t)x->kind);
+    switch (x->kind) {
+    case OP_LIN:
+        h = mix(mix(mix(h, (uint64_t)x->in), (uint64_t)x->out), x->tok == tokens);
+        return mix(h, (uint64_t)x->grp);
+    case OP_PROD:
+        return mix(mix(mix(mix(h, (uint64_t)x->m), (uint64_t)x->n), (uint64_t)x->k), (uint64_t)x->cnt);
+    case OP_CORE:
+        return mix(mix(mix(mix(h, (uint64_t)x->s), (uint64_t)x->d), (uint64_t)x->r), (uint64_t)x->heads_b);
+    case OP_EXPERTS:
+        return h; /* routing changes from layer to layer; the layer decides */
+    default:
+        return mix(h, (uint64_t)i + 1); /* unknown shapes never repeat */
+    }
+}
+
+int fc_infer_ops(const fc_fwd_profile *p, fc_infer_work *w, char *why, size_t n)
+{
+    w->n_raw = w->n_ops = w->n_lay = 0;
+    w->tokens = 0;
+    if (p->n == 0)
+        return fail(why, n, "the forward profile holds no GEMM");
+    if (p->n > FC_INFER_MAX_GEMMS || p->truncated)
+        return fail(why, n, "the forward has more runs of GEMMs than the profile holds");
+    build_ops(p, w);
+    for (size_t i = 0; i < w->n_raw; i++)
+        if (w->raw[i].kind == OP_LIN && w->raw[i].grp == 1 && w->raw[i].tok > w->tokens)
+            w->tokens = w->raw[i].tok;
+    if (w->tokens == 0)
+        return fail(why, n, "no GEMM of the forward has a weight operand: no Linear layer to read");
+    for (size_t i = 0; i < w->n_raw; i++) {
+        op x = w->raw[i];
+        if (is_expert(&x, w->tokens)) {
+            size_t j = i;
+            while (j < w->n_raw && is_expert(&w->raw[j], w->tokens))
+                j++;
+            memset(&x, 0, sizeof x);
+            x.kind = OP_EXPERTS;
+            x.first = i, x.last = j;
+            for (size_t e = i; e < j; e++)
+                x.flops = fc_u128_sat_add(x.flops, w->raw[e].flops);
+            i = j - 1;
+        }
+        x.sym = symbol(&x, i, w->tokens);
+        w->ops[w->n_ops++] = x;
+    }
+    return 0;
+}
+
+/* ---- layers ---- */
+
+static int is_token_lin(const op *x, int64_t tokens)
+{
+    return x->kind == OP_LIN && x->tok == tokens && x->grp == 1;
+}
+
+/* With the core: layer j runs from its input projections (the weight
+ * GEMMs before core j reading the hidden width, as many as the next
+ * layer's) to the next layer's; the last one is as long as the one before
+ * it (a lone layer: up to the logits). */
+static int layers_by_core(fc_infer_work *w, const size_t *core, size_t L, char *why, size_t n)
+{
+    const op *o = w->ops;
+    int64_t T = w->tokens;
+    size_t nproj_next = SIZE_MAX;
+    for (size_t jj = L; jj-- > 0;) {
+        size_t c = core[jj], lo = jj > 0 ? core[jj - 1] + 2 : 0, i = c;
+        if (c + 1 >= w->n_ops || !is_token_lin(&o[c + 1], T)) {
+            snprintf(why, n, "no output projection after attention core %zu", jj + 1);
+            return -1;
+        }
+        int64_t h = o[c + 1].out;
+        while (i > lo && is_token_lin(&o[i - 1], T) && o[i - 1].in == h && c - (i - 1) <= nproj_next)
+            i--;
+        if (i == c) {
+            snprintf(why, n, "no input projection before attention core %zu", jj + 1);
+            return -1;
+        }
+        w->lay[jj].start = i;
+        nproj_next = c - i;
+    }
+    for (size_t j = 0; j + 1 < L; j++)
+        w->lay[j].end = w->lay[j + 1].start;
+    size_t last = core[L - 1], end;
+    if (L >= 2) {
+        end = last + (w->lay[L - 2].end - core[L - 2]);
+    } else {
+        end = w->n_ops;
+        const op *z = &o[end - 1];
+        if (end > last + 2 && is_token_lin(z, T) && z->in == o[last + 1].out && z->out != z->in)
+            end--; /* the logits */
+    }
+    w->lay[L - 1].end = end < w->n_ops ? end : w->n_ops;
+    w->n_lay = L;
+    return 0;
+}
+
+/* Without the core: the block of operations repeated over the most of the
+ * forward (ties: a block that ends where it starts, in the hidden width;
+ * then the earliest; then the shortest). */
+static int layers_by_repeat(fc_infer_work *w, char *why, size_t n)
+{
+    const op *o = w->ops;
+    size_t N = w->n_ops, best_cov = 0, best_s = 0, best_p = 0;
+    int best_closed = 0;
+    for (size_t s0 = 0; s0 < N && s0 < 64; s0++)
+        for (size_t p = 1; s0 + 2 * p <= N; p++) {
+            size_t reps = 1;
+            while (s0 + (reps + 1) * p <= N) {
+                size_t b = s0 + reps * p, x = 0;
+                while (x < p && o[b + x].sym == o[s0 + x].sym)
+                    x++;
+                if (x < p)
+                    break;
+                reps++;
+            }
+            if (reps < 2 || reps > FC_INFER_MAX_LAYERS)
+                continue;
+            const op *first = &o[s0], *lastop = &o[s0 + p - 1];
+            int closed = first->kind == OP_LIN && lastop->kind == OP_LIN && lastop->out == first->in;
+            size_t cov = reps * p;
+            if (cov > best_cov || (cov == best_cov && closed && !best_closed)) {
+                best_cov = cov, best_s = s0, best_p = p, best_closed = closed;
+            }
+        }
+    if (best_cov == 0)
+        return fail(why, n, "no attention core GEMMs (fused attention?) and no repeated block "
+                            "of GEMMs: layers cannot be told apart (one layer, or not a "
+                            "transformer)");
+    w->n_lay = best_cov / best_p;
+    for (size_t j = 0; j < w->n_lay; j++) {
+        w->lay[j].start = best_s + j * best_p;
+        w->lay[j].end = best_s + (j + 1) * best_p;
+    }
+    return 0;
+}
+
+int fc_infer_layers(fc_infer_work *w, char *why, size_t n)
+{
+    size_t core[FC_INFER_MAX_LAYERS], L = 0;
+    for (size_t i = 0; i < w->n_ops; i++)
+        if (w->ops[i].kind == OP_CORE) {
+            if (L == FC_INFER_MAX_LAYERS)
+                return fail(why, n, "more attention cores than layers are read");
+            core[L++] = i;
+        }
+    memset(w->lay, 0, sizeof w->lay);
+    int rc = L > 0 ? layers_by_core(w, core, L, why, n) : layers_by_repeat(w, why, n);
+    if (rc != 0)
+        return rc;
+    w->prefix_end = w->lay[0].start;
+    w->suffix_start = w->lay[w->n_lay - 1].end;
+    return 0;
+}
