@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../analysis/dtype.h"
+#include "../analysis/infer.h"
 #include "../analysis/io/hfconfig.h"
 #include "../analysis/parse.h"
 #include "../analysis/peak.h"
@@ -22,33 +23,34 @@ typedef struct flagdef {
     enum kind kind;
     size_t off;   /* field in fc_model */
     int64_t min;  /* K_INT: smallest value accepted */
+    int key;      /* enum fc_ik of the value it sets; -1: --config */
 } flagdef;
 
 #define F(field) offsetof(fc_model, field)
 static const flagdef defs[] = {
-    {"--layers", K_INT, F(layers), 1},
-    {"--hidden", K_INT, F(hidden), 1},
-    {"--heads", K_INT, F(heads), 1},
-    {"--kv-heads", K_INT, F(kv_heads), 1},
-    {"--ffn", K_INT, F(ffn), 1},
-    {"--head-dim", K_INT, F(head_dim), 1},
-    {"--vocab", K_INT, F(vocab), 1},
-    {"--seq", K_INT, F(seq), 1},
-    {"--batch", K_INT, F(batch), 1},
-    {"--swiglu", K_ON, F(swiglu), 0},
-    {"--no-swiglu", K_OFF, F(swiglu), 0},
-    {"--experts", K_INT, F(experts), 0},
-    {"--topk", K_INT, F(topk), 1},
-    {"--moe-ffn", K_INT, F(moe_ffn), 1},
-    {"--shared-experts", K_INT, F(shared_experts), 0},
-    {"--shared-ffn", K_INT, F(shared_ffn), 1},
-    {"--moe-every", K_INT, F(moe_every), 1},
-    {"--moe-first-dense", K_INT, F(moe_first_dense), 0},
-    {"--untied-embeddings", K_ON, F(untied_embeddings), 0},
-    {"--tied-embeddings", K_OFF, F(untied_embeddings), 0},
-    {"--recompute", K_RECOMPUTE, F(recompute), 0},
-    {"--causal-attention", K_CAUSAL, F(causal), 0},
-    {"--config", K_CONFIG, 0, 0},
+    {"--layers", K_INT, F(layers), 1, FC_IK_LAYERS},
+    {"--hidden", K_INT, F(hidden), 1, FC_IK_HIDDEN},
+    {"--heads", K_INT, F(heads), 1, FC_IK_HEADS},
+    {"--kv-heads", K_INT, F(kv_heads), 1, FC_IK_KV_HEADS},
+    {"--ffn", K_INT, F(ffn), 1, FC_IK_FFN},
+    {"--head-dim", K_INT, F(head_dim), 1, FC_IK_HEAD_DIM},
+    {"--vocab", K_INT, F(vocab), 1, FC_IK_VOCAB},
+    {"--seq", K_INT, F(seq), 1, FC_IK_SEQ},
+    {"--batch", K_INT, F(batch), 1, FC_IK_BATCH},
+    {"--swiglu", K_ON, F(swiglu), 0, FC_IK_SWIGLU},
+    {"--no-swiglu", K_OFF, F(swiglu), 0, FC_IK_SWIGLU},
+    {"--experts", K_INT, F(experts), 0, FC_IK_EXPERTS},
+    {"--topk", K_INT, F(topk), 1, FC_IK_TOPK},
+    {"--moe-ffn", K_INT, F(moe_ffn), 1, FC_IK_MOE_FFN},
+    {"--shared-experts", K_INT, F(shared_experts), 0, FC_IK_SHARED_EXPERTS},
+    {"--shared-ffn", K_INT, F(shared_ffn), 1, FC_IK_SHARED_FFN},
+    {"--moe-every", K_INT, F(moe_every), 1, FC_IK_MOE_EVERY},
+    {"--moe-first-dense", K_INT, F(moe_first_dense), 0, FC_IK_MOE_FIRST_DENSE},
+    {"--untied-embeddings", K_ON, F(untied_embeddings), 0, FC_IK_TIED},
+    {"--tied-embeddings", K_OFF, F(untied_embeddings), 0, FC_IK_TIED},
+    {"--recompute", K_RECOMPUTE, F(recompute), 0, FC_IK_RECOMPUTE},
+    {"--causal-attention", K_CAUSAL, F(causal), 0, FC_IK_CAUSAL},
+    {"--config", K_CONFIG, 0, 0, -1},
 };
 #undef F
 #define NDEFS (sizeof defs / sizeof defs[0])
@@ -135,20 +137,38 @@ static void drop_moe_if_dense(fc_model *m)
     m->moe_every = m->moe_first_dense = 0;
 }
 
-int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n)
+int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n)
 {
     fc_model m;
+    uint32_t keys = 0;
     memset(&m, 0, sizeof m);
-    if (o->config != NULL && fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
-        return -1;
+    if (o->config != NULL) {
+        if (fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
+            return -1;
+        /* a config gives the architecture; sequence, batch and the
+         * conventions are training choices */
+        for (int k = 0; k < FC_IK_COUNT; k++)
+            if (k != FC_IK_SEQ && k != FC_IK_BATCH && k != FC_IK_RECOMPUTE && k != FC_IK_CAUSAL)
+                keys |= 1u << k;
+    }
     for (size_t i = 0; i < NDEFS; i++) {
         if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
             continue;
         size_t size = is_int_field(&defs[i]) ? sizeof(int64_t) : sizeof(int);
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
+        keys |= 1u << defs[i].key;
     }
     drop_moe_if_dense(&m);
-    if (fc_model_check(&m, err, n) != 0)
+    *out = m;
+    if (given != NULL)
+        *given = keys;
+    return 0;
+}
+
+int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n)
+{
+    fc_model m;
+    if (fc_model_opts_collect(o, &m, NULL, err, n) != 0 || fc_model_check(&m, err, n) != 0)
         return -1;
     *out = m;
     return 0;

@@ -45,6 +45,12 @@ int fc_model_opts_given(const fc_model_opts *o);
  * (fc_model_check). 0, or -1 with a one-line reason in err. */
 int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n);
 
+/* Reads --config (if any) and lays the flags over it, without checking
+ * that the model is complete; *given (when not NULL) gets a bit
+ * (1 << enum fc_ik) per value set (a config sets the architecture's). 0, or
+ * -1 with a one-line reason (an unreadable config). */
+int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n);
+
 /* Usage lines for the model flags, for a verb's --help. */
 const char *fc_model_flags_help(void);
 

@@ -510,6 +510,88 @@ static void read_job(ctx *c, json_object *root, fc_report *r)
     }
 }
 
+static unsigned weight_bits(ctx *c, json_object *o)
+{
+    char w[4] = "";
+    json_object *v = member(o, "weight");
+    if (v == NULL || json_object_is_type(v, json_type_null))
+        return 0;
+    get_str(c, o, "forward_profile.gemms[]", "weight", w, sizeof w);
+    if (strcmp(w, "A") == 0)
+        return 1;
+    if (strcmp(w, "B") == 0)
+        return 2;
+    if (strcmp(w, "AB") == 0)
+        return 3;
+    fail(c, "forward_profile.gemms[].weight: expected \"A\", \"B\", \"AB\" or null");
+    return 0;
+}
+
+static char profile_trans(ctx *c, json_object *o, const char *key)
+{
+    char s[4] = "";
+    get_str(c, o, "forward_profile.gemms[]", key, s, sizeof s);
+    if (s[0] == '\0')
+        return '?';
+    if (s[1] != '\0' || strchr("NTC", s[0]) == NULL)
+        fail(c, "forward_profile.gemms[].%s: expected \"N\", \"T\" or \"C\"", key);
+    return s[0];
+}
+
+static void read_profile_gemm(ctx *c, json_object *o, fc_fwd_gemm *g)
+{
+    static const char *const sec = "forward_profile.gemms[]";
+    int unresolved = 0;
+    g->m = g->n = g->k = g->batch = -1;
+    g->transa = g->transb = '?';
+    get_bool(c, o, sec, "unresolved", &unresolved);
+    if (!unresolved) {
+        get_i64(c, o, sec, "m", &g->m);
+        get_i64(c, o, sec, "n", &g->n);
+        get_i64(c, o, sec, "k", &g->k);
+        get_i64(c, o, sec, "batch", &g->batch);
+        g->transa = profile_trans(c, o, "transa");
+        g->transb = profile_trans(c, o, "transb");
+        if (!c->failed && (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1))
+            fail(c, "%s: m, n, k and batch must be given (non-negative; batch positive)", sec);
+    }
+    get_u64(c, o, sec, "count", &g->count, 1);
+    get_u128(c, o, sec, "flops", &g->flops, 1);
+    g->weight = weight_bits(c, o);
+}
+
+static void read_profile(ctx *c, json_object *root, fc_report *r)
+{
+    json_object *p = section(c, root, "forward_profile", json_type_object);
+    if (p == NULL)
+        return;
+    r->has_profile = 1;
+    get_str(c, p, "forward_profile", "state", r->profile.state, sizeof r->profile.state);
+    get_u64(c, p, "forward_profile", "training_forward", &r->profile.training_forward, 0);
+    get_u64(c, p, "forward_profile", "calls", &r->profile.calls, 0);
+    get_u128(c, p, "forward_profile", "flops", &r->profile.flops, 0);
+    get_bool(c, p, "forward_profile", "truncated", &r->profile.truncated);
+    json_object *a = section(c, p, "gemms", json_type_array);
+    if (a == NULL || c->failed)
+        return;
+    size_t n = json_object_array_length(a);
+    if (n > (1u << 20)) {
+        fail(c, "forward_profile.gemms: more than 2^20 entries");
+        return;
+    }
+    if ((r->profile.gemms = alloc_array(c, n, sizeof *r->profile.gemms)) == NULL)
+        return;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(a, i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "forward_profile.gemms[%zu]: expected an object", i);
+            break;
+        }
+        read_profile_gemm(c, o, &r->profile.gemms[i]);
+        r->profile.n_gemms = i + 1;
+    }
+}
+
 static void empty(fc_report *r)
 {
     memset(r, 0, sizeof *r);
@@ -536,6 +618,7 @@ void fc_report_free(fc_report *r)
     free(r->iterations.list);
     free(r->procs);
     free(r->job.iterations_from);
+    free(r->profile.gemms);
     empty(r);
 }
 
@@ -612,6 +695,8 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
         read_run(&c, root, out);
     if (!c.failed)
         read_job(&c, root, out);
+    if (!c.failed)
+        read_profile(&c, root, out);
     json_object_put(root);
     if (c.failed) {
         fc_report_free(out);

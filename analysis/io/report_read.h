@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "infer.h"
 #include "u128.h"
 
 #define FC_REPORT_SCHEMA 1
@@ -111,6 +112,15 @@ typedef struct fc_report {
         char device[128], dtype[24]; /* "" when absent */
     } utilization;
     char utilization_reason[256]; /* why "utilization" is null, when it is */
+    int has_profile;     /* "forward_profile" was there */
+    struct {
+        char state[16];  /* "steady", "unsteady", "none" */
+        uint64_t training_forward, calls;
+        fc_u128 flops;
+        int truncated;
+        fc_fwd_gemm *gemms; /* malloc'd */
+        size_t n_gemms;
+    } profile;
     size_t n_callsites; /* entries of "callsites" ("top", or the array) (not kept) */
 
     /* A job report (several processes): "processes" and "job". */

@@ -120,10 +120,12 @@ static int steady_medians(fc_report_view *v)
         fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
     size_t n = to - from;
     fc_u128 *f = malloc((n ? n : 1) * sizeof *f), *rc = malloc((n ? n : 1) * sizeof *rc);
+    fc_u128 *fw = malloc((n ? n : 1) * sizeof *fw);
     double *t = malloc((n ? n : 1) * sizeof *t);
-    if (f == NULL || rc == NULL || t == NULL) {
+    if (f == NULL || rc == NULL || fw == NULL || t == NULL) {
         free(f);
         free(rc);
+        free(fw);
         free(t);
         return bad("out of memory", NULL);
     }
@@ -131,6 +133,7 @@ static int steady_medians(fc_report_view *v)
         const fc_report_iter *it = &r->iterations.list[from + i];
         f[i] = it->flops;
         rc[i] = it->recompute_flops;
+        fw[i] = it->forward_flops;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
     }
@@ -138,6 +141,8 @@ static int steady_medians(fc_report_view *v)
     v->has_iterations = n > 0;
     v->file_flops = fc_median_u128(f, n);
     v->file_recompute = fc_median_u128(rc, n);
+    v->file_forward = fc_median_u128(fw, n);
+    free(fw);
     /* the report's own median (the shim's, or the merge's) when it has one:
      * the same figure, by the same definition, as the list's */
     v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
@@ -185,15 +190,30 @@ static int measured(fc_report_view *v, const args *a)
     return 0;
 }
 
+/* The model: read off the report's forward profile, flags over it; or,
+ * from a report without one, the flags alone (which must then be whole). */
 static int formula(fc_report_view *v, const args *a)
 {
     char err[512];
+    int given = fc_model_opts_given(&a->model);
     v->formula_mfu = v->formula_hfu = NAN;
-    if (!fc_model_opts_given(&a->model))
+    if (v->rep.has_profile) {
+        if (fc_report_infer(v, &a->model, err, sizeof err) != 0)
+            return bad(err, NULL);
+        if (!v->has_model && given)
+            return bad("the formula needs values neither the stream nor the flags give:",
+                       v->formula_reason);
+    } else if (given) {
+        if (fc_model_opts_finish(&a->model, &v->model, err, sizeof err) != 0)
+            return bad(err, NULL);
+        v->has_model = 1;
+        v->model_from = "flags";
+    } else {
+        snprintf(v->formula_reason, sizeof v->formula_reason,
+                 "no model flags, and the report has no forward profile to read one from");
+    }
+    if (!v->has_model)
         return 0;
-    if (fc_model_opts_finish(&a->model, &v->model, err, sizeof err) != 0)
-        return bad(err, NULL);
-    v->has_model = 1;
     fc_formula(&v->model, &v->f);
     v->formula_mfu = fc_utilization(v->f.model_flops_per_iteration, v->seconds, v->gpus, v->peak);
     v->formula_hfu =

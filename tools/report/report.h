@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "formula.h"
+#include "jsonw.h"
+#include "model_flags.h"
 #include "report_gpu.h"
 #include "report_read.h"
 #include "u128.h"
@@ -49,6 +51,12 @@ typedef struct fc_report_view {
     double peak;              /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[160];
     double hfu, mfu;          /* measured; NaN when not computable */
+    fc_u128 file_forward;     /* median forward FLOPs of the steady iterations (the file's) */
+    /* the model read off the forward GEMMs (report_infer.c) */
+    int has_inferred;         /* the report has a forward profile */
+    fc_inferred inf;
+    const char *model_from;   /* "the stream", "flags", "the stream and flags" */
+    char formula_reason[300]; /* no formula: why */
     /* formula */
     int has_model;
     fc_model model;
@@ -66,6 +74,13 @@ const char *fc_gap_term_why(int term);
 
 /* Counted FLOPs less recompute, per iteration, for the job (report_gap.c). */
 fc_u128 fc_report_counted_model(const fc_report_view *v);
+
+/* The model from the report's forward profile with the flags laid over it
+ * (report_infer.c): sets has_inferred, inf, and when complete has_model,
+ * model, model_from. -1 with a reason on a bad --config. */
+int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_t n);
+void fc_report_infer_text(const fc_report_view *v);
+void fc_report_infer_json(fc_jw *w, const fc_report_view *v);
 
 /* Output (report_text.c, report_json.c). */
 void fc_report_print_text(const fc_report_view *v);

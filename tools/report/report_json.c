@@ -134,6 +134,7 @@ static void json_formula(fc_jw *w, const fc_report_view *v)
 {
     const fc_gap *g = &v->gap;
     fc_jw_obj_begin(w, "formula");
+    fc_jw_str(w, "model_from", v->model_from);
     fc_jw_u128(w, "model_flops_per_iteration", v->f.model_flops_per_iteration);
     fc_jw_u128(w, "hardware_flops_per_iteration", v->f.hardware_flops_per_iteration);
     fc_jw_u128(w, "tokens_per_iteration", v->f.tokens_per_iteration);
@@ -191,11 +192,13 @@ int fc_report_print_json(const fc_report_view *v)
     json_shapes(&w, &v->rep);
     json_iterations(&w, v);
     json_measured(&w, v);
+    fc_report_infer_json(&w, v);
     if (v->has_model) {
         json_formula(&w, v);
         json_gap(&w, v);
     } else {
         fc_jw_null(&w, "formula");
+        fc_jw_str(&w, "formula_reason", v->formula_reason);
         fc_jw_null(&w, "difference");
     }
     fc_gpu_print_json(&w, &v->gpu);

@@ -169,12 +169,21 @@ static void text_measured(const fc_report_view *v)
 char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_model *m = &v->model;
+    char attn[96], moe[128] = "";
+    if (v->has_inferred && !v->inf.heads_known) /* fused attention: the widths only */
+        snprintf(attn, sizeof attn, "a*d=%lld g*d=%lld", (long long)(m->heads * m->head_dim),
+                 (long long)(fc_model_kv_heads(m) * m->head_dim));
+    else
+        snprintf(attn, sizeof attn, "a=%lld kv=%lld", (long long)m->heads,
+                 (long long)fc_model_kv_heads(m));
+    if (m->experts > 0)
+        snprintf(moe, sizeof moe, " E=%lld top-%lld moe_ffn=%lld", (long long)m->experts,
+                 (long long)m->topk, (long long)fc_model_moe_ffn(m));
     snprintf(buf, size,
-             "l=%lld h=%lld a=%lld kv=%lld ffn=%lld%s V=%lld s=%lld B=%lld all GPUs; "
+             "l=%lld h=%lld %s ffn=%lld%s%s V=%lld s=%lld B=%lld all GPUs; "
              "recompute %s, causal %s",
-             (long long)m->layers, (long long)m->hidden, (long long)m->heads,
-             (long long)fc_model_kv_heads(m), (long long)fc_model_ffn(m),
-             m->swiglu ? " swiglu" : "", (long long)m->vocab, (long long)m->seq,
+             (long long)m->layers, (long long)m->hidden, attn, (long long)fc_model_ffn(m),
+             m->swiglu ? " swiglu" : "", moe, (long long)m->vocab, (long long)m->seq,
              (long long)m->batch, fc_recompute_name(m->recompute), fc_causal_name(m->causal));
     return buf;
 }
@@ -182,7 +191,7 @@ char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
 static void text_formula(const fc_report_view *v)
 {
     char e[FC_U128_DIGITS], p[16], d[256];
-    printf("formula (%s)\n", fc_report_model_desc(v, d, sizeof d));
+    printf("formula (%s; from %s)\n", fc_report_model_desc(v, d, sizeof d), v->model_from);
     printf("  model FLOPs    %s\n", fc_u128_to_str(v->f.model_flops_per_iteration, e));
     printf("  hardware FLOPs %s\n", fc_u128_to_str(v->f.hardware_flops_per_iteration, e));
     if (v->peak > 0 && !isnan(v->formula_mfu))
@@ -280,6 +289,8 @@ void fc_report_print_text(const fc_report_view *v)
     text_processes(v);
     text_iterations(v);
     text_measured(v);
+    if (v->has_inferred)
+        fc_report_infer_text(v);
     if (v->has_model) {
         text_formula(v);
         text_gap(v);

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* report_infer.c - 'flopcount report' without model flags: the model read
+ * off the report's forward profile (analysis/infer.h), flags laid over it
+ * (a flag the stream contradicts is reported), and its "inferred model"
+ * block in the text and under "inferred_model" in --json. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void profile_of(const fc_report *r, fc_fwd_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    p->g = r->profile.gemms;
+    p->n = r->profile.n_gemms;
+    p->truncated = r->profile.truncated;
+    p->flops = r->profile.flops;
+}
+
+int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_t n)
+{
+    fc_infer_given g;
+    memset(&g, 0, sizeof g);
+    if (fc_model_opts_collect(mo, &g.m, &g.given, err, n) != 0)
+        return -1;
+    fc_infer_facts facts;
+    memset(&facts, 0, sizeof facts);
+    if (strcmp(v->rep.profile.state, "none") == 0 || v->rep.profile.n_gemms == 0) {
+        snprintf(facts.why, sizeof facts.why, "no training forward was seen (no iterations)");
+    } else {
+        fc_infer_work *w = malloc(fc_infer_work_size());
+        if (w == NULL) {
+            snprintf(err, n, "out of memory");
+            return -1;
+        }
+        fc_fwd_profile p;
+        profile_of(&v->rep, &p);
+        fc_infer_shapes(&p, w, &facts);
+        free(w);
+    }
+    fc_infer_iter it = {.have = v->has_iterations,
+                        .flops = v->file_flops,
+                        .forward_flops = v->file_forward,
+                        .recompute_flops = v->file_recompute,
+                        .ranks = v->scale};
+    fc_infer_resolve(&facts, &g, &it, &v->inf);
+    v->has_inferred = 1;
+    if (!v->inf.complete) {
+        snprintf(v->formula_reason, sizeof v->formula_reason, "%s%s",
+                 strncmp(v->inf.missing, "--", 2) == 0 ? "not known, give " : "", v->inf.missing);
+        return 0;
+    }
+    v->model = v->inf.model;
+    v->has_model = 1;
+    v->model_from = g.given ? "the stream and flags" : "the stream";
+    return 0;
+}
+
+/* ---- text ---- */
+
+static void flags_line(const fc_inferred *in, char *out, size_t size)
+{
+    static const int keys[] = {FC_IK_LAYERS, FC_IK_HIDDEN, FC_IK_HEADS, FC_IK_KV_HEADS, FC_IK_HEAD_DIM,
+                               FC_IK_FFN, FC_IK_VOCAB, FC_IK_SEQ, FC_IK_BATCH, FC_IK_EXPERTS,
+                               FC_IK_TOPK, FC_IK_MOE_FFN, FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN,
+                               FC_IK_MOE_EVERY, FC_IK_MOE_FIRST_DENSE};
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && o < size; i++) {
+        int k = keys[i];
+        int64_t x = in->v[k].value;
+        if (in->v[k].status == FC_IS_UNKNOWN || (k > FC_IK_EXPERTS && in->v[FC_IK_EXPERTS].value == 0) ||
+            (k == FC_IK_EXPERTS && x == 0) || (k == FC_IK_MOE_EVERY && x == 1) ||
+            ((k == FC_IK_SHARED_EXPERTS || k == FC_IK_SHARED_FFN || k == FC_IK_MOE_FIRST_DENSE) && x == 0))
+            continue; /* a default, or not a model with experts */
+        o += (size_t)snprintf(out + o, size - o, "%s%s %lld", o ? " " : "", fc_ik_flag(k),
+                              (long long)in->v[k].value);
+    }
+    if (o < size && in->v[FC_IK_SWIGLU].status != FC_IS_UNKNOWN && in->v[FC_IK_SWIGLU].value)
+        o += (size_t)snprintf(out + o, size - o, " --swiglu");
+    if (o < size && in->v[FC_IK_RECOMPUTE].status != FC_IS_UNKNOWN && in->v[FC_IK_RECOMPUTE].value)
+        snprintf(out + o, size - o, " --recompute %s", fc_recompute_name((int)in->v[FC_IK_RECOMPUTE].value));
+}
+
+void fc_report_infer_text(const fc_report_view *v)
+{
+    const fc_inferred *in = &v->inf;
+    const fc_report *r = &v->rep;
+    char buf[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], line[600];
+    printf("inferred model (forward GEMMs of training forward %llu, %s%s)\n",
+           (unsigned long long)r->profile.training_forward, r->profile.state,
+           r->world_size > 1 || r->is_merge ? "; this rank's widths: tensor-parallel shards look narrower"
+                                            : "");
+    if (!in->f.ok)
+        printf("  not inferred   %s\n", in->f.why);
+    for (int k = 0; k < FC_IK_COUNT; k++) {
+        const fc_infer_val *x = &in->v[k];
+        if (k > FC_IK_EXPERTS && k <= FC_IK_MOE_FIRST_DENSE && in->v[FC_IK_EXPERTS].status == FC_IS_EXACT &&
+            in->v[FC_IK_EXPERTS].value == 0 && x->status == FC_IS_EXACT)
+            continue; /* dense: the MoE keys say nothing */
+        if (!in->f.ok && x->status == FC_IS_UNKNOWN && k != FC_IK_TIED && k != FC_IK_RECOMPUTE)
+            continue; /* said once above */
+        printf("  %-17s %-9s %-10s %s\n", fc_ik_name(k), fc_infer_value_text(in, k, buf, sizeof buf),
+               fc_is_name(x->status), x->note);
+    }
+    if (in->f.ok)
+        printf("  one layer       %s\n", in->f.structure);
+    if (in->f.ok && in->f.extra_flops)
+        printf("  not modelled    %s\n", in->f.extra);
+    for (int k = 0; k < FC_IK_COUNT; k++)
+        if (in->disagree & (1u << k))
+            printf("  disagreement    %s %lld given, the stream says %lld\n", fc_ik_flag(k),
+                   (long long)in->v[k].value, (long long)in->stream_value[k]);
+    if (in->complete && in->f.ok) {
+        const char *core = in->f.core ? "" : "; attention core left out";
+        if (in->fits_forward)
+            printf("  check           the formula's forward equals the counted forward exactly (%s FLOPs%s)\n",
+                   fc_u128_to_str(in->f.forward_flops, e1), core);
+        else
+            printf("  check           the formula's forward (%s FLOPs) differs from the counted forward (%s)\n",
+                   fc_u128_to_str(in->formula_forward, e1), fc_u128_to_str(in->f.forward_flops, e2));
+        if (in->fits_iteration && !in->fits_forward)
+            printf("                  but equals an iteration's FLOPs less recompute exactly%s\n", core);
+    }
+    if (!in->complete)
+        printf("  formula         not computed: %s\n", v->formula_reason);
+    flags_line(in, line, sizeof line);
+    if (line[0])
+        printf("  as flags        %s\n", line);
+}
+
+/* ---- JSON ---- */
+
+static void json_value(fc_jw *w, const fc_inferred *in, int k)
+{
+    const fc_infer_val *x = &in->v[k];
+    const char *name = fc_ik_name(k);
+    if (x->status == FC_IS_UNKNOWN)
+        fc_jw_null(w, name);
+    else if (k == FC_IK_SWIGLU || k == FC_IK_TIED)
+        fc_jw_bool(w, name, (int)x->value);
+    else if (k == FC_IK_RECOMPUTE)
+        fc_jw_str(w, name, fc_recompute_name((int)x->value));
+    else if (k == FC_IK_CAUSAL)
+        fc_jw_str(w, name, fc_causal_name((int)x->value));
+    else
+        fc_jw_i64(w, name, x->value);
+}
+
+void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
+{
+    const fc_inferred *in = &v->inf;
+    char line[600];
+    if (!v->has_inferred) {
+        fc_jw_null(w, "inferred_model");
+        return;
+    }
+    fc_jw_obj_begin(w, "inferred_model");
+    fc_jw_str(w, "profile_state", v->rep.profile.state);
+    fc_jw_u64(w, "training_forward", v->rep.profile.training_forward);
+    fc_jw_bool(w, "structure_found", in->f.ok);
+    fc_jw_str(w, "structure", in->f.ok ? in->f.structure : NULL);
+    fc_jw_str(w, "reason", in->f.ok ? NULL : in->f.why);
+    fc_jw_obj_begin(w, "model");
+    for (int k = 0; k < FC_IK_COUNT; k++)
+        json_value(w, in, k);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "how");
+    for (int k = 0; k < FC_IK_COUNT; k++) {
+        fc_jw_obj_begin(w, fc_ik_name(k));
+        fc_jw_str(w, "status", fc_is_name(in->v[k].status));
+        fc_jw_str(w, "note", in->v[k].note);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_obj_end(w);
+    fc_jw_arr_begin(w, "disagreements");
+    for (int k = 0; k < FC_IK_COUNT; k++)
+        if (in->disagree & (1u << k)) {
+            fc_jw_obj_begin(w, NULL);
+            fc_jw_str(w, "key", fc_ik_name(k));
+            fc_jw_i64(w, "given", in->v[k].value);
+            fc_jw_i64(w, "stream", in->stream_value[k]);
+            fc_jw_obj_end(w);
+        }
+    fc_jw_arr_end(w);
+    fc_jw_bool(w, "complete", in->complete);
+    fc_jw_str(w, "missing", in->complete ? NULL : v->formula_reason);
+    fc_jw_bool(w, "fits", in->fits);
+    fc_jw_bool(w, "fits_forward", in->fits_forward);
+    fc_jw_bool(w, "fits_iteration", in->fits_iteration);
+    fc_jw_u128(w, "counted_forward_flops", in->f.forward_flops);
+    if (in->complete && in->f.ok)
+        fc_jw_u128(w, "formula_forward_flops", in->formula_forward);
+    else
+        fc_jw_null(w, "formula_forward_flops");
+    if (in->micro_batches > 0)
+        fc_jw_i64(w, "forwards_per_iteration", in->micro_batches);
+    else
+        fc_jw_null(w, "forwards_per_iteration");
+    fc_jw_u128(w, "extra_flops", in->f.extra_flops);
+    fc_jw_bool(w, "per_rank_widths", v->rep.world_size > 1);
+    flags_line(in, line, sizeof line);
+    fc_jw_str(w, "flags", line);
+    fc_jw_obj_end(w);
+}
