@@ -238,9 +238,9 @@ static int is_token_lin(const op *x, int64_t tokens)
 }
 
 /* With the core: layer j runs from its input projections (the weight
- * GEMMs before core j reading the hidden width, as many as the next
- * layer's) to the next layer's; the last one is as long as the one before
- * it (a lone layer: up to the logits). */
+ * GEMMs before core j reading the hidden width, no more than the next
+ * layer has) to the next layer's; the last one as far as it reads as a
+ * layer followed by what can be the logits. */
 static int layers_by_core(fc_infer_work *w, const size_t *core, size_t L, char *why, size_t n)
 {
     const op *o = w->ops;
@@ -259,21 +259,30 @@ static int layers_by_core(fc_infer_work *w, const size_t *core, size_t L, char *
             snprintf(why, n, "no input projection before attention core %zu", jj + 1);
             return -1;
         }
+        memset(&w->lay[jj], 0, sizeof w->lay[jj]);
         w->lay[jj].start = i;
         nproj_next = c - i;
     }
     for (size_t j = 0; j + 1 < L; j++)
         w->lay[j].end = w->lay[j + 1].start;
-    size_t last = core[L - 1], end;
-    if (L >= 2) {
-        end = last + (w->lay[L - 2].end - core[L - 2]);
-    } else {
-        end = w->n_ops;
-        const op *z = &o[end - 1];
-        if (end > last + 2 && is_token_lin(z, T) && z->in == o[last + 1].out && z->out != z->in)
-            end--; /* the logits */
+    /* The last layer: the longest stretch that reads as a layer and is
+     * followed by what can be the logits (or by nothing). */
+    size_t last = core[L - 1], end = 0;
+    int64_t h = o[last + 1].out;
+    for (size_t e = last + 3; e <= w->n_ops; e++) {
+        layer t = w->lay[L - 1];
+        char ignore[8];
+        t.end = e;
+        int logits_next = e == w->n_ops || (o[e].kind == OP_LIN && o[e].in == h && o[e].out != h) ||
+                          o[e].kind == OP_EXPERTS;
+        if (logits_next && fc_infer_layer(w, &t, ignore, sizeof ignore) == 0)
+            end = e;
     }
-    w->lay[L - 1].end = end < w->n_ops ? end : w->n_ops;
+    if (end == 0) {
+        snprintf(why, n, "layer %zu (the last) does not read as a layer", L);
+        return -1;
+    }
+    w->lay[L - 1].end = end;
     w->n_lay = L;
     return 0;
 }
@@ -312,6 +321,7 @@ static int layers_by_repeat(fc_infer_work *w, char *why, size_t n)
                             "transformer)");
     w->n_lay = best_cov / best_p;
     for (size_t j = 0; j < w->n_lay; j++) {
+        memset(&w->lay[j], 0, sizeof w->lay[j]);
         w->lay[j].start = best_s + j * best_p;
         w->lay[j].end = best_s + (j + 1) * best_p;
     }
@@ -327,7 +337,6 @@ int fc_infer_layers(fc_infer_work *w, char *why, size_t n)
                 return fail(why, n, "more attention cores than layers are read");
             core[L++] = i;
         }
-    memset(w->lay, 0, sizeof w->lay);
     int rc = L > 0 ? layers_by_core(w, core, L, why, n) : layers_by_repeat(w, why, n);
     if (rc != 0)
         return rc;

@@ -12,7 +12,7 @@
 #include "stats.h"
 
 static double secs_buf[FC_FIGURES_MAX_LIST];
-static fc_u128 flops_buf[FC_FIGURES_MAX_LIST], rec_buf[FC_FIGURES_MAX_LIST];
+static fc_u128 flops_buf[FC_FIGURES_MAX_LIST], rec_buf[FC_FIGURES_MAX_LIST], fwd_buf[FC_FIGURES_MAX_LIST];
 
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to)
 {
@@ -33,6 +33,7 @@ static void steady_of(fc_figures *f)
         secs_buf[n] = fc_iteration_seconds(it);
         flops_buf[n] = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
         rec_buf[n] = it->rec;
+        fwd_buf[n] = it->fwd;
         n++;
     }
     f->steady = n;
@@ -41,6 +42,7 @@ static void steady_of(fc_figures *f)
     f->median_seconds = fc_median_double(secs_buf, n);
     f->flops = fc_median_u128(flops_buf, n);
     f->rec = fc_median_u128(rec_buf, n);
+    f->fwd = fc_median_u128(fwd_buf, n);
 }
 
 /* FLOPs by dtype and whether they ran on a GPU, over every counted call. */

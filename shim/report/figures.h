@@ -24,6 +24,7 @@ typedef struct fc_figures {
     uint64_t steady;           /* steady iterations the medians are over (0: none) */
     double median_seconds;
     fc_u128 flops, rec;        /* medians per steady iteration, taken apart */
+    fc_u128 fwd;               /* and of their forward FLOPs */
     int util_ok;               /* peak, hfu and mfu are set */
     fc_peak_choice pc;         /* the peak (pc.reason when !util_ok and steady) */
     const char *util_reason;   /* why there is no HFU/MFU, when !util_ok */

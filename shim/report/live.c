@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* live.c - one line per FLOPCOUNT_LOG_EVERY iterations, on stderr only:
- *   flopcount: step 20 0.412 s 3.10 TFLOP/s HFU 41.2% MFU 38.0% recompute 8.1%
- * HFU counts everything executed; MFU leaves the recompute out. With
- * --hw-flops the line ends with hwHFU, the hardware-measured FLOPs of the
- * latest iteration whose counter samples are all in ("(step N)" when that
- * is an earlier one: samples arrive up to a second late). */
+ *   flopcount: step 20 0.412 s 3.10 TFLOP/s HFU 41.2% MFU 38.0% recompute 8.1% formula MFU 38.0%
+ * HFU counts everything executed; MFU leaves the recompute out; formula
+ * MFU is the model inferred from the GEMMs (inferred.c), once it fits the
+ * count exactly. With --hw-flops the line ends with hwHFU, the
+ * hardware-measured FLOPs of the latest iteration whose counter samples are
+ * all in ("(step N)" when that is an earlier one: samples arrive up to a
+ * second late). */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -15,6 +17,7 @@
 #include "core/options.h"
 #include "core/rank.h"
 #include "cupti/hwflops.h"
+#include "inferred.h"
 #include "detect/steps.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
@@ -50,21 +53,23 @@ static void print_line(uint64_t index, const fc_iteration *it)
     double secs = fc_iteration_seconds(it);
     double hw = fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
     double rec = fc_u128_to_double(it->rec);
-    char line[320], who[48] = "", util[96] = "";
+    char line[360], who[48] = "", util[96] = "", formula[48] = "";
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
     fc_peak_choice pc;
     int pc_ok = fc_peak_choose(fc_steps_dominant_dtype(), __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1, &pc) == 0;
-    if (secs > 0 && pc_ok)
+    if (secs > 0 && pc_ok) {
         snprintf(util, sizeof util, " HFU %.1f%% MFU %.1f%%", 100.0 * hw / (secs * pc.flops),
                  100.0 * (hw - rec) / (secs * pc.flops));
-    else
+        fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
+    } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
+    }
     char hwl[64] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s\n",
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s\n",
                      who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, hwl);
+                     hw > 0 ? 100.0 * rec / hw : 0.0, formula, hwl);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;

@@ -19,6 +19,7 @@
 #include "detect/steps.h"
 #include "dtype.h"
 #include "figures.h"
+#include "inferred.h"
 #include "probe/gputime.h"
 #include "profile_json.h"
 #include "ring/ring.h"
@@ -232,6 +233,7 @@ void fc_report_sections_text(int fd, int interrupted)
                                    pc->source, pc->device[0] ? ": " : "", pc->device));
         else if (x.steady > 0 && x.median_seconds > 0)
             say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
+        fc_inferred_text(fd, &x);
     }
     if (x.ev.count > 0)
         say(fd, line, snprintf(line, sizeof line, "flopcount: %llu evaluation passes, %.4g FLOP\n",

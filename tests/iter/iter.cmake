@@ -17,14 +17,14 @@ add_test(NAME iter_detect COMMAND test_iter_detect)
 
 # The same loop through the real cuBLAS entry points (cublasGemmEx,
 # cublasGemmStridedBatchedEx, cublasLtMatmul) of the CPU emulations, under
-# the shim; then --check reads the report. $1 report, $2 preload, $3 library
+# the shim; then --check reads the report (and the model inferred from it). $1 report, $2 preload, $3 library
 # path, $4 program, $5 mode, $6 FLOPCOUNT_NVTX_STEP ("" for the default),
 # $7 the shim (NVTX injection library). Leak checks off: the emulations and
 # NVTX keep handles for the life of the process.
 add_executable(test_iter_emu ${CMAKE_CURRENT_LIST_DIR}/test_iter_emu.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c)
 target_include_directories(test_iter_emu PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(test_iter_emu PRIVATE fc_cublas_emu fc_emu_cublaslt cmocka PkgConfig::JSONC
-                      ${CMAKE_DL_LIBS} pthread)
+                      fc_analysis_io fc_analysis ${CMAKE_DL_LIBS} pthread)
 set(FC_ITER_RUN [=[set -e
 rm -f "$1"
 export LD_LIBRARY_PATH="$3${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

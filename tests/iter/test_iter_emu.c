@@ -15,7 +15,9 @@
  *                        "train_step", with FLOPCOUNT_NVTX_STEP set so)
  * Per iteration the counts must equal Megatron's formulas for the tiny
  * configuration of REFERENCE.md (l=2 h=64 a=4 V=128 s=32 B=2): 44,040,192
- * FLOPs, 57,671,680 with full and 45,088,768 with selective recompute. */
+ * FLOPs, 57,671,680 with full and 45,088,768 with selective recompute.
+ * The model read off the report's forward profile (analysis/infer.h) must
+ * be that configuration, and its formula those numbers. */
 #include <cublasLt.h>
 #include <cublas_api.h>
 #include <dlfcn.h>
@@ -32,6 +34,9 @@
 #include <cmocka.h>
 
 #include "fixture_gpt_stream.h"
+#include "infer.h"
+#include "report_read.h"
+#include "stats.h"
 
 #define STEPS 4
 
@@ -242,6 +247,66 @@ static void test_report(void **state)
     json_object_put(root);
 }
 
+/* The model from the report's forward profile, as 'flopcount report'
+ * reads it: the steady iterations' medians give the forwards per
+ * iteration and the recompute. */
+static void test_inferred(void **state)
+{
+    (void)state;
+    static fc_report r;
+    char err[256];
+    assert_int_equal(fc_report_load(report_path, &r, err, sizeof err), 0);
+    assert_true(r.has_profile);
+    assert_string_equal(r.profile.state, "steady");
+    size_t from, to;
+    fc_report_steady(r.iterations.list, r.iterations.n_list, &from, &to);
+    assert_true(to > from && to - from <= 16);
+    fc_u128 fw[16], all[16], rc[16];
+    for (size_t i = from; i < to; i++) {
+        fw[i - from] = r.iterations.list[i].forward_flops;
+        all[i - from] = r.iterations.list[i].flops;
+        rc[i - from] = r.iterations.list[i].recompute_flops;
+    }
+    fc_infer_iter it = {.have = 1, .ranks = 1};
+    it.forward_flops = fc_median_u128(fw, to - from);
+    it.flops = fc_median_u128(all, to - from);
+    it.recompute_flops = fc_median_u128(rc, to - from);
+    fc_fwd_profile p = {r.profile.gemms, r.profile.n_gemms, r.profile.truncated, r.profile.flops};
+    fc_infer_work *w = malloc(fc_infer_work_size());
+    static fc_infer_facts f;
+    static fc_inferred in;
+    assert_non_null(w);
+    fc_infer_shapes(&p, w, &f);
+    free(w);
+    fc_infer_resolve(&f, NULL, &it, &in);
+    if (!in.complete)
+        fail_msg("not inferred: %s %s", f.why, in.missing);
+    gpt_cfg cfg = config(check_mode);
+    int per = strcmp(check_mode, "markers") == 0 ? 2 : 1;
+    const fc_model *m = &in.model;
+    assert_int_equal(m->layers, cfg.layers);
+    assert_int_equal(m->hidden, cfg.hidden);
+    assert_int_equal(m->heads, cfg.heads);
+    assert_int_equal(fc_model_kv_heads(m), cfg.heads);
+    assert_int_equal(m->head_dim, cfg.hidden / cfg.heads);
+    assert_int_equal(fc_model_ffn(m), 4 * cfg.hidden);
+    assert_int_equal(m->swiglu, 0);
+    assert_int_equal(m->vocab, cfg.vocab);
+    assert_int_equal(m->seq, cfg.seq);
+    assert_int_equal(m->batch, per * cfg.batch);
+    assert_int_equal(m->experts, 0);
+    assert_int_equal(m->recompute, cfg.recompute == GPT_FULL        ? FC_RECOMPUTE_FULL
+                                   : cfg.recompute == GPT_SELECTIVE ? FC_RECOMPUTE_SELECTIVE
+                                                                    : FC_RECOMPUTE_NONE);
+    assert_true(in.fits_forward && in.fits_iteration);
+    fc_flops fl;
+    fc_formula(m, &fl);
+    uint64_t megatron = cfg.recompute == GPT_FULL ? 57671680u : cfg.recompute == GPT_SELECTIVE ? 45088768u : 44040192u;
+    assert_true(fl.model_flops_per_iteration == (fc_u128)per * 44040192u);
+    assert_true(fl.hardware_flops_per_iteration == (fc_u128)per * megatron);
+    fc_report_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "RUN") == 0)
@@ -252,6 +317,6 @@ int main(int argc, char **argv)
     }
     report_path = argv[2];
     check_mode = argv[3];
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_report)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_report), cmocka_unit_test(test_inferred)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* inferred.h - the model read off the forward profile, in the live line and
+ * the exit summary (inferred.c). Callers hold the drain lock. */
+#ifndef FC_REPORT_INFERRED_H
+#define FC_REPORT_INFERRED_H
+
+#include <stddef.h>
+
+#include "detect/steps.h"
+#include "figures.h"
+
+/* " formula MFU 38.0%" for the live line of iteration it (secs long, peak
+ * FLOP/s per device) when the model inferred from a steady profile fits
+ * the count exactly; "" otherwise. */
+void fc_inferred_live(const fc_iteration *it, double secs, double peak, char *out, size_t size);
+/* The summary's line: the inferred model and the formula MFU over the
+ * steady iterations, or why there is none. */
+void fc_inferred_text(int fd, const fc_figures *x);
+
+#endif

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: Apache-2.0
+# The model read off the GEMM stream (analysis/infer*.c, shim/detect/profile.c,
+# tools/report/report_infer.c): docs/formula.md, "The model from the stream".
+set(FC_INFER_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-infer)
+file(MAKE_DIRECTORY ${FC_INFER_WORK})
+
+# Real PyTorch (CPU) trainings of models of our own: every inferred value
+# against the trained model, the formula from the stream against the
+# formula from flags; and the cases that cannot be inferred.
+foreach(case plain gqa_swiglu gqa_fused q_kv ckpt_full ckpt_some selective accum_markers accum_auto
+        per_head moe moe_every moe_first_dense one_layer fused_attention one_layer_fused mlp_only)
+  add_test(NAME infer_torch_${case}
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_infer_torch.py
+                   ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_INFER_WORK} ${case})
+  set_tests_properties(infer_torch_${case} PROPERTIES LABELS torch TIMEOUT 600)
+endforeach()
+
+# analysis/infer*.c on forward profiles written by hand (dense, GQA, MoE,
+# fused attention, flags given, iterations, what cannot be inferred).
+add_executable(test_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_infer_units.c)
+target_link_libraries(test_infer_units PRIVATE cmocka fc_analysis)
+add_test(NAME infer_units COMMAND test_infer_units)
