@@ -13,7 +13,9 @@ optimizer step); markers (flopcount_step() after each optimizer step);
 eval_every; moe: {experts, topk, ffn, shared, shared_ffn, every,
 first_dense} (layer i has experts when i >= first_dense and i % every ==
 0; router, then each expert on its routed tokens, then shared experts);
-kind: transformer | mlp (Linear blocks only, no attention).
+kind: transformer | mlp (Linear blocks only, no attention); logits: false
+for a pipeline stage before the last (no output layer: the loss is the
+mean square of the last layer's output).
 """
 import ctypes
 import json
@@ -27,7 +29,8 @@ from torch.utils.checkpoint import checkpoint
 
 C = dict(layers=2, hidden=64, heads=4, kv_heads=None, head_dim=None, ffn=None, vocab=96, seq=32,
          batch=2, steps=4, qkv="fused", mlp="plain", attention="bmm", tied=True, ckpt=[],
-         selective=False, accum=1, markers=False, eval_every=0, moe=None, kind="transformer")
+         selective=False, accum=1, markers=False, eval_every=0, moe=None, kind="transformer",
+         logits=True)
 C.update(json.loads(sys.argv[1]))
 H, A = C["hidden"], C["heads"]
 G = C["kv_heads"] or A
@@ -161,7 +164,13 @@ class Model(nn.Module):
         x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
         for i, blk in enumerate(self.blocks):
             x = checkpoint(blk, x, use_reentrant=False) if i in self.ckpt and self.training else blk(x)
-        return self.head(self.ln(x))
+        return self.head(self.ln(x)) if C["logits"] else x
+
+
+def loss_of(out, idx):
+    if not C["logits"]:
+        return out.pow(2).mean()
+    return F.cross_entropy(out.reshape(-1, C["vocab"]), idx.reshape(-1))
 
 
 def main():
@@ -174,7 +183,7 @@ def main():
     for step in range(C["steps"]):
         for _ in range(C["accum"]):
             idx = torch.randint(0, V, (B, S))
-            F.cross_entropy(model(idx).reshape(-1, V), idx.reshape(-1)).backward()
+            loss_of(model(idx), idx).backward()
         opt.step()
         opt.zero_grad()
         if C["markers"]:

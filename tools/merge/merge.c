@@ -207,7 +207,8 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
         return -1;
     size_t *seen = seen_slot(&t->seen, r->rank);
     fc_merge_rank *s = &m->ranks[m->n_ranks];
-    if (seen == NULL || fc_merge_add(s, path, r, err, sizeof err) != 0) {
+    if (seen == NULL || fc_merge_add(s, path, r, err, sizeof err) != 0 ||
+        fc_merge_infer_rank(s, r) != 0) {
         fprintf(stderr, "flopcount merge: out of memory\n");
         return -1;
     }
@@ -262,7 +263,7 @@ static int merge_all(fc_merge *m, const args *a)
         rc = -1;
     if (rc == 0 && m->peak_flops == 0)
         fc_merge_peak_from_reports(m);
-    if (rc == 0 && fc_merge_analyze(m) != 0) {
+    if (rc == 0 && (fc_merge_analyze(m) != 0 || fc_merge_infer(m) != 0)) {
         fprintf(stderr, "flopcount merge: out of memory\n");
         rc = -1;
     }

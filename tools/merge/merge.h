@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formula.h"
+#include "infer.h"
 #include "jsonw.h"
 #include "report_read.h"
 #include "stats.h"
@@ -34,7 +36,19 @@ typedef struct fc_merge_rank {
     fc_u128 flops_per_iteration; /* median of the listed iterations */
     double peak_flops;           /* the rank's own utilization.peak_flops, or NaN */
     int duplicate;               /* a later report of a rank seen before */
+    fc_infer_facts *facts;       /* its forward profile read (NULL: none) */
 } fc_merge_rank;
+
+enum { FC_MERGE_MODEL_NONE = 0, FC_MERGE_MODEL_PARTIAL, FC_MERGE_MODEL_COMPLETE };
+
+typedef struct fc_merge_model { /* the job's model from the ranks' forwards */
+    int state;            /* NONE (why), PARTIAL (values known so far), COMPLETE */
+    char why[400];
+    long data_parallel, stages;
+    fc_inferred inf;
+    fc_flops f;           /* COMPLETE: the formula for the job */
+    double formula_mfu;   /* NaN without a peak or steps */
+} fc_merge_model;
 
 typedef fc_report_group fc_merge_group; /* a by_api / by_dtype row, summed */
 
@@ -105,6 +119,7 @@ typedef struct fc_merge {
     double peak_flops; /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[128];
     double hfu, mfu;   /* cluster; NaN when not computable */
+    fc_merge_model model;
 } fc_merge;
 
 /* Reads one report into a slot; -1 with a reason in err. */
@@ -125,6 +140,12 @@ void fc_merge_straggler(fc_merge *m);
 int fc_merge_consistency(fc_merge *m);
 void fc_merge_utilization(fc_merge *m);
 void fc_merge_free(fc_merge *m);
+/* The job's model (merge_infer.c): each rank's structure as it is taken,
+ * then combined; -1 on out of memory. */
+int fc_merge_infer_rank(fc_merge_rank *s, const fc_report *r);
+int fc_merge_infer(fc_merge *m);
+/* How the ranks were combined, in words (a model was combined). */
+const char *fc_merge_layout_words(const fc_merge *m, char *buf, size_t size);
 
 /* Reads the reports (merge_load.c: several threads, a batch at a time) and
  * calls take for each in the order given, stopping at the first -1. A

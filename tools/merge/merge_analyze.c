@@ -89,8 +89,10 @@ int fc_merge_add(fc_merge_rank *s, const char *path, const fc_report *r, char *e
 
 void fc_merge_free(fc_merge *m)
 {
-    for (size_t i = 0; i < m->n_ranks; i++)
+    for (size_t i = 0; i < m->n_ranks; i++) {
         free(m->ranks[i].list);
+        free(m->ranks[i].facts);
+    }
     for (size_t i = 0; i < m->n_fgroups; i++)
         free(m->fgroups[i].ranks);
     free(m->ranks);

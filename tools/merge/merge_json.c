@@ -168,6 +168,47 @@ static void json_utilization(fc_jw *w, const fc_merge *m)
     fc_jw_obj_end(w);
 }
 
+static void json_inferred(fc_jw *w, const fc_merge *m)
+{
+    static const char *const states[] = {"none", "incomplete", "complete"};
+    const fc_merge_model *mm = &m->model;
+    const fc_inferred *in = &mm->inf;
+    char buf[600];
+    fc_jw_obj_begin(w, "inferred_model");
+    fc_jw_str(w, "state", states[mm->state]);
+    if (mm->state == FC_MERGE_MODEL_NONE) {
+        fc_jw_str(w, "reason", mm->why[0] ? mm->why : "no rank has a forward profile");
+        fc_jw_obj_end(w);
+        return;
+    }
+    fc_jw_str(w, "layout", mm->stages > 1 ? "pipeline" : "data-parallel");
+    fc_jw_i64(w, "data_parallel", mm->data_parallel);
+    fc_jw_i64(w, "stages", mm->stages);
+    fc_jw_str(w, "layout_words", fc_merge_layout_words(m, buf, sizeof buf));
+    fc_jw_obj_begin(w, "model");
+    for (int k = 0; k < FC_IK_COUNT; k++) {
+        const fc_infer_val *x = &in->v[k];
+        if (x->status == FC_IS_UNKNOWN)
+            fc_jw_null(w, fc_ik_name(k));
+        else if (k == FC_IK_SWIGLU || k == FC_IK_TIED)
+            fc_jw_bool(w, fc_ik_name(k), (int)x->value);
+        else if (k == FC_IK_RECOMPUTE || k == FC_IK_CAUSAL)
+            fc_jw_str(w, fc_ik_name(k), fc_infer_value_text(in, k, buf, sizeof buf));
+        else
+            fc_jw_i64(w, fc_ik_name(k), x->value);
+    }
+    fc_jw_obj_end(w);
+    fc_jw_bool(w, "complete", in->complete);
+    fc_jw_str(w, "missing", in->complete ? NULL : in->f.ok ? in->missing : in->f.why);
+    fc_jw_bool(w, "fits", in->fits);
+    if (mm->state == FC_MERGE_MODEL_COMPLETE) {
+        fc_jw_u128(w, "formula_model_flops_per_iteration", mm->f.model_flops_per_iteration);
+        fc_jw_u128(w, "formula_hardware_flops_per_iteration", mm->f.hardware_flops_per_iteration);
+        fc_jw_double(w, "formula_mfu", mm->formula_mfu);
+    }
+    fc_jw_obj_end(w);
+}
+
 static void json_head(fc_jw *w, const fc_merge *m)
 {
     fc_jw_i64(w, "schema", 1);
@@ -221,6 +262,7 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     json_iterations(&w, m);
     json_utilization(&w, m);
     fc_gpu_print_json(&w, fc_merge_gpu_result());
+    json_inferred(&w, m);
     fc_jw_obj_end(&w);
     return fc_jw_finish(&w);
 }

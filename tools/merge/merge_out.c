@@ -189,6 +189,34 @@ static void text_utilization(const fc_merge *m)
            m->peak_desc);
 }
 
+static void text_inferred(const fc_merge *m)
+{
+    const fc_merge_model *mm = &m->model;
+    char line[600], e[FC_U128_DIGITS], p[16];
+    if (mm->state == FC_MERGE_MODEL_NONE) {
+        printf("  inferred model   none: %s\n", mm->why[0] ? mm->why : "no rank has a forward profile");
+        return;
+    }
+    const fc_inferred *in = &mm->inf;
+    if (mm->state == FC_MERGE_MODEL_PARTIAL) {
+        printf("  inferred model   incomplete: %s\n", in->f.ok ? in->missing : in->f.why);
+        printf("                   %s\n", fc_merge_layout_words(m, line, sizeof line));
+        return;
+    }
+    const fc_model *md = &in->model;
+    printf("  inferred model   l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld%s V=%lld s=%lld B=%lld%s, "
+           "recompute %s\n", (long long)md->layers, (long long)md->hidden, (long long)md->heads,
+           (long long)fc_model_kv_heads(md), (long long)md->head_dim, (long long)fc_model_ffn(md),
+           md->swiglu ? " gated" : "", (long long)md->vocab, (long long)md->seq, (long long)md->batch,
+           md->experts ? " MoE" : "", fc_recompute_name(md->recompute));
+    printf("                   %s\n", fc_merge_layout_words(m, line, sizeof line));
+    printf("                   formula model FLOPs %s per iteration%s; formula MFU %s\n",
+           fc_u128_to_str(mm->f.model_flops_per_iteration, e),
+           in->fits_iteration ? " = counted less recompute" : in->fits ? "" : " (the formula does not fit "
+                                                                             "the count exactly)",
+           fc_fmt_pct(mm->formula_mfu, p, sizeof p));
+}
+
 static int in_largest_group(const fc_merge *m, long rank)
 {
     const fc_merge_fgroup *g = &m->fgroups[0];
@@ -238,6 +266,7 @@ void fc_merge_print_text(const fc_merge *m, int all_ranks)
     if (m->n_used > 1)
         text_consistency(m);
     text_utilization(m);
+    text_inferred(m);
     if (m->n_used > 0)
         text_ranks(m, all_ranks);
     fc_gpu_print_text(fc_merge_gpu_result());
