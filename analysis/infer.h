@@ -30,23 +30,40 @@ typedef struct fc_fwd_gemm {
     int64_t m, n, k, batch; /* op(A) m x k, op(B) k x n; m = -1: shape not known */
     char transa, transb;    /* 'N', 'T', 'C' ('?' when not known) */
     uint64_t count;
-    unsigned weight;        /* bit 0: A is a weight, bit 1: B */
-    fc_u128 flops;          /* of all `count` calls */
+    unsigned weight; /* bit 0: A is a weight, bit 1: B */
+    fc_u128 flops;   /* of all `count` calls */
 } fc_fwd_gemm;
 
 typedef struct fc_fwd_profile {
     const fc_fwd_gemm *g;
     size_t n;
-    int truncated;          /* the forward had more runs than were kept */
-    fc_u128 flops;          /* the whole forward */
+    int truncated; /* the forward had more runs than were kept */
+    fc_u128 flops; /* the whole forward */
 } fc_fwd_profile;
 
 /* The values, keyed as 'flopcount formula --json' names them. */
 enum fc_ik {
-    FC_IK_LAYERS = 0, FC_IK_HIDDEN, FC_IK_HEADS, FC_IK_KV_HEADS, FC_IK_HEAD_DIM, FC_IK_FFN,
-    FC_IK_SWIGLU, FC_IK_VOCAB, FC_IK_SEQ, FC_IK_BATCH, FC_IK_TIED, FC_IK_EXPERTS, FC_IK_TOPK,
-    FC_IK_MOE_FFN, FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN, FC_IK_MOE_EVERY,
-    FC_IK_MOE_FIRST_DENSE, FC_IK_RECOMPUTE, FC_IK_CAUSAL, FC_IK_COUNT
+    FC_IK_LAYERS = 0,
+    FC_IK_HIDDEN,
+    FC_IK_HEADS,
+    FC_IK_KV_HEADS,
+    FC_IK_HEAD_DIM,
+    FC_IK_FFN,
+    FC_IK_SWIGLU,
+    FC_IK_VOCAB,
+    FC_IK_SEQ,
+    FC_IK_BATCH,
+    FC_IK_TIED,
+    FC_IK_EXPERTS,
+    FC_IK_TOPK,
+    FC_IK_MOE_FFN,
+    FC_IK_SHARED_EXPERTS,
+    FC_IK_SHARED_FFN,
+    FC_IK_MOE_EVERY,
+    FC_IK_MOE_FIRST_DENSE,
+    FC_IK_RECOMPUTE,
+    FC_IK_CAUSAL,
+    FC_IK_COUNT
 };
 
 enum fc_is {
@@ -66,33 +83,33 @@ typedef struct fc_infer_val {
  * tensor parallelism they are shards, under pipeline parallelism the
  * layers are one stage's. */
 typedef struct fc_infer_facts {
-    int ok;                   /* a transformer's structure was found */
-    char why[240];            /* !ok: why not */
-    char structure[400];      /* one layer in words */
-    int64_t layers, hidden, tokens; /* tokens per forward */
-    int64_t q_width, kv_width;      /* a*d and g*d */
-    int core;                 /* the attention core was in the stream */
+    int ok;                            /* a transformer's structure was found */
+    char why[240];                     /* !ok: why not */
+    char structure[400];               /* one layer in words */
+    int64_t layers, hidden, tokens;    /* tokens per forward */
+    int64_t q_width, kv_width;         /* a*d and g*d */
+    int core;                          /* the attention core was in the stream */
     int64_t seq, head_dim, core_count; /* with the core: core_count = B*a per layer */
-    int64_t ffn;              /* dense MLP width (0: no dense layer) */
-    int swiglu;               /* gated MLP (dense and experts alike) */
-    int64_t vocab;            /* 0: no logits GEMM */
-    int moe;                  /* experts in the stream */
+    int64_t ffn;                       /* dense MLP width (0: no dense layer) */
+    int swiglu;                        /* gated MLP (dense and experts alike) */
+    int64_t vocab;                     /* 0: no logits GEMM */
+    int moe;                           /* experts in the stream */
     int64_t experts, experts_seen, moe_ffn, routed, shared_experts, shared_ffn;
-    int routed_even;          /* every MoE layer routed the same tokens */
-    int experts_from_router;  /* experts = the router's width */
+    int routed_even;         /* every MoE layer routed the same tokens */
+    int experts_from_router; /* experts = the router's width */
     int64_t moe_every, moe_first_dense, moe_layers;
-    fc_u128 extra_flops;      /* GEMMs of the forward the formula has no term for */
-    char extra[160];          /* what they are */
-    fc_u128 forward_flops;    /* the profile's */
+    fc_u128 extra_flops;   /* GEMMs of the forward the formula has no term for */
+    char extra[160];       /* what they are */
+    fc_u128 forward_flops; /* the profile's */
 } fc_infer_facts;
 
 /* Per-iteration context (the report's steady iterations). */
 typedef struct fc_infer_iter {
-    int have;                 /* the numbers below are known */
-    fc_u128 flops;            /* median FLOPs of an iteration (this process) */
-    fc_u128 forward_flops;    /* median forward FLOPs of an iteration */
-    fc_u128 recompute_flops;  /* median recompute FLOPs */
-    int64_t ranks;            /* data-parallel replicas assumed (1: none) */
+    int have;                /* the numbers below are known */
+    fc_u128 flops;           /* median FLOPs of an iteration (this process) */
+    fc_u128 forward_flops;   /* median forward FLOPs of an iteration */
+    fc_u128 recompute_flops; /* median recompute FLOPs */
+    int64_t ranks;           /* data-parallel replicas assumed (1: none) */
 } fc_infer_iter;
 
 /* Values given on the command line: `given` has bit (1 << enum fc_ik) per
@@ -105,20 +122,33 @@ typedef struct fc_infer_given {
 typedef struct fc_inferred {
     fc_infer_facts f;
     fc_infer_val v[FC_IK_COUNT];
-    uint32_t disagree;        /* bit per key: given, and the stream says otherwise */
+    uint32_t disagree;                 /* bit per key: given, and the stream says otherwise */
     int64_t stream_value[FC_IK_COUNT]; /* what the stream says, for those */
-    int complete;             /* every value the formula's FLOPs need is known */
-    char missing[240];        /* !complete: what is missing, as flags to give */
-    fc_model model;           /* complete: the formula's model for one iteration */
-    int heads_known;          /* heads and head_dim known (else a factorization of a*d, g*d) */
-    int64_t micro_batches;    /* forwards per iteration (0: not known) */
+    int complete;                      /* every value the formula's FLOPs need is known */
+    char missing[240];                 /* !complete: what is missing, as flags to give */
+    fc_model model;                    /* complete: the formula's model for one iteration */
+    int heads_known;       /* heads and head_dim known (else a factorization of a*d, g*d) */
+    int64_t micro_batches; /* forwards per iteration (0: not known) */
     int64_t batch_per_forward;
-    int fits;                 /* fits_forward or fits_iteration */
-    int fits_forward;         /* the formula's forward equals the counted forward */
-    int fits_iteration;       /* the formula's model FLOPs equal an iteration's, less recompute */
-    fc_u128 formula_forward;  /* of one forward, less the core when the stream lacks it */
+    int fits;                /* fits_forward or fits_iteration */
+    int fits_forward;        /* the formula's forward equals the counted forward */
+    int fits_iteration;      /* the formula's model FLOPs equal an iteration's, less recompute */
+    fc_u128 formula_forward; /* of one forward, less the core when the stream lacks it */
     fc_u128 forward_model_flops; /* the formula's model FLOPs of one forward (complete) */
 } fc_inferred;
+
+/* Saturating int64 arithmetic for the shapes' products (a report read from
+ * anywhere may hold any numbers). */
+static inline int64_t fc_infer_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+static inline int64_t fc_infer_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /* Scratch space for fc_infer_shapes (large: give a static or heap one). */
 typedef struct fc_infer_work fc_infer_work;

@@ -19,28 +19,29 @@ typedef struct op {
     int kind;
     int64_t in, out, tok, grp; /* OP_LIN: grp > 1 is a batched GEMM over `grp` weights */
     int64_t m, n, k, cnt;      /* OP_PROD: shape, calls x batch */
-    int64_t s, d, r, heads_b;  /* OP_CORE: sequence, head dim, query rows per K row, GEMMs per product */
-    size_t first, last;        /* OP_EXPERTS: the OP_LIN ops [first, last) of the raw list */
+    int64_t s, d, r,
+        heads_b;        /* OP_CORE: sequence, head dim, query rows per K row, GEMMs per product */
+    size_t first, last; /* OP_EXPERTS: the OP_LIN ops [first, last) of the raw list */
     fc_u128 flops;
-    uint64_t sym;              /* equal for operations that repeat from layer to layer */
+    uint64_t sym; /* equal for operations that repeat from layer to layer */
 } op;
 
 enum { MLP_NONE = 0, MLP_DENSE, MLP_MOE };
 
 typedef struct layer {
-    size_t start, end;          /* operations [start, end) */
+    size_t start, end; /* operations [start, end) */
     int64_t h, q, kv, nproj;
     int core;
-    int64_t s, d, heads_b;      /* heads_b: B*a */
+    int64_t s, d, heads_b; /* heads_b: B*a */
     int mlp;
-    int64_t f, gated;           /* dense MLP */
+    int64_t f, gated; /* dense MLP */
     int64_t experts, seen, fe, egated, routed, shared_n, shared_f, shared_gated;
-    fc_u128 extra;              /* operations of the layer no term of the formula has */
+    fc_u128 extra; /* operations of the layer no term of the formula has */
 } layer;
 
 struct fc_infer_work {
-    op raw[FC_INFER_MAX_GEMMS];  /* one per profile entry, cores grouped */
-    op ops[FC_INFER_MAX_GEMMS];  /* experts grouped */
+    op raw[FC_INFER_MAX_GEMMS]; /* one per profile entry, cores grouped */
+    op ops[FC_INFER_MAX_GEMMS]; /* experts grouped */
     size_t n_raw, n_ops;
     int64_t tokens;
     layer lay[FC_INFER_MAX_LAYERS];

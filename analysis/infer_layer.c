@@ -57,7 +57,7 @@ static size_t group_at(const op *const *x, size_t avail, int64_t h, int64_t *f, 
             *f = a->out, *gated = 0;
             return 2;
         }
-        if (a->out == 2 * c->in) {
+        if (a->out == fc_infer_mul(2, c->in)) {
             *f = c->in, *gated = 1;
             return 2;
         }
@@ -77,8 +77,8 @@ static int groups(const op *const *x, size_t cnt, int64_t h, group *g)
             return -1;
         g->f = f, g->gated = gated;
         g->groups++;
-        g->seen += x[i]->grp;
-        g->routed += x[i]->tok * x[i]->grp;
+        g->seen = fc_infer_add(g->seen, x[i]->grp);
+        g->routed = fc_infer_add(g->routed, fc_infer_mul(x[i]->tok, x[i]->grp));
         i += len;
     }
     return 0;
@@ -97,7 +97,7 @@ static int kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv)
     else if (np == 3)
         for (size_t i = 0; i < 3 && two < 0; i++)
             if (outs[i] == q && outs[(i + 1) % 3] == outs[(i + 2) % 3])
-                two = 2 * outs[(i + 1) % 3];
+                two = fc_infer_mul(2, outs[(i + 1) % 3]);
     if (two <= 0 || two % 2 != 0)
         return -1;
     *kv = two / 2;
@@ -106,7 +106,8 @@ static int kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv)
 
 /* ---- one layer ---- */
 
-static int moe_mlp(const fc_infer_work *w, layer *l, const op *const *x, size_t cnt, char *why, size_t n)
+static int moe_mlp(const fc_infer_work *w, layer *l, const op *const *x, size_t cnt, char *why,
+                   size_t n)
 {
     size_t e = SIZE_MAX;
     for (size_t i = 0; i < cnt; i++)
@@ -125,8 +126,9 @@ static int moe_mlp(const fc_infer_work *w, layer *l, const op *const *x, size_t 
         ex[ne++] = &w->raw[r];
     group g = {0};
     if (groups(ex, ne, h, &g) != 0)
-        return fail(why, n, "the expert GEMMs do not read as experts of one width (up and down, "
-                            "or gate, up and down, on each expert's tokens)");
+        return fail(why, n,
+                    "the expert GEMMs do not read as experts of one width (up and down, "
+                    "or gate, up and down, on each expert's tokens)");
     l->mlp = MLP_MOE;
     l->fe = g.f, l->egated = g.gated, l->routed = g.routed, l->seen = g.seen;
     l->experts = router != SIZE_MAX ? x[router]->out : 0;
@@ -158,8 +160,9 @@ static int decode(const fc_infer_work *w, layer *l, size_t pa, size_t pb, size_t
             outs[i - pa] = o[i].out;
     }
     if (kv_width(outs, pb - pa, l->q, &l->kv) != 0)
-        return fail(why, n, "the input projections' widths do not read as Q, K and V "
-                            "(fused, or Q and KV, or Q, K and V)");
+        return fail(why, n,
+                    "the input projections' widths do not read as Q, K and V "
+                    "(fused, or Q and KV, or Q, K and V)");
     const op *x[MAX_LIST];
     size_t cnt = 0;
     int moe = 0;
@@ -180,8 +183,9 @@ static int decode(const fc_infer_work *w, layer *l, size_t pa, size_t pb, size_t
         return moe_mlp(w, l, x, cnt, why, n);
     group g = {0};
     if (groups(x, cnt, l->h, &g) != 0 || g.groups != 1)
-        return fail(why, n, "the GEMMs after the attention do not read as one MLP (up and "
-                            "down, or gate, up and down)");
+        return fail(why, n,
+                    "the GEMMs after the attention do not read as one MLP (up and "
+                    "down, or gate, up and down)");
     l->mlp = MLP_DENSE;
     l->f = g.f, l->gated = g.gated;
     return 0;
@@ -207,11 +211,13 @@ int fc_infer_layer(const fc_infer_work *w, layer *l, char *why, size_t n)
     for (size_t oi = a + 1; oi < b; oi++) {
         layer t = *l;
         char ignore[8];
-        if (is_token_lin(&o[oi], w->tokens) && decode(w, &t, a, oi, oi, oi + 1, b, ignore, sizeof ignore) == 0) {
+        if (is_token_lin(&o[oi], w->tokens) &&
+            decode(w, &t, a, oi, oi, oi + 1, b, ignore, sizeof ignore) == 0) {
             *l = t;
             return 0;
         }
     }
-    return fail(why, n, "its GEMMs do not read as input projections, an output projection and an "
-                        "MLP");
+    return fail(why, n,
+                "its GEMMs do not read as input projections, an output projection and an "
+                "MLP");
 }

@@ -36,8 +36,14 @@ static const struct {
     [FC_IK_CAUSAL] = {"causal_attention", "--causal-attention"},
 };
 
-const char *fc_ik_name(int key) { return key >= 0 && key < FC_IK_COUNT ? keys[key].name : "?"; }
-const char *fc_ik_flag(int key) { return key >= 0 && key < FC_IK_COUNT ? keys[key].flag : "?"; }
+const char *fc_ik_name(int key)
+{
+    return key >= 0 && key < FC_IK_COUNT ? keys[key].name : "?";
+}
+const char *fc_ik_flag(int key)
+{
+    return key >= 0 && key < FC_IK_COUNT ? keys[key].flag : "?";
+}
 
 const char *fc_is_name(int status)
 {
@@ -58,33 +64,59 @@ static void set(fc_inferred *in, int key, int status, int64_t value, const char 
     va_end(ap);
 }
 
-static int known(const fc_inferred *in, int key) { return in->v[key].status != FC_IS_UNKNOWN; }
-static int64_t val(const fc_inferred *in, int key) { return in->v[key].value; }
+static int known(const fc_inferred *in, int key)
+{
+    return in->v[key].status != FC_IS_UNKNOWN;
+}
+static int64_t val(const fc_inferred *in, int key)
+{
+    return in->v[key].value;
+}
 
 /* The value of key among the given ones (fc_model fields). */
 static int64_t given_value(const fc_model *m, int key)
 {
     switch (key) {
-    case FC_IK_LAYERS: return m->layers;
-    case FC_IK_HIDDEN: return m->hidden;
-    case FC_IK_HEADS: return m->heads;
-    case FC_IK_KV_HEADS: return fc_model_kv_heads(m);
-    case FC_IK_HEAD_DIM: return fc_model_head_dim(m);
-    case FC_IK_FFN: return fc_model_ffn(m);
-    case FC_IK_SWIGLU: return m->swiglu;
-    case FC_IK_VOCAB: return m->vocab;
-    case FC_IK_SEQ: return m->seq;
-    case FC_IK_BATCH: return m->batch;
-    case FC_IK_TIED: return !m->untied_embeddings;
-    case FC_IK_EXPERTS: return m->experts;
-    case FC_IK_TOPK: return m->topk;
-    case FC_IK_MOE_FFN: return m->experts ? fc_model_moe_ffn(m) : 0;
-    case FC_IK_SHARED_EXPERTS: return m->shared_experts;
-    case FC_IK_SHARED_FFN: return m->shared_experts ? fc_model_shared_ffn(m) : 0;
-    case FC_IK_MOE_EVERY: return m->experts ? (m->moe_every > 1 ? m->moe_every : 1) : 0;
-    case FC_IK_MOE_FIRST_DENSE: return m->moe_first_dense;
-    case FC_IK_RECOMPUTE: return m->recompute;
-    default: return m->causal;
+    case FC_IK_LAYERS:
+        return m->layers;
+    case FC_IK_HIDDEN:
+        return m->hidden;
+    case FC_IK_HEADS:
+        return m->heads;
+    case FC_IK_KV_HEADS:
+        return fc_model_kv_heads(m);
+    case FC_IK_HEAD_DIM:
+        return fc_model_head_dim(m);
+    case FC_IK_FFN:
+        return fc_model_ffn(m);
+    case FC_IK_SWIGLU:
+        return m->swiglu;
+    case FC_IK_VOCAB:
+        return m->vocab;
+    case FC_IK_SEQ:
+        return m->seq;
+    case FC_IK_BATCH:
+        return m->batch;
+    case FC_IK_TIED:
+        return !m->untied_embeddings;
+    case FC_IK_EXPERTS:
+        return m->experts;
+    case FC_IK_TOPK:
+        return m->topk;
+    case FC_IK_MOE_FFN:
+        return m->experts ? fc_model_moe_ffn(m) : 0;
+    case FC_IK_SHARED_EXPERTS:
+        return m->shared_experts;
+    case FC_IK_SHARED_FFN:
+        return m->shared_experts ? fc_model_shared_ffn(m) : 0;
+    case FC_IK_MOE_EVERY:
+        return m->experts ? (m->moe_every > 1 ? m->moe_every : 1) : 0;
+    case FC_IK_MOE_FIRST_DENSE:
+        return m->moe_first_dense;
+    case FC_IK_RECOMPUTE:
+        return m->recompute;
+    default:
+        return m->causal;
     }
 }
 
@@ -94,8 +126,9 @@ static void attention_values(fc_inferred *in, const fc_infer_facts *f)
 {
     if (!f->core) {
         const char *why = "fused attention (no QK^T GEMM in the stream)";
-        set(in, FC_IK_HEAD_DIM, FC_IS_UNKNOWN, 0, "%s; the FLOPs need only a*d = %lld and g*d = %lld",
-            why, (long long)f->q_width, (long long)f->kv_width);
+        set(in, FC_IK_HEAD_DIM, FC_IS_UNKNOWN, 0,
+            "%s; the FLOPs need only a*d = %lld and g*d = %lld", why, (long long)f->q_width,
+            (long long)f->kv_width);
         set(in, FC_IK_HEADS, FC_IS_UNKNOWN, 0, "%s", why);
         set(in, FC_IK_KV_HEADS, FC_IS_UNKNOWN, 0, "%s", why);
         set(in, FC_IK_SEQ, FC_IS_UNKNOWN, 0, "%s hides the sequence length: give --seq", why);
@@ -105,21 +138,23 @@ static void attention_values(fc_inferred *in, const fc_infer_facts *f)
     set(in, FC_IK_HEAD_DIM, FC_IS_EXACT, d, "inner dimension of QK^T");
     set(in, FC_IK_HEADS, FC_IS_EXACT, f->q_width / d,
         "output projection reads %lld = heads x %lld; %lld attention products per layer = %lld "
-        "sequences x heads", (long long)f->q_width, (long long)d, (long long)f->core_count, (long long)B);
-    set(in, FC_IK_KV_HEADS, FC_IS_EXACT, f->kv_width / d, "K and V are %lld wide each = kv_heads x %lld",
-        (long long)f->kv_width, (long long)d);
-    set(in, FC_IK_SEQ, FC_IS_EXACT, f->seq, "QK^T is %lld x %lld per sequence and head", (long long)f->seq,
-        (long long)f->seq);
+        "sequences x heads",
+        (long long)f->q_width, (long long)d, (long long)f->core_count, (long long)B);
+    set(in, FC_IK_KV_HEADS, FC_IS_EXACT, f->kv_width / d,
+        "K and V are %lld wide each = kv_heads x %lld", (long long)f->kv_width, (long long)d);
+    set(in, FC_IK_SEQ, FC_IS_EXACT, f->seq, "QK^T is %lld x %lld per sequence and head",
+        (long long)f->seq, (long long)f->seq);
 }
 
 static void mlp_values(fc_inferred *in, const fc_infer_facts *f)
 {
     const char *kind = f->swiglu ? "gated (3 matrices)" : "plain (2 matrices)";
     if (f->ffn > 0)
-        set(in, FC_IK_FFN, FC_IS_EXACT, f->ffn, "MLP %lld -> %lld -> %lld, %s", (long long)f->hidden,
-            (long long)f->ffn, (long long)f->hidden, kind);
+        set(in, FC_IK_FFN, FC_IS_EXACT, f->ffn, "MLP %lld -> %lld -> %lld, %s",
+            (long long)f->hidden, (long long)f->ffn, (long long)f->hidden, kind);
     else
-        set(in, FC_IK_FFN, FC_IS_CONVENTION, f->moe_ffn, "every layer is a mixture of experts: not used");
+        set(in, FC_IK_FFN, FC_IS_CONVENTION, f->moe_ffn,
+            "every layer is a mixture of experts: not used");
     set(in, FC_IK_SWIGLU, FC_IS_EXACT, f->swiglu, "%s", kind);
     if (!f->moe) {
         const char *dense = "no expert GEMMs: every weight GEMM runs on all tokens";
@@ -132,30 +167,34 @@ static void mlp_values(fc_inferred *in, const fc_infer_facts *f)
         set(in, FC_IK_EXPERTS, FC_IS_EXACT, f->experts, "router %lld -> %lld (%lld experts ran)",
             (long long)f->hidden, (long long)f->experts, (long long)f->experts_seen);
     else
-        set(in, FC_IK_EXPERTS, FC_IS_UNKNOWN, 0, "no router GEMM before the experts; %lld experts ran",
-            (long long)f->experts_seen);
+        set(in, FC_IK_EXPERTS, FC_IS_UNKNOWN, 0,
+            "no router GEMM before the experts; %lld experts ran", (long long)f->experts_seen);
     if (f->routed_even && f->routed % f->tokens == 0)
         set(in, FC_IK_TOPK, FC_IS_EXACT, f->routed / f->tokens,
             "%lld tokens routed to experts per layer = top-k x %lld tokens", (long long)f->routed,
             (long long)f->tokens);
     else
         set(in, FC_IK_TOPK, FC_IS_UNKNOWN, 0,
-            "routed tokens per layer (%lld in the first MoE layer, %lld tokens) %s", (long long)f->routed,
-            (long long)f->tokens, f->routed_even ? "are not a whole multiple of the tokens (dropped or padded)"
-                                                 : "differ between layers (dropped tokens?)");
-    set(in, FC_IK_MOE_FFN, FC_IS_EXACT, f->moe_ffn, "experts %lld -> %lld -> %lld", (long long)f->hidden,
-        (long long)f->moe_ffn, (long long)f->hidden);
-    set(in, FC_IK_SHARED_EXPERTS, FC_IS_EXACT, f->shared_experts, "MLPs on all tokens beside the experts");
+            "routed tokens per layer (%lld in the first MoE layer, %lld tokens) %s",
+            (long long)f->routed, (long long)f->tokens,
+            f->routed_even ? "are not a whole multiple of the tokens (dropped or padded)"
+                           : "differ between layers (dropped tokens?)");
+    set(in, FC_IK_MOE_FFN, FC_IS_EXACT, f->moe_ffn, "experts %lld -> %lld -> %lld",
+        (long long)f->hidden, (long long)f->moe_ffn, (long long)f->hidden);
+    set(in, FC_IK_SHARED_EXPERTS, FC_IS_EXACT, f->shared_experts,
+        "MLPs on all tokens beside the experts");
     set(in, FC_IK_SHARED_FFN, FC_IS_EXACT, f->shared_experts ? f->shared_ffn : 0, "%s",
         f->shared_experts ? "width of the shared experts" : "no shared expert");
     if (f->moe_every > 0) {
         set(in, FC_IK_MOE_EVERY, FC_IS_EXACT, f->moe_every, "%lld of %lld layers have experts",
             (long long)f->moe_layers, (long long)f->layers);
-        set(in, FC_IK_MOE_FIRST_DENSE, FC_IS_EXACT, f->moe_first_dense, "the first MoE layer is layer %lld",
-            (long long)f->moe_first_dense + 1);
+        set(in, FC_IK_MOE_FIRST_DENSE, FC_IS_EXACT, f->moe_first_dense,
+            "the first MoE layer is layer %lld", (long long)f->moe_first_dense + 1);
     } else {
-        set(in, FC_IK_MOE_EVERY, FC_IS_UNKNOWN, 0, "the MoE layers are not every N-th from some layer");
-        set(in, FC_IK_MOE_FIRST_DENSE, FC_IS_UNKNOWN, 0, "the MoE layers are not every N-th from some layer");
+        set(in, FC_IK_MOE_EVERY, FC_IS_UNKNOWN, 0,
+            "the MoE layers are not every N-th from some layer");
+        set(in, FC_IK_MOE_FIRST_DENSE, FC_IS_UNKNOWN, 0,
+            "the MoE layers are not every N-th from some layer");
     }
 }
 
@@ -170,8 +209,8 @@ static int64_t micro_batches(const fc_infer_facts *f, const fc_infer_iter *it)
     return k > 0 && k < (1u << 30) ? (int64_t)k : 0;
 }
 
-static void batch_value(fc_inferred *in, const fc_infer_facts *f, const fc_infer_iter *it, int64_t seq,
-                        int seq_status)
+static void batch_value(fc_inferred *in, const fc_infer_facts *f, const fc_infer_iter *it,
+                        int64_t seq, int seq_status)
 {
     char b1[FC_U128_DIGITS], b2[FC_U128_DIGITS], ranks[96] = "";
     int64_t k = micro_batches(f, it), r = it->ranks > 1 ? it->ranks : 1;
@@ -183,13 +222,16 @@ static void batch_value(fc_inferred *in, const fc_infer_facts *f, const fc_infer
     }
     in->batch_per_forward = f->tokens / seq;
     if (k == 0) {
-        set(in, FC_IK_BATCH, FC_IS_UNKNOWN, 0, "the iterations' forward FLOPs (%s) are not a whole number "
-            "of forwards of %s", fc_u128_to_str(it->forward_flops, b1), fc_u128_to_str(f->forward_flops, b2));
+        set(in, FC_IK_BATCH, FC_IS_UNKNOWN, 0,
+            "the iterations' forward FLOPs (%s) are not a whole number "
+            "of forwards of %s",
+            fc_u128_to_str(it->forward_flops, b1), fc_u128_to_str(f->forward_flops, b2));
         return;
     }
     if (r > 1)
-        snprintf(ranks, sizeof ranks, " x %lld ranks (taken as data-parallel replicas)", (long long)r);
-    set(in, FC_IK_BATCH, seq_status, in->batch_per_forward * k * r,
+        snprintf(ranks, sizeof ranks, " x %lld ranks (taken as data-parallel replicas)",
+                 (long long)r);
+    set(in, FC_IK_BATCH, seq_status, fc_infer_mul(fc_infer_mul(in->batch_per_forward, k), r),
         "%lld tokens per forward / s %lld = %lld sequences, x %lld forward%s per iteration%s%s",
         (long long)f->tokens, (long long)seq, (long long)in->batch_per_forward, (long long)k,
         k == 1 ? "" : "s", ranks, it->have ? "" : " (no iterations: one forward)");
@@ -201,7 +243,8 @@ static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_inf
         "the GEMMs compute the whole QK^T; 'half' is the other counting convention");
     set(in, FC_IK_TIED, FC_IS_UNKNOWN, 0,
         "the embedding lookup runs no GEMM (changes the parameter count, not the FLOPs)");
-    set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0, "%s", it->have ? "worked out with the model" : "no iterations");
+    set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0, "%s",
+        it->have ? "worked out with the model" : "no iterations");
     if (!f->ok) {
         for (int k = 0; k < FC_IK_COUNT; k++)
             if (k != FC_IK_CAUSAL && k != FC_IK_TIED && k != FC_IK_RECOMPUTE)
@@ -212,14 +255,16 @@ static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_inf
         f->core ? "%lld attention cores, each between the same GEMMs"
                 : "%lld repetitions of one block of GEMMs (no attention core in the stream)",
         (long long)f->layers);
-    set(in, FC_IK_HIDDEN, FC_IS_EXACT, f->hidden, "width the output projection and the MLP write back");
+    set(in, FC_IK_HIDDEN, FC_IS_EXACT, f->hidden,
+        "width the output projection and the MLP write back");
     attention_values(in, f);
     mlp_values(in, f);
     if (f->vocab)
         set(in, FC_IK_VOCAB, FC_IS_EXACT, f->vocab, "logits GEMM %lld -> %lld after the last layer",
             (long long)f->hidden, (long long)f->vocab);
     else
-        set(in, FC_IK_VOCAB, FC_IS_UNKNOWN, 0, "no logits GEMM after the last layer (a fused "
+        set(in, FC_IK_VOCAB, FC_IS_UNKNOWN, 0,
+            "no logits GEMM after the last layer (a fused "
             "cross-entropy kernel outside BLAS?)");
     batch_value(in, f, it, f->core ? f->seq : 0, FC_IS_EXACT);
 }
@@ -235,7 +280,8 @@ static void overlay(fc_inferred *in, const fc_infer_given *g)
         int64_t x = given_value(&g->m, k);
         if (in->v[k].status == FC_IS_EXACT && in->v[k].value != x) {
             in->disagree |= 1u << k;
-            set(in, k, FC_IS_GIVEN, x, "given; the stream says %lld", (long long)in->stream_value[k]);
+            set(in, k, FC_IS_GIVEN, x, "given; the stream says %lld",
+                (long long)in->stream_value[k]);
         } else {
             set(in, k, FC_IS_GIVEN, x, "given");
         }
@@ -250,16 +296,16 @@ static void derive(fc_inferred *in, const fc_infer_facts *f, const fc_infer_iter
     int64_t q = f->q_width, kv = f->kv_width;
     if (known(in, FC_IK_HEAD_DIM) && !known(in, FC_IK_HEADS) && val(in, FC_IK_HEAD_DIM) > 0 &&
         q % val(in, FC_IK_HEAD_DIM) == 0)
-        set(in, FC_IK_HEADS, FC_IS_EXACT, q / val(in, FC_IK_HEAD_DIM), "width %lld / the head_dim given",
-            (long long)q);
+        set(in, FC_IK_HEADS, FC_IS_EXACT, q / val(in, FC_IK_HEAD_DIM),
+            "width %lld / the head_dim given", (long long)q);
     if (known(in, FC_IK_HEADS) && !known(in, FC_IK_HEAD_DIM) && val(in, FC_IK_HEADS) > 0 &&
         q % val(in, FC_IK_HEADS) == 0)
-        set(in, FC_IK_HEAD_DIM, FC_IS_EXACT, q / val(in, FC_IK_HEADS), "width %lld / the heads given",
-            (long long)q);
+        set(in, FC_IK_HEAD_DIM, FC_IS_EXACT, q / val(in, FC_IK_HEADS),
+            "width %lld / the heads given", (long long)q);
     if (known(in, FC_IK_HEAD_DIM) && !known(in, FC_IK_KV_HEADS) && val(in, FC_IK_HEAD_DIM) > 0 &&
         kv % val(in, FC_IK_HEAD_DIM) == 0)
-        set(in, FC_IK_KV_HEADS, FC_IS_EXACT, kv / val(in, FC_IK_HEAD_DIM), "K, V width %lld / head_dim",
-            (long long)kv);
+        set(in, FC_IK_KV_HEADS, FC_IS_EXACT, kv / val(in, FC_IK_HEAD_DIM),
+            "K, V width %lld / head_dim", (long long)kv);
     if (!known(in, FC_IK_BATCH) && known(in, FC_IK_SEQ))
         batch_value(in, f, it, val(in, FC_IK_SEQ), FC_IS_EXACT);
 }
@@ -303,18 +349,19 @@ static int attention(fc_inferred *in, fc_model *m)
     return 0;
 }
 
-static const int required[] = {FC_IK_LAYERS, FC_IK_HIDDEN, FC_IK_FFN, FC_IK_SWIGLU, FC_IK_VOCAB,
-                               FC_IK_SEQ, FC_IK_BATCH, FC_IK_EXPERTS, FC_IK_TOPK, FC_IK_MOE_FFN,
-                               FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN, FC_IK_MOE_EVERY,
-                               FC_IK_MOE_FIRST_DENSE};
+static const int required[] = {FC_IK_LAYERS,    FC_IK_HIDDEN,         FC_IK_FFN,
+                               FC_IK_SWIGLU,    FC_IK_VOCAB,          FC_IK_SEQ,
+                               FC_IK_BATCH,     FC_IK_EXPERTS,        FC_IK_TOPK,
+                               FC_IK_MOE_FFN,   FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN,
+                               FC_IK_MOE_EVERY, FC_IK_MOE_FIRST_DENSE};
 
 static void build(fc_inferred *in)
 {
     fc_model m;
     memset(&m, 0, sizeof m);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!known(in, required[i]))
-            add_missing(in, required[i]);
+        if (!known(in, required[i]) && !(required[i] == FC_IK_BATCH && !known(in, FC_IK_SEQ)))
+            add_missing(in, required[i]); /* the batch follows from the tokens and --seq */
     if (attention(in, &m) != 0) {
         if (!known(in, FC_IK_HEADS))
             add_missing(in, FC_IK_HEADS);
@@ -361,7 +408,7 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
     m.batch = in->batch_per_forward;
     fc_formula(&m, &fl);
     fc_u128 fwd = fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
-    m.batch = in->batch_per_forward * in->micro_batches;
+    m.batch = fc_infer_mul(in->batch_per_forward, in->micro_batches);
     fc_formula(&m, &fl);
     fc_u128 core = f->core ? 0 : fl.attention_core_forward; /* a fused kernel's: no GEMM */
     fc_u128 base = fl.model_flops_per_iteration - fc_u128_sat_mul(3, core);
@@ -373,7 +420,8 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
     }
     char b[FC_U128_DIGITS];
     if (!f->core && r == 0) {
-        set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0, "no GEMM recomputed; selective recompute of a fused "
+        set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0,
+            "no GEMM recomputed; selective recompute of a fused "
             "attention kernel would not show: hardware FLOPs below take none");
         return;
     }
@@ -387,8 +435,19 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
             return;
         }
     }
-    set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0, "%s, %s, is none of the formula's modes (some layers "
-        "checkpointed?): hardware FLOPs below take none", how, fc_u128_to_str(r, b));
+    fc_u128 layer =
+        (fl.hardware_by_recompute[FC_RECOMPUTE_FULL] - fl.model_flops_per_iteration - core) /
+        (fc_u128)in->model.layers;
+    if (layer > 0 && r % layer == 0 && r / layer < (fc_u128)in->model.layers)
+        set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0,
+            "%s, %s, is the forward of %lld of the %lld layers "
+            "(some checkpointed): none of the formula's modes; hardware FLOPs below take none",
+            how, fc_u128_to_str(r, b), (long long)(r / layer), (long long)in->model.layers);
+    else
+        set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0,
+            "%s, %s, is none of the formula's modes: hardware "
+            "FLOPs below take none",
+            how, fc_u128_to_str(r, b));
 }
 
 /* The formula against the count, two ways: one forward (needs the
@@ -405,10 +464,11 @@ static void check_fit(fc_inferred *in, const fc_infer_iter *it)
     fc_flops fl;
     fc_formula(&m, &fl);
     in->forward_model_flops = fl.model_flops_per_iteration;
-    in->formula_forward = fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
+    in->formula_forward =
+        fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
     in->fits_forward = in->formula_forward == f->forward_flops;
     if (it->have && in->micro_batches > 0 && it->flops >= it->recompute_flops) {
-        m.batch = in->batch_per_forward * in->micro_batches;
+        m.batch = fc_infer_mul(in->batch_per_forward, in->micro_batches);
         fc_formula(&m, &fl);
         fc_u128 expect = fl.model_flops_per_iteration -
                          (f->core ? 0 : fc_u128_sat_mul(3, fl.attention_core_forward));

@@ -3,13 +3,14 @@
  * are (infer.h).
  *
  * A weight GEMM is a Linear: with A the weight, op(A) is out x in and n is
- * the tokens; with B the weight, m is the tokens. A GEMM of two activations
- * is the attention core when it pairs up with its neighbour as QK^T and
- * attention x V: QK^T is rows x s by d (rows = r*s when query heads share a
- * key head), attention x V contracts over s, and both run the same number
- * of products (B*a in one batched call, or one call per head). Runs of
- * weight GEMMs on fewer tokens than the forward's (or batched over several
- * weights) are experts, taken as one operation.
+ * the tokens; with B the weight, m is the tokens (both flagged: the slot
+ * most one-weight GEMMs use). The attention core is found by shape first,
+ * whatever the weight flags: runs of QK^T (rows x s by d, rows = r*s when
+ * query heads share a key head) and attention x V (contracting over s) with
+ * the same number of products (B*a: one batched call, a run of calls, or
+ * the two alternating per head). Runs of weight GEMMs on fewer tokens than
+ * the forward's (or batched over several weights) are experts, taken as one
+ * operation.
  *
  * Layers: with the attention core in the stream, one per core, from its
  * input projections (the weight GEMMs just before it that read the hidden
@@ -56,20 +57,21 @@ static op from_gemm(const fc_fwd_gemm *g, unsigned side)
         o.kind = OP_UNK;
     } else if (w == 1) { /* A = W: op(A) out x in, n tokens */
         o.kind = OP_LIN;
-        o.out = g->m, o.in = g->k, o.tok = g->n * count, o.grp = g->batch;
+        o.out = g->m, o.in = g->k, o.tok = fc_infer_mul(g->n, count), o.grp = g->batch;
     } else if (w == 2) { /* B = W: op(B) in x out, m tokens */
         o.kind = OP_LIN;
-        o.out = g->n, o.in = g->k, o.tok = g->m * count, o.grp = g->batch;
+        o.out = g->n, o.in = g->k, o.tok = fc_infer_mul(g->m, count), o.grp = g->batch;
     } else { /* a product of activations */
         o.kind = OP_PROD;
-        o.m = g->m, o.n = g->n, o.k = g->k, o.cnt = count * g->batch;
+        o.m = g->m, o.n = g->n, o.k = g->k, o.cnt = fc_infer_mul(count, g->batch);
     }
     return o;
 }
 
 static int64_t calls_of(const fc_fwd_gemm *g)
 {
-    return (int64_t)(g->count > 0 ? g->count : 1) * (g->batch > 0 ? g->batch : 1);
+    int64_t count = g->count > 0 && g->count < INT64_MAX ? (int64_t)g->count : 1;
+    return fc_infer_mul(count, g->batch > 0 ? g->batch : 1);
 }
 
 static int same_shape(const fc_fwd_gemm *x, const fc_fwd_gemm *y)
@@ -114,12 +116,12 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
     if (i + 1 < n && !same_shape(&g[i], &g[i + 1]) && core_pair(&g[i], &g[i + 1], &s, &d, &r)) {
         size_t pairs = 0;
         while (j + 1 < n && same_shape(&g[j], &g[i]) && same_shape(&g[j + 1], &g[i + 1])) {
-            cx += calls_of(&g[j]), cy += calls_of(&g[j + 1]);
+            cx = fc_infer_add(cx, calls_of(&g[j])), cy = fc_infer_add(cy, calls_of(&g[j + 1]));
             fl = fc_u128_sat_add(fl, fc_u128_sat_add(g[j].flops, g[j + 1].flops));
             j += 2, pairs++;
         }
         if (pairs >= 2 && cx == cy) {
-            *out = core_op(s, d, r, cx * r);
+            *out = core_op(s, d, r, fc_infer_mul(cx, r));
             out->flops = fl;
             return j - i;
         }
@@ -127,15 +129,15 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
     size_t a = i, b;
     cx = cy = 0, fl = 0;
     for (; a < n && same_shape(&g[a], &g[i]); a++) {
-        cx += calls_of(&g[a]), flagged |= g[a].weight;
+        cx = fc_infer_add(cx, calls_of(&g[a])), flagged |= g[a].weight;
         fl = fc_u128_sat_add(fl, g[a].flops);
     }
     for (b = a; b < n && same_shape(&g[b], &g[a]); b++) {
-        cy += calls_of(&g[b]), flagged |= g[b].weight;
+        cy = fc_infer_add(cy, calls_of(&g[b])), flagged |= g[b].weight;
         fl = fc_u128_sat_add(fl, g[b].flops);
     }
     if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy && (cx >= 2 || !flagged)) {
-        *out = core_op(s, d, r, cx * r);
+        *out = core_op(s, d, r, fc_infer_mul(cx, r));
         out->flops = fl;
         return b - i;
     }
@@ -166,7 +168,7 @@ static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
         i += used;
         op *prev = w->n_raw > 0 ? &w->raw[w->n_raw - 1] : NULL;
         if (prev && prev->kind == OP_CORE && prev->s == c.s && prev->d == c.d && prev->r == c.r) {
-            prev->heads_b += c.heads_b;
+            prev->heads_b = fc_infer_add(prev->heads_b, c.heads_b);
             prev->flops = fc_u128_sat_add(prev->flops, c.flops);
         } else {
             w->raw[w->n_raw++] = c;
@@ -187,9 +189,11 @@ static uint64_t symbol(const op *x, size_t i, int64_t tokens)
         h = mix(mix(mix(h, (uint64_t)x->in), (uint64_t)x->out), x->tok == tokens);
         return mix(h, (uint64_t)x->grp);
     case OP_PROD:
-        return mix(mix(mix(mix(h, (uint64_t)x->m), (uint64_t)x->n), (uint64_t)x->k), (uint64_t)x->cnt);
+        return mix(mix(mix(mix(h, (uint64_t)x->m), (uint64_t)x->n), (uint64_t)x->k),
+                   (uint64_t)x->cnt);
     case OP_CORE:
-        return mix(mix(mix(mix(h, (uint64_t)x->s), (uint64_t)x->d), (uint64_t)x->r), (uint64_t)x->heads_b);
+        return mix(mix(mix(mix(h, (uint64_t)x->s), (uint64_t)x->d), (uint64_t)x->r),
+                   (uint64_t)x->heads_b);
     case OP_EXPERTS:
         return h; /* routing changes from layer to layer; the layer decides */
     default:
@@ -205,6 +209,13 @@ int fc_infer_ops(const fc_fwd_profile *p, fc_infer_work *w, char *why, size_t n)
         return fail(why, n, "the forward profile holds no GEMM");
     if (p->n > FC_INFER_MAX_GEMMS || p->truncated)
         return fail(why, n, "the forward has more runs of GEMMs than the profile holds");
+    for (size_t i = 0; i < p->n; i++) {
+        const fc_fwd_gemm *g = &p->g[i];
+        if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX || g->batch > INT32_MAX ||
+            g->count > INT32_MAX)
+            return fail(why, n,
+                        "a GEMM of the forward is larger than 2^31 in a dimension or count");
+    }
     build_ops(p, w);
     for (size_t i = 0; i < w->n_raw; i++)
         if (w->raw[i].kind == OP_LIN && w->raw[i].grp == 1 && w->raw[i].tok > w->tokens)
@@ -253,7 +264,8 @@ static int layers_by_core(fc_infer_work *w, const size_t *core, size_t L, char *
             return -1;
         }
         int64_t h = o[c + 1].out;
-        while (i > lo && is_token_lin(&o[i - 1], T) && o[i - 1].in == h && c - (i - 1) <= nproj_next)
+        while (i > lo && is_token_lin(&o[i - 1], T) && o[i - 1].in == h &&
+               c - (i - 1) <= nproj_next)
             i--;
         if (i == c) {
             snprintf(why, n, "no input projection before attention core %zu", jj + 1);
@@ -309,16 +321,18 @@ static int layers_by_repeat(fc_infer_work *w, char *why, size_t n)
             if (reps < 2 || reps > FC_INFER_MAX_LAYERS)
                 continue;
             const op *first = &o[s0], *lastop = &o[s0 + p - 1];
-            int closed = first->kind == OP_LIN && lastop->kind == OP_LIN && lastop->out == first->in;
+            int closed =
+                first->kind == OP_LIN && lastop->kind == OP_LIN && lastop->out == first->in;
             size_t cov = reps * p;
             if (cov > best_cov || (cov == best_cov && closed && !best_closed)) {
                 best_cov = cov, best_s = s0, best_p = p, best_closed = closed;
             }
         }
     if (best_cov == 0)
-        return fail(why, n, "no attention core GEMMs (fused attention?) and no repeated block "
-                            "of GEMMs: layers cannot be told apart (one layer, or not a "
-                            "transformer)");
+        return fail(why, n,
+                    "no attention core GEMMs (fused attention?) and no repeated block "
+                    "of GEMMs: layers cannot be told apart (one layer, or not a "
+                    "transformer)");
     w->n_lay = best_cov / best_p;
     for (size_t j = 0; j < w->n_lay; j++) {
         memset(&w->lay[j], 0, sizeof w->lay[j]);

@@ -102,7 +102,8 @@ static void extras(const fc_infer_work *w, fc_infer_facts *f, int64_t h)
     size_t o = 0;
     f->extra[0] = '\0';
     if (before)
-        o += (size_t)snprintf(f->extra + o, sizeof f->extra - o, "%zu before the first layer (%s FLOPs)", before,
+        o += (size_t)snprintf(f->extra + o, sizeof f->extra - o,
+                              "%zu before the first layer (%s FLOPs)", before,
                               fc_u128_to_str(fb, b1));
     if (after && o < sizeof f->extra)
         o += (size_t)snprintf(f->extra + o, sizeof f->extra - o, "%s%zu after the %s (%s FLOPs)",
@@ -117,25 +118,28 @@ static void describe(const layer *l, const fc_infer_facts *f, char *out, size_t 
 {
     char attn[160], core[96] = "", mlp[200];
     if (l->nproj == 1)
-        snprintf(attn, sizeof attn, "QKV %lld->%lld", (long long)l->h, (long long)(l->q + 2 * l->kv));
+        snprintf(attn, sizeof attn, "QKV %lld->%lld", (long long)l->h,
+                 (long long)fc_infer_add(l->q, fc_infer_mul(2, l->kv)));
     else if (l->nproj == 2)
         snprintf(attn, sizeof attn, "Q %lld->%lld, KV ->%lld", (long long)l->h, (long long)l->q,
-                 (long long)(2 * l->kv));
+                 (long long)fc_infer_mul(2, l->kv));
     else
         snprintf(attn, sizeof attn, "Q %lld->%lld, K, V ->%lld", (long long)l->h, (long long)l->q,
                  (long long)l->kv);
     if (l->core)
-        snprintf(core, sizeof core, ", core %lld x QK^T %lldx%lld by %lld and AV", (long long)l->heads_b,
-                 (long long)l->s, (long long)l->s, (long long)l->d);
+        snprintf(core, sizeof core, ", core %lld x QK^T %lldx%lld by %lld and AV",
+                 (long long)l->heads_b, (long long)l->s, (long long)l->s, (long long)l->d);
     if (f->moe)
-        snprintf(mlp, sizeof mlp, "MoE: router %lld->%lld, experts %lld->%lld->%lld%s on %lld routed tokens%s",
+        snprintf(mlp, sizeof mlp,
+                 "MoE: router %lld->%lld, experts %lld->%lld->%lld%s on %lld routed tokens%s",
                  (long long)l->h, (long long)f->experts, (long long)l->h, (long long)f->moe_ffn,
                  (long long)l->h, f->swiglu ? " gated" : "", (long long)f->routed,
                  f->shared_experts ? ", shared experts" : "");
     else
         snprintf(mlp, sizeof mlp, "MLP %lld->%lld->%lld%s", (long long)l->h, (long long)f->ffn,
                  (long long)l->h, f->swiglu ? " gated" : "");
-    snprintf(out, size, "%s%s, out %lld->%lld, %s", attn, core, (long long)l->q, (long long)l->h, mlp);
+    snprintf(out, size, "%s%s, out %lld->%lld, %s", attn, core, (long long)l->q, (long long)l->h,
+             mlp);
 }
 
 static int moe_facts(const fc_infer_work *w, fc_infer_facts *f)
@@ -151,7 +155,8 @@ static int moe_facts(const fc_infer_work *w, fc_infer_facts *f)
         if (m == NULL)
             m = l;
         else if (!same_mlp(m, l)) {
-            snprintf(f->why, sizeof f->why, "MoE layer %zu differs from the first MoE layer", j + 1);
+            snprintf(f->why, sizeof f->why, "MoE layer %zu differs from the first MoE layer",
+                     j + 1);
             return -1;
         }
         if (l->routed != m->routed)
@@ -183,8 +188,9 @@ static int one_gating(const fc_infer_work *w, fc_infer_facts *f)
         int64_t g[2] = {l->mlp == MLP_DENSE ? l->gated : l->egated, l->shared_gated};
         for (int i = 0; i < (l->mlp == MLP_MOE && l->shared_n ? 2 : 1); i++) {
             if (seen && g[i] != gated) {
-                snprintf(f->why, sizeof f->why, "gated and plain MLPs in one model: the formula has "
-                                                "one kind");
+                snprintf(f->why, sizeof f->why,
+                         "gated and plain MLPs in one model: the formula has "
+                         "one kind");
                 return -1;
             }
             seen = 1, gated = (int)g[i];
@@ -199,17 +205,20 @@ static int core_agrees(const layer *l, fc_infer_facts *f)
 {
     int64_t T = f->tokens;
     if (l->s <= 0 || l->d <= 0 || T % l->s != 0 || l->q % l->d != 0 || l->kv % l->d != 0) {
-        snprintf(f->why, sizeof f->why, "the attention core (%lld x %lld by %lld) does not fit %lld "
-                 "tokens and the projections' widths %lld and %lld", (long long)l->s, (long long)l->s,
-                 (long long)l->d, (long long)T, (long long)l->q, (long long)l->kv);
+        snprintf(f->why, sizeof f->why,
+                 "the attention core (%lld x %lld by %lld) does not fit %lld "
+                 "tokens and the projections' widths %lld and %lld",
+                 (long long)l->s, (long long)l->s, (long long)l->d, (long long)T, (long long)l->q,
+                 (long long)l->kv);
         return -1;
     }
     int64_t B = T / l->s, a = l->q / l->d;
-    if (B * a != l->heads_b) {
-        snprintf(f->why, sizeof f->why, "%lld attention products per layer, but %lld sequences x %lld "
-                 "heads (%lld tokens of %lld, width %lld of %lld) make %lld", (long long)l->heads_b,
-                 (long long)B, (long long)a, (long long)T, (long long)l->s, (long long)l->q,
-                 (long long)l->d, (long long)(B * a));
+    if (fc_infer_mul(B, a) != l->heads_b) {
+        snprintf(f->why, sizeof f->why,
+                 "%lld attention products per layer, but %lld sequences x %lld "
+                 "heads (%lld tokens of %lld, width %lld of %lld) make %lld",
+                 (long long)l->heads_b, (long long)B, (long long)a, (long long)T, (long long)l->s,
+                 (long long)l->q, (long long)l->d, (long long)fc_infer_mul(B, a));
         return -1;
     }
     return 0;
@@ -220,7 +229,8 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
     memset(f, 0, sizeof *f);
     f->forward_flops = p->flops;
     char why[200];
-    if (fc_infer_ops(p, w, f->why, sizeof f->why) != 0 || fc_infer_layers(w, f->why, sizeof f->why) != 0)
+    if (fc_infer_ops(p, w, f->why, sizeof f->why) != 0 ||
+        fc_infer_layers(w, f->why, sizeof f->why) != 0)
         return;
     f->tokens = w->tokens;
     for (size_t j = 0; j < w->n_lay; j++)

@@ -3,14 +3,16 @@
  * (analysis/io/report_read.h), which 'flopcount report' and 'merge' run on
  * files from anywhere. Any bytes: no crash, no leak (ASan), and the
  * contract: failure gives a reason and an empty report; success gives
- * schema 1 and counts that fit what was parsed. The CUPTI sections' reader
- * (analysis/io/report_gpu.h) runs on the same bytes. The big-integer
- * quoting pass is fuzzed on its own as well: it only ever adds quote
- * characters. */
+ * schema 1 and counts that fit what was parsed. A forward profile that
+ * parses is read as a model (analysis/infer.h) with any numbers in it. The
+ * CUPTI sections' reader (analysis/io/report_gpu.h) runs on the same bytes.
+ * The big-integer quoting pass is fuzzed on its own as well: it only ever
+ * adds quote characters. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer.h"
 #include "report_gpu.h"
 #include "report_read.h"
 
@@ -23,6 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fc_report_parse(text, size, &r, err, sizeof err) == 0) {
         if (r.schema != FC_REPORT_SCHEMA || (r.n_shapes > 0 && r.shapes == NULL))
             abort();
+        if (r.has_profile) {
+            static fc_infer_work *w;
+            static fc_infer_facts f;
+            static fc_inferred in;
+            if (w == NULL && (w = malloc(fc_infer_work_size())) == NULL)
+                abort();
+            fc_fwd_profile p = {r.profile.gemms, r.profile.n_gemms, r.profile.truncated, r.profile.flops};
+            fc_infer_iter it = {.have = 1, .flops = r.iterations.flops, .forward_flops = r.profile.flops,
+                                .recompute_flops = r.recompute.flops, .ranks = 2};
+            fc_infer_shapes(&p, w, &f);
+            fc_infer_resolve(&f, NULL, &it, &in);
+            if (in.complete && !f.ok)
+                abort();
+        }
     } else if (err[0] == '\0' || r.n_shapes != 0) {
         abort();
     }

@@ -75,7 +75,8 @@ void fc_profile_segment(const fc_pend *s, int kind)
     if (calls == 0)
         return;
     int warmup = fc_phase_bootstrapping();
-    int steady = !warmup && have_prev && ((h == prev_hash && calls == prev_calls) || flops == prev_flops);
+    int steady =
+        !warmup && have_prev && ((h == prev_hash && calls == prev_calls) || flops == prev_flops);
     tries += !warmup;
     cur.state = warmup ? FC_PROFILE_WARMUP : steady ? FC_PROFILE_STEADY : FC_PROFILE_UNSTEADY;
     cur.segment = training_segments;

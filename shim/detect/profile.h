@@ -36,14 +36,14 @@ enum fc_profile_state {
 };
 
 typedef struct fc_profile_view {
-    int state;              /* enum fc_profile_state */
-    uint64_t segment;       /* which training forward (1 = the first) */
-    uint64_t calls;         /* forward calls, all of them */
-    fc_u128 flops;          /* their FLOPs */
-    uint32_t n;             /* entries kept */
-    int truncated;          /* calls beyond FC_PROFILE_CAP runs are not in ent */
+    int state;        /* enum fc_profile_state */
+    uint64_t segment; /* which training forward (1 = the first) */
+    uint64_t calls;   /* forward calls, all of them */
+    fc_u128 flops;    /* their FLOPs */
+    uint32_t n;       /* entries kept */
+    int truncated;    /* calls beyond FC_PROFILE_CAP runs are not in ent */
     const fc_profile_ent *ent;
-    uint64_t generation;    /* changes whenever the profile does */
+    uint64_t generation; /* changes whenever the profile does */
 } fc_profile_view;
 
 void fc_profile_reset(void);

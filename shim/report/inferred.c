@@ -62,7 +62,8 @@ static int fitted(fc_u128 fwd, fc_u128 flops, fc_u128 rec, int need_steady, fc_i
     const fc_infer_facts *f = current(&state);
     if (f == NULL || !f->ok || (need_steady && state != FC_PROFILE_STEADY))
         return -1;
-    fc_infer_iter it = {.have = 1, .flops = flops, .forward_flops = fwd, .recompute_flops = rec, .ranks = 1};
+    fc_infer_iter it = {
+        .have = 1, .flops = flops, .forward_flops = fwd, .recompute_flops = rec, .ranks = 1};
     fc_infer_resolve(f, NULL, &it, in);
     return in->complete && in->fits ? 0 : -1;
 }
@@ -95,13 +96,17 @@ void fc_inferred_text(int fd, const fc_figures *x)
     if (f == NULL || x->steady == 0)
         return;
     if (!f->ok) {
-        say(fd, line, snprintf(line, sizeof line, "flopcount: model not inferred from the GEMMs: %.400s\n", f->why));
+        say(fd, line,
+            snprintf(line, sizeof line, "flopcount: model not inferred from the GEMMs: %.400s\n",
+                     f->why));
         return;
     }
     if (fitted(x->fwd, x->flops, x->rec, 0, &in) != 0) {
-        say(fd, line, snprintf(line, sizeof line, "flopcount: inferred model not exact (%.300s); 'flopcount "
-                                                  "report' shows what is known\n",
-                               in.complete ? "the formula does not fit the count" : in.missing));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: inferred model not exact (%.300s); 'flopcount "
+                     "report' shows what is known\n",
+                     in.complete ? "the formula does not fit the count" : in.missing));
         return;
     }
     const fc_model *m = &in.model;
@@ -109,11 +114,13 @@ void fc_inferred_text(int fd, const fc_figures *x)
     if (x->util_ok && fc_infer_iteration_flops(&in, x->fwd, &model) == 0)
         snprintf(mfu, sizeof mfu, "; formula MFU %.1f%%",
                  100.0 * fc_u128_to_double(model) / (x->pc.flops * x->median_seconds));
-    say(fd, line, snprintf(line, sizeof line,
-                           "flopcount: inferred model l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld%s V=%lld s=%lld "
-                           "B=%lld%s, exact from the GEMM shapes%s\n",
-                           (long long)m->layers, (long long)m->hidden, (long long)m->heads,
-                           (long long)fc_model_kv_heads(m), (long long)m->head_dim, (long long)fc_model_ffn(m),
-                           m->swiglu ? " gated" : "", (long long)m->vocab, (long long)m->seq, (long long)m->batch,
-                           m->experts ? " MoE" : "", mfu));
+    say(fd, line,
+        snprintf(line, sizeof line,
+                 "flopcount: inferred model l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld%s V=%lld "
+                 "s=%lld "
+                 "B=%lld%s, exact from the GEMM shapes%s\n",
+                 (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+                 (long long)fc_model_kv_heads(m), (long long)m->head_dim,
+                 (long long)fc_model_ffn(m), m->swiglu ? " gated" : "", (long long)m->vocab,
+                 (long long)m->seq, (long long)m->batch, m->experts ? " MoE" : "", mfu));
 }

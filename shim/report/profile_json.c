@@ -13,10 +13,14 @@
 static const char *state_name(int state)
 {
     switch (state) {
-    case FC_PROFILE_STEADY: return "steady";
-    case FC_PROFILE_UNSTEADY: return "unsteady";
-    case FC_PROFILE_WARMUP: return "warm-up";
-    default: return "none";
+    case FC_PROFILE_STEADY:
+        return "steady";
+    case FC_PROFILE_UNSTEADY:
+        return "unsteady";
+    case FC_PROFILE_WARMUP:
+        return "warm-up";
+    default:
+        return "none";
     }
 }
 

@@ -32,8 +32,8 @@ typedef struct prof {
 static prof P;
 static fc_infer_work *W;
 
-static void add(int64_t m, int64_t n, int64_t k, int64_t batch, uint64_t count, unsigned weight, char ta,
-                char tb)
+static void add(int64_t m, int64_t n, int64_t k, int64_t batch, uint64_t count, unsigned weight,
+                char ta, char tb)
 {
     assert_true(P.n < MAXG);
     fc_fwd_gemm *x = &P.g[P.n++];
@@ -184,7 +184,8 @@ static void test_moe(void **state)
     static fc_inferred in;
     reset();
     int64_t h = 64, a = 4, d = 16, s = 16, B = 4, T = B * s;
-    static const int64_t routed[2][8] = {{30, 0, 20, 16, 0, 30, 0, 32}, {10, 22, 16, 8, 40, 14, 10, 8}};
+    static const int64_t routed[2][8] = {{30, 0, 20, 16, 0, 30, 0, 32},
+                                         {10, 22, 16, 8, 40, 14, 10, 8}};
     for (int l = 0; l < 4; l++) {
         lin(h, 3 * h, T);
         core(s, d, B * a, 0);
@@ -531,18 +532,12 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt_tiny),
-        cmocka_unit_test(test_gqa_swiglu_b_weight),
-        cmocka_unit_test(test_moe),
-        cmocka_unit_test(test_moe_batched_first_dense),
-        cmocka_unit_test(test_moe_dropped),
-        cmocka_unit_test(test_fused_attention),
-        cmocka_unit_test(test_not_inferable),
-        cmocka_unit_test(test_flagged_core),
-        cmocka_unit_test(test_grouped_core),
-        cmocka_unit_test(test_iterations),
-        cmocka_unit_test(test_given),
-        cmocka_unit_test(test_extras_and_chunked_logits),
+        cmocka_unit_test(test_gpt_tiny),      cmocka_unit_test(test_gqa_swiglu_b_weight),
+        cmocka_unit_test(test_moe),           cmocka_unit_test(test_moe_batched_first_dense),
+        cmocka_unit_test(test_moe_dropped),   cmocka_unit_test(test_fused_attention),
+        cmocka_unit_test(test_not_inferable), cmocka_unit_test(test_flagged_core),
+        cmocka_unit_test(test_grouped_core),  cmocka_unit_test(test_iterations),
+        cmocka_unit_test(test_given),         cmocka_unit_test(test_extras_and_chunked_logits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -29,7 +29,8 @@ int fc_merge_infer_rank(fc_merge_rank *s, const fc_report *r)
         return -1;
     if ((s->facts = calloc(1, sizeof *s->facts)) == NULL)
         return -1;
-    fc_fwd_profile p = {r->profile.gemms, r->profile.n_gemms, r->profile.truncated, r->profile.flops};
+    fc_fwd_profile p = {r->profile.gemms, r->profile.n_gemms, r->profile.truncated,
+                        r->profile.flops};
     fc_infer_shapes(&p, work, s->facts);
     return 0;
 }
@@ -41,8 +42,8 @@ static int same_layers(const fc_infer_facts *a, const fc_infer_facts *b)
            a->core == b->core && a->seq == b->seq && a->head_dim == b->head_dim &&
            a->core_count == b->core_count && a->ffn == b->ffn && a->swiglu == b->swiglu &&
            a->tokens == b->tokens && a->moe == b->moe && a->experts == b->experts &&
-           a->moe_ffn == b->moe_ffn && a->routed == b->routed && a->shared_experts == b->shared_experts &&
-           a->shared_ffn == b->shared_ffn;
+           a->moe_ffn == b->moe_ffn && a->routed == b->routed &&
+           a->shared_experts == b->shared_experts && a->shared_ffn == b->shared_ffn;
 }
 
 typedef struct group {
@@ -71,13 +72,16 @@ static int grouping(fc_merge *m, group *g, size_t *ng)
             return -1;
         }
         if (!same_layers(s->facts, m->ranks[0].facts)) {
-            refuse(m, "rank %ld ran layers of another shape than rank 0%s (tensor-parallel shards "
-                      "of different widths, or another model): no layout explains it", s->rank, "");
+            refuse(m,
+                   "rank %ld ran layers of another shape than rank 0%s (tensor-parallel shards "
+                   "of different widths, or another model): no layout explains it",
+                   s->rank, "");
             return -1;
         }
         size_t k = 0;
-        while (k < *ng && !(g[k].f->layers == s->facts->layers && g[k].f->vocab == s->facts->vocab &&
-                            g[k].f->forward_flops == s->facts->forward_flops))
+        while (k < *ng &&
+               !(g[k].f->layers == s->facts->layers && g[k].f->vocab == s->facts->vocab &&
+                 g[k].f->forward_flops == s->facts->forward_flops))
             k++;
         if (k == *ng)
             g[(*ng)++] = (group){s->facts, 0};
@@ -93,8 +97,8 @@ static int combine(fc_merge *m, const group *g, size_t ng, fc_infer_facts *job)
     size_t dp = g[0].n, with_logits = 0, logits = 0;
     for (size_t k = 0; k < ng; k++) {
         if (g[k].n != dp) {
-            refuse(m, "the ranks run %ld different forwards on unequal numbers of ranks%s", (long)ng,
-                   ": not pipeline stages over data-parallel replicas");
+            refuse(m, "the ranks run %ld different forwards on unequal numbers of ranks%s",
+                   (long)ng, ": not pipeline stages over data-parallel replicas");
             return -1;
         }
         if (g[k].f->vocab > 0)
@@ -110,16 +114,18 @@ static int combine(fc_merge *m, const group *g, size_t ng, fc_infer_facts *job)
     job->forward_flops = 0;
     job->extra_flops = 0;
     for (size_t k = 0; k < ng; k++) {
-        job->layers += g[k].f->layers;
-        job->forward_flops = fc_u128_sat_add(job->forward_flops, fc_u128_sat_mul(dp, g[k].f->forward_flops));
-        job->extra_flops = fc_u128_sat_add(job->extra_flops, fc_u128_sat_mul(dp, g[k].f->extra_flops));
+        job->layers = fc_infer_add(job->layers, g[k].f->layers);
+        job->forward_flops =
+            fc_u128_sat_add(job->forward_flops, fc_u128_sat_mul(dp, g[k].f->forward_flops));
+        job->extra_flops =
+            fc_u128_sat_add(job->extra_flops, fc_u128_sat_mul(dp, g[k].f->extra_flops));
     }
     if (ng > 1 && job->moe && (job->moe_every != 1 || job->moe_first_dense != 0)) {
         job->moe_every = job->moe_first_dense = -1; /* each stage's pattern is its own */
     }
-    job->tokens *= (int64_t)dp;
-    job->core_count *= (int64_t)dp;
-    job->routed *= (int64_t)dp;
+    job->tokens = fc_infer_mul(job->tokens, (int64_t)dp);
+    job->core_count = fc_infer_mul(job->core_count, (int64_t)dp);
+    job->routed = fc_infer_mul(job->routed, (int64_t)dp);
     m->model.data_parallel = (long)dp;
     m->model.stages = (long)ng;
     return 0;
@@ -149,8 +155,10 @@ int fc_merge_infer(fc_merge *m)
     size_t ng;
     int rc = g == NULL || job == NULL ? -1 : 0;
     if (rc == 0 && grouping(m, g, &ng) == 0 && combine(m, g, ng, job) == 0) {
-        fc_infer_iter it = {.have = m->n_steps > 0, .flops = m->flops_per_iteration,
-                            .recompute_flops = m->recompute_per_iteration, .ranks = 1};
+        fc_infer_iter it = {.have = m->n_steps > 0,
+                            .flops = m->flops_per_iteration,
+                            .recompute_flops = m->recompute_per_iteration,
+                            .ranks = 1};
         it.forward_flops = it.have ? median_forward(m) : 0;
         fc_infer_resolve(job, NULL, &it, &mm->inf);
         mm->state = mm->inf.complete ? FC_MERGE_MODEL_COMPLETE : FC_MERGE_MODEL_PARTIAL;
@@ -171,12 +179,15 @@ const char *fc_merge_layout_words(const fc_merge *m, char *buf, size_t size)
 {
     const fc_merge_model *mm = &m->model;
     if (mm->stages <= 1)
-        snprintf(buf, size, "every rank ran the same forward: taken as %ld data-parallel replicas "
-                            "(tensor-parallel shards would look the same; give the model flags to "
-                            "'flopcount report' then)", mm->data_parallel);
+        snprintf(buf, size,
+                 "every rank ran the same forward: taken as %ld data-parallel replicas "
+                 "(tensor-parallel shards would look the same; give the model flags to "
+                 "'flopcount report' then)",
+                 mm->data_parallel);
     else
-        snprintf(buf, size, "%ld pipeline stages of one layer shape, each on %ld data-parallel "
-                            "rank%s, the last with the logits: layers summed over the stages",
+        snprintf(buf, size,
+                 "%ld pipeline stages of one layer shape, each on %ld data-parallel "
+                 "rank%s, the last with the logits: layers summed over the stages",
                  mm->stages, mm->data_parallel, mm->data_parallel == 1 ? "" : "s");
     return buf;
 }

@@ -61,18 +61,21 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
 
 static void flags_line(const fc_inferred *in, char *out, size_t size)
 {
-    static const int keys[] = {FC_IK_LAYERS, FC_IK_HIDDEN, FC_IK_HEADS, FC_IK_KV_HEADS, FC_IK_HEAD_DIM,
-                               FC_IK_FFN, FC_IK_VOCAB, FC_IK_SEQ, FC_IK_BATCH, FC_IK_EXPERTS,
-                               FC_IK_TOPK, FC_IK_MOE_FFN, FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN,
-                               FC_IK_MOE_EVERY, FC_IK_MOE_FIRST_DENSE};
+    static const int keys[] = {
+        FC_IK_LAYERS,         FC_IK_HIDDEN,     FC_IK_HEADS,     FC_IK_KV_HEADS,
+        FC_IK_HEAD_DIM,       FC_IK_FFN,        FC_IK_VOCAB,     FC_IK_SEQ,
+        FC_IK_BATCH,          FC_IK_EXPERTS,    FC_IK_TOPK,      FC_IK_MOE_FFN,
+        FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN, FC_IK_MOE_EVERY, FC_IK_MOE_FIRST_DENSE};
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && o < size; i++) {
         int k = keys[i];
         int64_t x = in->v[k].value;
-        if (in->v[k].status == FC_IS_UNKNOWN || (k > FC_IK_EXPERTS && in->v[FC_IK_EXPERTS].value == 0) ||
+        if (in->v[k].status == FC_IS_UNKNOWN ||
+            (k > FC_IK_EXPERTS && in->v[FC_IK_EXPERTS].value == 0) ||
             (k == FC_IK_EXPERTS && x == 0) || (k == FC_IK_MOE_EVERY && x == 1) ||
-            ((k == FC_IK_SHARED_EXPERTS || k == FC_IK_SHARED_FFN || k == FC_IK_MOE_FIRST_DENSE) && x == 0))
+            ((k == FC_IK_SHARED_EXPERTS || k == FC_IK_SHARED_FFN || k == FC_IK_MOE_FIRST_DENSE) &&
+             x == 0))
             continue; /* a default, or not a model with experts */
         o += (size_t)snprintf(out + o, size - o, "%s%s %lld", o ? " " : "", fc_ik_flag(k),
                               (long long)in->v[k].value);
@@ -80,7 +83,8 @@ static void flags_line(const fc_inferred *in, char *out, size_t size)
     if (o < size && in->v[FC_IK_SWIGLU].status != FC_IS_UNKNOWN && in->v[FC_IK_SWIGLU].value)
         o += (size_t)snprintf(out + o, size - o, " --swiglu");
     if (o < size && in->v[FC_IK_RECOMPUTE].status != FC_IS_UNKNOWN && in->v[FC_IK_RECOMPUTE].value)
-        snprintf(out + o, size - o, " --recompute %s", fc_recompute_name((int)in->v[FC_IK_RECOMPUTE].value));
+        snprintf(out + o, size - o, " --recompute %s",
+                 fc_recompute_name((int)in->v[FC_IK_RECOMPUTE].value));
 }
 
 void fc_report_infer_text(const fc_report_view *v)
@@ -90,44 +94,49 @@ void fc_report_infer_text(const fc_report_view *v)
     char buf[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], line[600];
     printf("inferred model (forward GEMMs of training forward %llu, %s%s)\n",
            (unsigned long long)r->profile.training_forward, r->profile.state,
-           r->world_size > 1 || r->is_merge ? "; this rank's widths: tensor-parallel shards look narrower"
-                                            : "");
+           r->world_size > 1 || r->is_merge
+               ? "; this rank's widths: tensor-parallel shards look narrower"
+               : "");
     if (!in->f.ok)
-        printf("  not inferred   %s\n", in->f.why);
+        printf("  %-17s %s\n", "not inferred", in->f.why);
     for (int k = 0; k < FC_IK_COUNT; k++) {
         const fc_infer_val *x = &in->v[k];
-        if (k > FC_IK_EXPERTS && k <= FC_IK_MOE_FIRST_DENSE && in->v[FC_IK_EXPERTS].status == FC_IS_EXACT &&
-            in->v[FC_IK_EXPERTS].value == 0 && x->status == FC_IS_EXACT)
+        if (k > FC_IK_EXPERTS && k <= FC_IK_MOE_FIRST_DENSE &&
+            in->v[FC_IK_EXPERTS].status == FC_IS_EXACT && in->v[FC_IK_EXPERTS].value == 0 &&
+            x->status == FC_IS_EXACT)
             continue; /* dense: the MoE keys say nothing */
         if (!in->f.ok && x->status == FC_IS_UNKNOWN && k != FC_IK_TIED && k != FC_IK_RECOMPUTE)
             continue; /* said once above */
-        printf("  %-17s %-9s %-10s %s\n", fc_ik_name(k), fc_infer_value_text(in, k, buf, sizeof buf),
-               fc_is_name(x->status), x->note);
+        printf("  %-17s %-9s %-10s %s\n", fc_ik_name(k),
+               fc_infer_value_text(in, k, buf, sizeof buf), fc_is_name(x->status), x->note);
     }
     if (in->f.ok)
-        printf("  one layer       %s\n", in->f.structure);
+        printf("  %-17s %s\n", "one layer", in->f.structure);
     if (in->f.ok && in->f.extra_flops)
-        printf("  not modelled    %s\n", in->f.extra);
+        printf("  %-17s %s\n", "not modelled", in->f.extra);
     for (int k = 0; k < FC_IK_COUNT; k++)
         if (in->disagree & (1u << k))
-            printf("  disagreement    %s %lld given, the stream says %lld\n", fc_ik_flag(k),
+            printf("  %-17s %s %lld given, the stream says %lld\n", "disagreement", fc_ik_flag(k),
                    (long long)in->v[k].value, (long long)in->stream_value[k]);
     if (in->complete && in->f.ok) {
         const char *core = in->f.core ? "" : "; attention core left out";
         if (in->fits_forward)
-            printf("  check           the formula's forward equals the counted forward exactly (%s FLOPs%s)\n",
-                   fc_u128_to_str(in->f.forward_flops, e1), core);
+            printf(
+                "  %-17s the formula's forward equals the counted forward exactly (%s FLOPs%s)\n",
+                "check", fc_u128_to_str(in->f.forward_flops, e1), core);
         else
-            printf("  check           the formula's forward (%s FLOPs) differs from the counted forward (%s)\n",
-                   fc_u128_to_str(in->formula_forward, e1), fc_u128_to_str(in->f.forward_flops, e2));
+            printf(
+                "  %-17s the formula's forward (%s FLOPs) differs from the counted forward (%s)\n",
+                "check", fc_u128_to_str(in->formula_forward, e1),
+                fc_u128_to_str(in->f.forward_flops, e2));
         if (in->fits_iteration && !in->fits_forward)
-            printf("                  but equals an iteration's FLOPs less recompute exactly%s\n", core);
+            printf("  %-17s but equals an iteration's FLOPs less recompute exactly%s\n", "", core);
     }
     if (!in->complete)
-        printf("  formula         not computed: %s\n", v->formula_reason);
+        printf("  %-17s not computed: %s\n", "formula", v->formula_reason);
     flags_line(in, line, sizeof line);
     if (line[0])
-        printf("  as flags        %s\n", line);
+        printf("  %-17s %s\n", "as flags", line);
 }
 
 /* ---- JSON ---- */
