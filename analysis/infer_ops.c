@@ -100,17 +100,27 @@ static op core_op(int64_t s, int64_t d, int64_t r, int64_t heads_b)
     return c;
 }
 
-/* The attention core at entry i, whatever the weight flags say (CPU torch
- * copies Q, K and V per step, often to the same addresses, so the
- * detector can take a head's copy for a weight): QK^T then attention x V
- * alternating per head (two or more pairs), or a run of each (the same
- * number of products; two or more when any is flagged), or, when d == s
- * and both have one shape, one run of an even number. Returns the entries
- * used, 0 when there is no core at i. */
+/* Calls of g[from..to) that the detector flagged as having a weight. */
+static int64_t flagged_calls(const fc_fwd_gemm *g, size_t from, size_t to)
+{
+    int64_t f = 0;
+    for (size_t x = from; x < to; x++)
+        if (g[x].weight)
+            f = fc_infer_add(f, calls_of(&g[x]));
+    return f;
+}
+
+/* The attention core at entry i, by shape (CPU torch copies Q, K and V per
+ * step, often to the same addresses, so the detector can take a head's copy
+ * for a weight): QK^T then attention x V alternating per head (two or more
+ * pairs), or a run of each with as many products, or, when d == s and both
+ * have one shape, one run of an even number. At most half of the calls may
+ * carry a weight flag: Linears all do, and two of them can have the shapes
+ * of a pair (an MLP h -> f -> h whose f equals the tokens). Returns the
+ * entries used, 0 when there is no core at i. */
 static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
 {
     int64_t s, d, r, cx = 0, cy = 0;
-    unsigned flagged = 0;
     fc_u128 fl = 0;
     size_t j = i;
     if (i + 1 < n && !same_shape(&g[i], &g[i + 1]) && core_pair(&g[i], &g[i + 1], &s, &d, &r)) {
@@ -120,7 +130,7 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
             fl = fc_u128_sat_add(fl, fc_u128_sat_add(g[j].flops, g[j + 1].flops));
             j += 2, pairs++;
         }
-        if (pairs >= 2 && cx == cy) {
+        if (pairs >= 2 && cx == cy && flagged_calls(g, i, j) <= cx) {
             *out = core_op(s, d, r, fc_infer_mul(cx, r));
             out->flops = fl;
             return j - i;
@@ -128,25 +138,20 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
     }
     size_t a = i, b;
     cx = cy = 0, fl = 0;
-    for (; a < n && same_shape(&g[a], &g[i]); a++) {
-        cx = fc_infer_add(cx, calls_of(&g[a])), flagged |= g[a].weight;
-        fl = fc_u128_sat_add(fl, g[a].flops);
-    }
-    for (b = a; b < n && same_shape(&g[b], &g[a]); b++) {
-        cy = fc_infer_add(cy, calls_of(&g[b])), flagged |= g[b].weight;
-        fl = fc_u128_sat_add(fl, g[b].flops);
-    }
-    if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy && (cx >= 2 || !flagged)) {
+    for (; a < n && same_shape(&g[a], &g[i]); a++)
+        cx = fc_infer_add(cx, calls_of(&g[a])), fl = fc_u128_sat_add(fl, g[a].flops);
+    fc_u128 fl_a = fl;
+    for (b = a; b < n && same_shape(&g[b], &g[a]); b++)
+        cy = fc_infer_add(cy, calls_of(&g[b])), fl = fc_u128_sat_add(fl, g[b].flops);
+    if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy && flagged_calls(g, i, b) <= cx) {
         *out = core_op(s, d, r, fc_infer_mul(cx, r));
         out->flops = fl;
         return b - i;
     }
-    flagged = 0, fl = 0;
-    for (size_t x = i; x < a; x++)
-        flagged |= g[x].weight, fl = fc_u128_sat_add(fl, g[x].flops);
-    if (g[i].m == g[i].n && g[i].n == g[i].k && cx >= 2 && cx % 2 == 0 && (!flagged || cx >= 4)) {
+    if (g[i].m == g[i].n && g[i].n == g[i].k && cx >= 2 && cx % 2 == 0 &&
+        flagged_calls(g, i, a) <= cx / 2) {
         *out = core_op(g[i].m, g[i].m, 1, cx / 2);
-        out->flops = fl;
+        out->flops = fl_a;
         return a - i;
     }
     return 0;

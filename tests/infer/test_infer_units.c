@@ -350,6 +350,13 @@ static void test_not_inferable(void **state)
     infer(NULL, NULL, &in);
     assert_false(in.f.ok);
     assert_int_equal(in.v[FC_IK_HIDDEN].status, FC_IS_UNKNOWN);
+    reset(); /* an MLP whose width equals the tokens: fc2, fc1 alternating look like QK^T, AV */
+    for (int l = 0; l < 3; l++)
+        lin(64, 256, 256), lin(256, 64, 256);
+    lin(64, 10, 256);
+    infer(NULL, NULL, &in);
+    assert_false(in.f.ok);
+    assert_false(in.f.core);
     reset(); /* no weight at all */
     add(32, 32, 32, 1, 4, 0, 'N', 'N');
     infer(NULL, NULL, &in);
