@@ -173,7 +173,7 @@ static int decode(const fc_infer_work *w, layer *l, size_t pa, size_t pb, size_t
             x[cnt++] = &o[i];
         } else if (o[i].kind == OP_CORE) {
             return fail(why, n, "an attention core after the output projection");
-        } else {
+        } else { /* a product of activations, or a shape not known */
             l->extra = fc_u128_sat_add(l->extra, o[i].flops);
         }
     }

@@ -347,11 +347,22 @@ static int layers_by_repeat(fc_infer_work *w, char *why, size_t n)
     return 0;
 }
 
+/* A core between an input projection and an output projection that
+ * reads back into the projection's input width: a layer's. Others (two
+ * activations' products that happen to pair up, e.g. backward GEMMs the
+ * detector took for forward after the logits) are left as extra work. */
+static int framed(const fc_infer_work *w, size_t c)
+{
+    const op *o = w->ops;
+    return c > 0 && c + 1 < w->n_ops && is_token_lin(&o[c - 1], w->tokens) &&
+           is_token_lin(&o[c + 1], w->tokens) && o[c - 1].in == o[c + 1].out;
+}
+
 int fc_infer_layers(fc_infer_work *w, char *why, size_t n)
 {
     size_t core[FC_INFER_MAX_LAYERS], L = 0;
     for (size_t i = 0; i < w->n_ops; i++)
-        if (w->ops[i].kind == OP_CORE) {
+        if (w->ops[i].kind == OP_CORE && framed(w, i)) {
             if (L == FC_INFER_MAX_LAYERS)
                 return fail(why, n, "more attention cores than layers are read");
             core[L++] = i;

@@ -233,7 +233,8 @@ void fc_report_sections_text(int fd, int interrupted)
                                    pc->source, pc->device[0] ? ": " : "", pc->device));
         else if (x.steady > 0 && x.median_seconds > 0)
             say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
-        fc_inferred_text(fd, &x);
+        if (locked) /* its buffers are the drainer's too */
+            fc_inferred_text(fd, &x);
     }
     if (x.ev.count > 0)
         say(fd, line, snprintf(line, sizeof line, "flopcount: %llu evaluation passes, %.4g FLOP\n",

@@ -520,6 +520,18 @@ static void test_extras_and_chunked_logits(void **state)
     assert_non_null(strstr(in.f.extra, "before the first layer"));
     assert_true(in.complete);
     assert_false(in.fits_forward); /* the extra GEMM is not in the formula */
+    /* backward GEMMs the detector labelled forward after the logits, two of
+     * which pair up like QK^T and attention x V: extra, not a layer */
+    reset();
+    gpt(2, 64, 4, 128, 32, 2, 0);
+    add(64, 64, 40, 1, 1, 1, 'N', 'N');
+    add(64, 40, 64, 1, 1, 0, 'N', 'T');
+    add(64, 128, 64, 1, 1, 0, 'N', 'T');
+    infer(NULL, NULL, &in);
+    assert_ok(&in);
+    assert_int_equal(V(&in, FC_IK_LAYERS), 2);
+    assert_int_equal(V(&in, FC_IK_VOCAB), 128);
+    assert_non_null(strstr(in.f.extra, "after the logits"));
 }
 
 static int setup(void **state)
