@@ -310,6 +310,29 @@ static void derive(fc_inferred *in, const fc_infer_facts *f, const fc_infer_iter
         batch_value(in, f, it, val(in, FC_IK_SEQ), FC_IS_EXACT);
 }
 
+/* With flags given, what neither the stream nor the flags say takes the
+ * formula's default, as 'flopcount formula' does (without flags nothing is
+ * assumed: an unknown value stays unknown). */
+static void defaults(fc_inferred *in)
+{
+    const char *why = "not in the stream and not given: the formula's default";
+    if (!known(in, FC_IK_SWIGLU))
+        set(in, FC_IK_SWIGLU, FC_IS_CONVENTION, 0, "%s", why);
+    if (!known(in, FC_IK_EXPERTS))
+        set(in, FC_IK_EXPERTS, FC_IS_CONVENTION, 0, "%s", why);
+    for (int k = FC_IK_TOPK; k <= FC_IK_MOE_FIRST_DENSE && val(in, FC_IK_EXPERTS) == 0; k++)
+        if (!known(in, k))
+            set(in, k, FC_IS_CONVENTION, 0, "%s", why);
+    if (!known(in, FC_IK_FFN) && known(in, FC_IK_HIDDEN))
+        set(in, FC_IK_FFN, FC_IS_CONVENTION, fc_infer_mul(4, val(in, FC_IK_HIDDEN)), "%s (4 x hidden)", why);
+    if (!known(in, FC_IK_HEAD_DIM) && known(in, FC_IK_HEADS) && known(in, FC_IK_HIDDEN) &&
+        val(in, FC_IK_HEADS) > 0 && val(in, FC_IK_HIDDEN) % val(in, FC_IK_HEADS) == 0)
+        set(in, FC_IK_HEAD_DIM, FC_IS_CONVENTION, val(in, FC_IK_HIDDEN) / val(in, FC_IK_HEADS),
+            "%s (hidden / heads)", why);
+    if (!known(in, FC_IK_KV_HEADS) && known(in, FC_IK_HEADS))
+        set(in, FC_IK_KV_HEADS, FC_IS_CONVENTION, val(in, FC_IK_HEADS), "%s (= heads)", why);
+}
+
 /* ---- the model ---- */
 
 static int64_t gcd(int64_t a, int64_t b)
@@ -489,6 +512,8 @@ void fc_infer_resolve(const fc_infer_facts *f, const fc_infer_given *g, const fc
     stream_values(out, f, it);
     overlay(out, g);
     derive(out, f, it);
+    if (g->given)
+        defaults(out);
     build(out);
     recompute_value(out, it);
     check_fit(out, it);

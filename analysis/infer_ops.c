@@ -33,18 +33,6 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
-/* The operand slot that holds the weight when the detector flagged both (an
- * activation that sits at the same address every step looks like a
- * weight): the slot most one-weight GEMMs use. */
-static unsigned weight_side(const fc_fwd_profile *p)
-{
-    uint64_t a = 0, b = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        a += (p->g[i].weight & 3) == 1;
-        b += (p->g[i].weight & 3) == 2;
-    }
-    return b > a ? 2 : 1;
-}
 
 static op from_gemm(const fc_fwd_gemm *g, unsigned side)
 {
@@ -159,6 +147,27 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
 
 /* Operations from the profile's entries; neighbouring cores of one shape
  * (a per-head loop cut in pieces) merged. */
+/* The operand slot that holds the weight when the detector flagged both (an
+ * activation that sits at the same address every step looks like a
+ * weight): the slot most one-weight GEMMs outside the attention core use
+ * (a head's copy in the core can carry a flag too). */
+static unsigned weight_side(const fc_fwd_profile *p)
+{
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < p->n;) {
+        op c;
+        size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, &c) : 0;
+        if (used > 0) {
+            i += used;
+            continue;
+        }
+        a += (p->g[i].weight & 3) == 1;
+        b += (p->g[i].weight & 3) == 2;
+        i++;
+    }
+    return b > a ? 2 : 1;
+}
+
 static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
 {
     unsigned side = weight_side(p);

@@ -357,6 +357,16 @@ static void test_not_inferable(void **state)
     infer(NULL, NULL, &in);
     assert_false(in.f.ok);
     assert_false(in.f.core);
+    /* every value given on the command line: the formula's defaults fill
+     * what the flags leave out (ffn 4h, plain MLP, dense), as 'formula' */
+    fc_infer_given g = {.given = 1u << FC_IK_LAYERS | 1u << FC_IK_HIDDEN | 1u << FC_IK_HEADS |
+                                 1u << FC_IK_VOCAB | 1u << FC_IK_SEQ | 1u << FC_IK_BATCH};
+    g.m = (fc_model){.layers = 3, .hidden = 64, .heads = 4, .vocab = 10, .seq = 16, .batch = 4};
+    infer(&g, NULL, &in);
+    assert_true(in.complete);
+    assert_int_equal(in.model.ffn, 256);
+    assert_int_equal(in.model.head_dim, 16);
+    assert_int_equal(in.v[FC_IK_FFN].status, FC_IS_CONVENTION);
     reset(); /* no weight at all */
     add(32, 32, 32, 1, 4, 0, 'N', 'N');
     infer(NULL, NULL, &in);
@@ -398,6 +408,22 @@ static void test_flagged_core(void **state)
     assert_int_equal(V(&in, FC_IK_SEQ), 32);
     assert_int_equal(V(&in, FC_IK_BATCH), 2);
     assert_true(in.fits_forward);
+    /* more flagged heads (B) than Linears (A): the QKV flagged twice is
+     * still read with A as its weight */
+    reset();
+    for (int l = 0; l < 2; l++) {
+        add(3 * h, T, h, 1, 1, 3, 'T', 'N');
+        add(32, 32, 16, 1, 1, 0, 'T', 'N');
+        for (int i = 0; i < 7; i++)
+            add(32, 32, 16, 1, 1, 2, 'T', 'N');
+        add(16, 32, 32, 1, 8, 0, 'N', 'N');
+        lin(h, h, T), lin(h, 256, T), lin(256, h, T);
+    }
+    add(99, T, h, 1, 1, 3, 'T', 'N');
+    infer(NULL, NULL, &in);
+    assert_ok(&in);
+    assert_int_equal(V(&in, FC_IK_HEADS), 4);
+    assert_int_equal(V(&in, FC_IK_VOCAB), 99);
     /* a per-head loop: QK^T and attention x V alternating */
     reset();
     for (int l = 0; l < 2; l++) {

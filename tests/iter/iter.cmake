@@ -57,3 +57,21 @@ foreach(case plain ckpt_some ckpt_all accumulate markers live)
                    $<TARGET_FILE:flopcount> ${FC_ITER_WORK}/torch ${case})
   set_tests_properties(iter_torch_${case} PROPERTIES LABELS torch TIMEOUT 300)
 endforeach()
+
+# The live line and the summary with the model read off the emulated GPT's
+# GEMMs (shim/report/inferred.c on the drainer thread; not torch-labelled,
+# so the sanitizer builds run it): formula MFU on the lines once the
+# profile is steady, and the model in the summary.
+set(FC_ITER_LIVE [=[set -e
+export LD_LIBRARY_PATH="$3${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_LOG_EVERY=1 FLOPCOUNT_PEAK_TFLOPS=1 \
+  ASAN_OPTIONS=detect_leaks=0 "$4" RUN none 2>"$1.err"
+grep -q "^flopcount: step 4 .* formula MFU [0-9.]*%$" "$1.err" || { cat "$1.err"; exit 1; }
+grep -q "^flopcount: inferred model l=2 h=64 a=4 kv=4 d=16 ffn=256 V=128 s=32 B=2, exact from the GEMM shapes; formula MFU [0-9.]*%$" "$1.err" || { cat "$1.err"; exit 1; }]=])
+add_test(NAME iter_emu_live
+         COMMAND sh -c "${FC_ITER_LIVE}" iter_emu ${FC_ITER_WORK}/emu_live.json "${FC_ITER_PRELOAD}"
+                 "$<TARGET_FILE_DIR:fc_cublas_emu>:$<TARGET_FILE_DIR:fc_emu_cublaslt>"
+                 $<TARGET_FILE:test_iter_emu>)
+if(FLOPCOUNT_SANITIZE STREQUAL "thread")
+  set_tests_properties(iter_emu_live PROPERTIES ENVIRONMENT "FLOPCOUNT_CALLSITES=0")
+endif()
