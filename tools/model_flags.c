@@ -165,6 +165,28 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given
     return 0;
 }
 
+int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, size_t n)
+{
+    fc_model m = *base;
+    if (o->config != NULL) {
+        fc_model c;
+        memset(&c, 0, sizeof c);
+        if (fc_hfconfig_read(o->config, &c, NULL, err, n) != 0)
+            return -1;
+        c.seq = m.seq, c.batch = m.batch, c.recompute = m.recompute, c.causal = m.causal;
+        m = c; /* the config's architecture, the base's training choices */
+    }
+    for (size_t i = 0; i < NDEFS; i++) {
+        if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
+            continue;
+        size_t size = is_int_field(&defs[i]) ? sizeof(int64_t) : sizeof(int);
+        memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
+    }
+    drop_moe_if_dense(&m);
+    *base = m;
+    return 0;
+}
+
 int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n)
 {
     fc_model m;

@@ -51,6 +51,10 @@ int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_
  * -1 with a one-line reason (an unreadable config). */
 int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n);
 
+/* Lays --config (its architecture) and the flags over a complete model
+ * *base (from a merged report); no check. 0, or -1 on a bad --config. */
+int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, size_t n);
+
 /* Usage lines for the model flags, for a verb's --help. */
 const char *fc_model_flags_help(void);
 

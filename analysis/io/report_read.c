@@ -592,6 +592,40 @@ static void read_profile(ctx *c, json_object *root, fc_report *r)
     }
 }
 
+/* A merged report's "inferred_model" when "complete": its model values
+ * (the keys of 'flopcount formula --json'). */
+static void read_merged_model(ctx *c, json_object *root, fc_report *r)
+{
+    static const char *const sec = "inferred_model";
+    json_object *im = section(c, root, sec, json_type_object);
+    char state[16] = "";
+    get_str(c, im, sec, "state", state, sizeof state);
+    json_object *m = im && strcmp(state, "complete") == 0 ? section(c, im, "model", json_type_object) : NULL;
+    if (m == NULL || c->failed)
+        return;
+    fc_model *x = &r->merged_model;
+    int64_t *ints[] = {&x->layers, &x->hidden, &x->heads, &x->kv_heads, &x->head_dim, &x->ffn,
+                       &x->vocab, &x->seq, &x->batch, &x->experts, &x->topk, &x->moe_ffn,
+                       &x->shared_experts, &x->shared_ffn, &x->moe_every, &x->moe_first_dense};
+    static const char *const names[] = {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+                                        "vocab", "seq", "batch", "experts", "topk", "moe_ffn",
+                                        "shared_experts", "shared_ffn", "moe_every", "moe_first_dense"};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        get_i64(c, m, "inferred_model.model", names[i], ints[i]);
+        if (*ints[i] < 0)
+            *ints[i] = 0; /* null: not known; the check below refuses a missing size */
+    }
+    get_bool(c, m, "inferred_model.model", "swiglu", &x->swiglu);
+    char rec[16] = "none", causal[16] = "full";
+    get_str(c, m, "inferred_model.model", "recompute", rec, sizeof rec);
+    get_str(c, m, "inferred_model.model", "causal_attention", causal, sizeof causal);
+    x->recompute = fc_recompute_from_name(rec) >= 0 ? fc_recompute_from_name(rec) : FC_RECOMPUTE_NONE;
+    x->causal = fc_causal_from_name(causal) >= 0 ? fc_causal_from_name(causal) : FC_CAUSAL_FULL;
+    get_str(c, im, sec, "layout", r->merged_layout, sizeof r->merged_layout);
+    if (!c->failed && fc_model_check(x, NULL, 0) == 0)
+        r->has_merged_model = 1;
+}
+
 static void empty(fc_report *r)
 {
     memset(r, 0, sizeof *r);
@@ -697,6 +731,8 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
         read_job(&c, root, out);
     if (!c.failed)
         read_profile(&c, root, out);
+    if (!c.failed && out->is_merge)
+        read_merged_model(&c, root, out);
     json_object_put(root);
     if (c.failed) {
         fc_report_free(out);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formula.h"
 #include "infer.h"
 #include "u128.h"
 
@@ -122,6 +123,11 @@ typedef struct fc_report {
         size_t n_gemms;
     } profile;
     size_t n_callsites; /* entries of "callsites" ("top", or the array) (not kept) */
+    /* A merged report's "inferred_model" ('flopcount merge': the job's
+     * model from the ranks' forward profiles), when complete. */
+    int has_merged_model;
+    fc_model merged_model;
+    char merged_layout[32];
 
     /* A job report (several processes): "processes" and "job". */
     fc_report_proc *procs;

@@ -22,8 +22,9 @@ target_link_libraries(test_infer_units PRIVATE cmocka fc_analysis)
 add_test(NAME infer_units COMMAND test_infer_units)
 
 # 'flopcount merge': the job's model from its ranks' forwards, data-parallel
-# replicas and pipeline stages over data-parallel replicas.
-foreach(layout dp pp)
+# replicas, pipeline stages over data-parallel replicas, and a job's report
+# from 'flopcount run' around a launcher of ranks.
+foreach(layout dp pp run)
   add_test(NAME infer_merge_${layout}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_infer_merge.py
                    ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_INFER_WORK} ${layout})

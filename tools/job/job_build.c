@@ -450,14 +450,15 @@ static int sum_and_merge(plan *p)
         fc_job_member *m = &j->members[i];
         if (m->role != FC_JOB_RANK)
             continue;
-        if (fc_merge_add(&p->ranks.ranks[p->ranks.n_ranks], m->path, &m->rep, err, sizeof err) != 0)
+        if (fc_merge_add(&p->ranks.ranks[p->ranks.n_ranks], m->path, &m->rep, err, sizeof err) != 0 ||
+            fc_merge_infer_rank(&p->ranks.ranks[p->ranks.n_ranks], &m->rep) != 0)
             return -1;
         p->ranks.n_ranks++;
         if (fc_merge_sum_report(&p->ranks, &m->rep) != 0)
             return -1;
     }
     fc_merge_peak_from_reports(&p->ranks);
-    return fc_merge_analyze(&p->ranks);
+    return fc_merge_analyze(&p->ranks) != 0 || fc_merge_infer(&p->ranks) != 0 ? -1 : 0;
 }
 
 char *fc_job_build(fc_job *j, size_t *len)

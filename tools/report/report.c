@@ -203,6 +203,14 @@ static int formula(fc_report_view *v, const args *a)
         if (!v->has_model && given)
             return bad("the formula needs values neither the stream nor the flags give:",
                        v->formula_reason);
+    } else if (v->rep.has_merged_model) { /* the job's model that 'merge' read off the ranks */
+        v->model = v->rep.merged_model;
+        if (fc_model_opts_overlay(&a->model, &v->model, err, sizeof err) != 0)
+            return bad(err, NULL);
+        if (fc_model_check(&v->model, err, sizeof err) != 0)
+            return bad(err, NULL);
+        v->has_model = 1;
+        v->model_from = given ? "the ranks' GEMMs (merge) and flags" : "the ranks' GEMMs (merge)";
     } else if (given) {
         if (fc_model_opts_finish(&a->model, &v->model, err, sizeof err) != 0)
             return bad(err, NULL);
