@@ -20,7 +20,10 @@ typedef struct aent {
     const void *addr;
     uint32_t gen, mat, first;
     uint8_t first_role, roles, fwd_roles, bwd_roles;
+    uint8_t first_roles; /* roles of its first call (two for x times itself) */
     uint8_t written : 1;
+    uint8_t rec_used : 1; /* used the forward way in a recompute of this segment */
+    uint8_t two_mats : 1; /* held matrices of two shapes in this segment */
 } aent;
 
 typedef struct went {
@@ -29,7 +32,8 @@ typedef struct went {
     uint16_t count;    /* segments whose first use had this key */
     uint8_t notweight; /* written by a GEMM at some point */
     int8_t trust;      /* labelled segments that agreed (+1) or not (-1) */
-    uint32_t last_seg, bwd_seg, mark_seg, judged_seg;
+    uint32_t last_seg, judged_seg;
+    uint32_t bwd_seg; /* the last segment that used it the backward way */
 } went;
 
 static aent atab[ADDR_MAX];
@@ -123,6 +127,12 @@ static inline const went *weight_of(const void *p, uint32_t key)
     return w;
 }
 
+/* Agreed with by labelled segments: a weight, not just an address. */
+static inline int confirmed(const went *w)
+{
+    return w != NULL && w->trust >= 2;
+}
+
 /* Confirmed twice, or any candidate while the first segments are labelled
  * (nothing is confirmed yet then). */
 static inline int proven(const went *w)
@@ -189,27 +199,40 @@ static void sig_clear(sigset *t)
     }
 }
 
-/* Notes a use of p in role key k (first use, roles seen); 1 when p is an
- * address seen before in another role of the same matrix. */
-static int note_use(aent *e, int fresh, uint32_t k, uint32_t i)
+/* What note_use saw. */
+#define USE_NEWROLE 1u /* p was seen before, never in this role */
+#define USE_ODD 2u     /* p was seen before, and this is not a role of its first call */
+
+/* Notes a use of p in role key k by call i (first use, roles seen). A
+ * tensor used twice in one call (z z^T, X X) has both roles from its first
+ * call: a forward that multiplies a tensor by itself is no backward. */
+static unsigned note_use(aent *e, int fresh, uint32_t k, uint32_t i)
 {
     if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
         int written = e->written && !fresh;
+        int two_mats = !fresh && (e->two_mats || (e->mat != 0 && e->mat != FC_MAT(k)));
         uint32_t gen = e->gen;
         const void *p = e->addr;
         memset(e, 0, sizeof *e);
         e->gen = gen;
         e->addr = p;
         e->written = written;
+        e->two_mats = two_mats;
         e->mat = FC_MAT(k);
         e->first = i;
         e->first_role = (uint8_t)FC_ROLE(k);
-        e->roles = (uint8_t)(1u << FC_ROLE(k));
+        e->roles = e->first_roles = (uint8_t)(1u << FC_ROLE(k));
         return 0;
     }
-    int conflict_here = !(e->roles & (1u << FC_ROLE(k)));
-    e->roles |= (uint8_t)(1u << FC_ROLE(k));
-    return conflict_here;
+    uint8_t bit = (uint8_t)(1u << FC_ROLE(k));
+    if (e->first == i) { /* the other operand of the same call */
+        e->roles |= bit;
+        e->first_roles |= bit;
+        return 0;
+    }
+    unsigned seen = (e->roles & bit ? 0 : USE_NEWROLE) | (e->first_roles & bit ? 0 : USE_ODD);
+    e->roles |= bit;
+    return seen;
 }
 
 /* A GEMM wrote c: whatever tensor the address held is gone, so its next
@@ -247,10 +270,12 @@ void fc_phase_learn(const fc_pend *s)
     }
     for (uint32_t x = 0; x < n_alist; x++) {
         aent *e = &atab[alist[x]];
-        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written);
+        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats);
         if (w == NULL)
             continue;
-        if (e->written) {
+        if (e->written || e->two_mats) {
+            /* A GEMM wrote it, or it held two shapes in one segment: it is
+             * where activations come and go, however stable the address. */
             w->notweight = 1;
             continue;
         }
@@ -284,9 +309,9 @@ void fc_phase_learn(const fc_pend *s)
  * repeats a shape). Looking only past it keeps an allocator that reuses a
  * freed activation's address inside a forward (no_grad, checkpoints) from
  * passing for a backward. */
-int64_t fc_phase_find_backward(const fc_pend *s)
+int64_t fc_phase_find_backward(const fc_pend *s, unsigned *unsure)
 {
-    uint64_t n = s->end - s->start, last_fwd = 0;
+    uint64_t n = s->end - s->start, last_fwd = 0, first_wbwd = 0;
     int any_fwd = 0, bwd_started = 0;
     atab_begin(n);
     memset(conflict, 0, n);
@@ -298,42 +323,59 @@ int64_t fc_phase_find_backward(const fc_pend *s)
         const void *p[2] = {r->a, r->b};
         uint32_t k[2] = {r->ka, r->kb};
         int fresh_any = 0, weight_first = 0;
+        unsigned use = 0;
         for (int o = 0; o < 2; o++) {
             int fresh;
             aent *e = p[o] ? atab_get(p[o], &fresh) : NULL;
             if (e == NULL)
                 continue;
-            if (note_use(e, fresh, k[o], (uint32_t)i)) {
+            unsigned u = note_use(e, fresh, k[o], (uint32_t)i);
+            use |= u;
+            const went *w = weight_of(p[o], k[o]);
+            if (u & USE_NEWROLE) {
                 conflict[i] = 1;
-                if (!bwd_started) { /* a proven weight's backward use */
-                    const went *w = weight_of(p[o], k[o]);
-                    bwd_started = proven(w) && w->key != k[o];
+                if (!bwd_started && proven(w) && w->key != k[o]) {
+                    bwd_started = 1; /* a proven weight's backward use */
+                    first_wbwd = i;
                 }
             } else if (e->first == i) {
                 fresh_any = 1;
-                if (!bwd_started && !weight_first) {
-                    const went *w = weight_of(p[o], k[o]);
-                    weight_first = proven(w) && w->key == k[o];
-                }
+                /* after the backward started only a confirmed weight */
+                weight_first |= proven(w) && w->key == k[o] && (!bwd_started || confirmed(w));
             }
         }
         overwritten(r->c);
         /* Only forward: a shape new to the segment on a new tensor with no
-         * tensor reused in a new role, or a proven weight's first use (its
-         * shape may repeat an earlier layer's, and the other operand may
-         * sit where a freed tensor was used another way). */
+         * tensor used in another role than at its first use (in a forward a
+         * tensor keeps its role: an input shared by two layers is used the
+         * same way twice; their two weight gradients use it another way,
+         * the first as a new role, the second as one seen), or a proven
+         * weight's first use (its shape may repeat an earlier layer's, and
+         * the other operand may sit where a freed tensor was used another
+         * way). Once a confirmed weight has been used the backward way
+         * only the latter counts: a second forward after a first backward
+         * (a GAN's discriminator run again) reuses layers, it runs no new
+         * one. */
         int novel = !sig_has(&seen_sigs, r->sig);
         if (novel)
             sig_add(&seen_sigs, r->sig, (uint32_t)i);
-        if ((novel && fresh_any && !conflict[i]) || weight_first) {
+        int frozen = bwd_started && !bootstrap;
+        if ((!frozen && novel && fresh_any && !(use & USE_ODD)) || weight_first) {
             last_fwd = i;
             any_fwd = 1;
         }
     }
-    for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n; i++)
+    int64_t t_bwd = -1;
+    for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n && t_bwd < 0; i++)
         if (conflict[i])
-            return (int64_t)i;
-    return -1;
+            t_bwd = (int64_t)i;
+    /* A weight was used the backward way before the backward found: a
+     * first backward went by as forward (only while weights are not
+     * confirmed yet), or a forward used an activation that passed for a
+     * weight in two ways. */
+    if (bwd_started && (t_bwd < 0 || first_wbwd < (uint64_t)t_bwd))
+        *unsure |= FC_UNSURE_EARLY_BWD;
+    return t_bwd;
 }
 
 /* ---- labels of the calls of one segment ---- */
@@ -348,49 +390,95 @@ static int64_t next_forward_call(const fc_pend *s, int64_t at, uint32_t t_bwd)
     return -1;
 }
 
+/* Labelling state carried from call to call through a segment. */
+typedef struct lstate {
+    int64_t cursor;    /* the forward position a recompute is replaying, -1: none */
+    int64_t run_start; /* where the recompute being replayed started, -1: none */
+    int again;         /* a second forward (after a backward) is going on */
+} lstate;
+
+#define REPLAY_LOOK 4096 /* calls looked ahead for a replay */
+static uint64_t no_replay_before; /* relative index: calls before it replay nothing */
+
+/* 1 when the calls from `at` on repeat the forward from position `from`
+ * (the same shapes in the same order) up to a forward call of another
+ * shape than the first: a recompute running on into the next product. */
+static int replays_on(const fc_pend *s, uint64_t at, int64_t from, uint32_t t_bwd)
+{
+    if (at < no_replay_before)
+        return 0;
+    uint64_t n = s->end - s->start, j = at;
+    int64_t f = from;
+    uint32_t first = fc_seg_rec(s->start + at)->sig;
+    for (int steps = 0; steps < REPLAY_LOOK && j < n && f >= 0; steps++) {
+        const fc_irec *r = fc_seg_rec(s->start + j);
+        if (!fc_irec_is_call(r)) {
+            j++;
+            continue;
+        }
+        uint32_t want = fc_seg_rec(s->start + (uint64_t)f)->sig;
+        if (r->sig != want)
+            break;
+        if (want != first)
+            return 1;
+        j++;
+        f = next_forward_call(s, f, t_bwd);
+    }
+    no_replay_before = j; /* the calls up to the break replay nothing either */
+    return 0;
+}
+
 /* A call after the first backward call. e[o] is the running entry of
  * operand o, NULL when this is its first use in the segment. A weight only
  * counts as one when the segment used it before the backward started: an
  * address first seen in the backward is a gradient or a recomputed
  * activation, whatever it held in other segments. *cursor is the forward
  * position a recompute is replaying (-1: none). */
-static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, const fc_irec *r,
-                                   aent *const e[2], uint32_t t_bwd, fc_seg_result *res, int64_t *cursor)
+static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, uint64_t at,
+                                   aent *const e[2], uint32_t t_bwd, fc_seg_result *res, lstate *st)
 {
+    int64_t *cursor = &st->cursor;
+    const fc_irec *r = fc_seg_rec(s->start + at);
     const void *p[2] = {r->a, r->b};
     uint32_t k[2] = {r->ka, r->kb};
     int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
+    int again = 0; /* a weight in its forward role after its backward use */
     int64_t replayed = -1;
     for (int o = 0; o < 2; o++) {
         if (p[o] == NULL)
             continue;
-        int seen = e[o] != NULL && e[o]->mat == FC_MAT(k[o]);
+        int seen = e[o] != NULL && e[o]->mat == FC_MAT(k[o]) && e[o]->first_role != NOROLE;
         if (p[o] == ctx->anchor_p && FC_MAT(k[o]) == FC_MAT(ctx->anchor_k) && k[o] != ctx->anchor_k)
             res->anchor_bwd = 1;
         went *w = seen && e[o]->first < t_bwd ? (went *)weight_of(p[o], k[o]) : NULL;
         if (w != NULL && (e[o]->first_role != FC_ROLE(w->key) ||
                           (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
             w = NULL; /* not used in this forward the one way it was elsewhere */
-        if (w != NULL && w->key == k[o] && e[o]->bwd_roles) {
-            /* Its forward role again after its backward use: a block the
-             * allocator reused, not a weight being recomputed. */
-            w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w))) {
+            /* Its forward role again after its backward use, and not a
+             * confirmed weight: an activation at an address that passes
+             * for one (freed after its backward, the block reused), or the
+             * first segments, where nothing is confirmed. Judged as no
+             * weight, and the segment is unsure. */
+            res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
             w = NULL;
         }
         if (w != NULL) {
-            if (w->key == k[o]) {
-                fwd_weight = 1;
-                replayed = e[o]->first;
-            } else {
-                bwd_weight = 1;
-                if (w->mark_seg != s->id) {
-                    w->mark_seg = s->id;
-                    res->bwd_weights++;
-                    if (ctx->group_open && w->bwd_seg >= ctx->group_first)
-                        res->bwd_overlap++;
-                    w->bwd_seg = s->id;
-                }
-            }
+            if (w->key != k[o])
+                bwd_weight = 1, w->bwd_seg = s->id;
+            else if (e[o]->bwd_roles)
+                again = e[o]->rec_used ? 2 : 1;
+            else
+                fwd_weight = 1, replayed = e[o]->first;
+            continue;
+        }
+        if (seen && e[o]->bwd_roles && (e[o]->fwd_roles & (1u << FC_ROLE(k[o]))) &&
+            e[o]->first < t_bwd) {
+            /* A saved activation is freed once its backward used it: the
+             * tensor now at its address in its forward role is a new one
+             * (a gradient of the same shape, say), not the activation
+             * being recomputed. */
+            e[o]->first_role = NOROLE;
             continue;
         }
         if (seen && e[o]->fwd_roles && !(e[o]->fwd_roles & (1u << FC_ROLE(k[o])))) {
@@ -405,16 +493,49 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, co
     }
     int64_t expect = *cursor >= 0 ? next_forward_call(s, *cursor, t_bwd) : -1;
     *cursor = -1;
-    if (bwd_weight)
+    if (bwd_weight) {
+        st->again = 0;
+        st->run_start = -1;
         return FC_CLS_BWD;
+    }
+    if (again) {
+        /* A weight used the forward way after its backward in the same
+         * segment: a second forward before a second backward (a GAN's
+         * discriminator run again for the generator's loss), or a
+         * checkpointed module applied twice being recomputed for its
+         * second use. The GEMMs cannot tell which: recompute when this
+         * weight was recomputed before in the segment, forward otherwise,
+         * and the segment is marked unsure either way. */
+        res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
+        if (again == 2) {
+            *cursor = -1;
+            return FC_CLS_REC;
+        }
+        st->again = 1;
+        /* The "recompute" this call continues began with weights not yet
+         * differentiated: it was the start of the same second forward. */
+        for (int64_t j = st->run_start; j >= 0 && j < (int64_t)at; j++)
+            if (cls[j] == FC_CLS_REC)
+                cls[j] = FC_CLS_FWD;
+        st->run_start = -1;
+        return FC_CLS_FWD;
+    }
+    if (st->again) { /* the second forward goes on until a backward use */
+        if (!reused_new_role)
+            return FC_CLS_FWD;
+        st->again = 0;
+        return FC_CLS_BWD;
+    }
     if (fwd_weight) {
+        if (expect < 0)
+            st->run_start = (int64_t)at;
         *cursor = replayed;
         return FC_CLS_REC;
     }
     /* A recompute replays the forward in order: a call without weights
      * that repeats the next forward call's shape continues it, even when
      * the allocator handed it an address another tensor used. */
-    if (expect >= 0 && !weighted[expect] && fc_seg_rec(s->start + (uint64_t)expect)->sig == r->sig) {
+    if (expect >= 0 && fc_seg_rec(s->start + (uint64_t)expect)->sig == r->sig) {
         *cursor = expect;
         for (int o = 0; o < 2; o++)
             if (reused[o]) /* so a new tensor there: forget the old one's roles */
@@ -425,9 +546,20 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, co
         return FC_CLS_BWD; /* a saved activation feeding a gradient */
     if (!sig_has(&fwd_sigs, r->sig))
         return FC_CLS_BWD;
+    /* A call without weights that repeats a forward product, nothing
+     * reused in a new role: the start of a recompute (selective: QK^T
+     * again, then attention times V) when the calls after it go on
+     * replaying the forward into another product; a lone repeat is a
+     * backward product that happens to have a forward one's shape and
+     * roles (the gradient of x x^T times x looks like softmax(x x^T)
+     * times x), and the segment is marked unsure. */
     int64_t slot = sig_find(&seen_sigs, r->sig);
-    if (slot >= 0 && seen_sigs.pos[slot] < t_bwd)
-        *cursor = seen_sigs.pos[slot];
+    int64_t from = slot >= 0 && seen_sigs.pos[slot] < t_bwd ? (int64_t)seen_sigs.pos[slot] : -1;
+    if (from < 0 || !replays_on(s, at, from, t_bwd)) {
+        res->unsure |= FC_UNSURE_LONE_REPEAT;
+        return FC_CLS_BWD;
+    }
+    *cursor = from;
     return FC_CLS_REC;
 }
 
@@ -439,7 +571,7 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
     uint8_t bit = (uint8_t)(1u << FC_ROLE(k));
     /* In a forward a tensor has one role; a new one is a new tensor the
      * allocator put where a freed one was. */
-    if (c == FC_CLS_FWD && !(e->roles & bit))
+    if (c == FC_CLS_FWD && !(e->roles & bit) && e->first != i)
         e->first_role = NOROLE;
     if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
         note_use(e, fresh, k, i);
@@ -449,6 +581,8 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
     }
     if (c == FC_CLS_FWD || c == FC_CLS_REC)
         e->fwd_roles |= bit;
+    if (c == FC_CLS_REC)
+        e->rec_used = 1;
     else if (c == FC_CLS_BWD && e->fwd_roles && !(e->fwd_roles & bit))
         e->bwd_roles |= bit;
 }
@@ -456,7 +590,8 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res)
 {
     uint64_t n = s->end - s->start;
-    int64_t cursor = -1;
+    lstate st = {-1, -1, 0};
+    no_replay_before = 0;
     atab_begin(n);
     for (uint64_t i = 0; i < n; i++) {
         const fc_irec *r = fc_seg_rec(s->start + i);
@@ -478,11 +613,16 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         } else if ((int64_t)i < t_bwd) {
             c = FC_CLS_FWD;
             weighted[i] = weight_of(r->a, r->ka) || weight_of(r->b, r->kb);
+            for (int o = 0; o < 2; o++) {
+                const went *w = weight_of(o ? r->b : r->a, o ? r->kb : r->ka);
+                if (w != NULL && ctx->group_open && w->bwd_seg >= ctx->group_first)
+                    res->fwd_redone++;
+            }
             if (!weighted[i])
                 sig_add(&fwd_sigs, r->sig, 0);
         } else {
             aent *const e[2] = {fa ? NULL : ea, fb ? NULL : eb};
-            c = label_backward_call(s, ctx, r, e, (uint32_t)t_bwd, res, &cursor);
+            c = label_backward_call(s, ctx, i, e, (uint32_t)t_bwd, res, &st);
         }
         cls[i] = c;
         if (t_bwd >= 0) {

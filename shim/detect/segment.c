@@ -70,7 +70,41 @@ static inline int is_call(const fc_irec *r)
 
 /* ---- deciding what a labelled segment is, and handing it on ---- */
 
-static int decide_kind(const fc_seg_result *res)
+/* Shapes of the forward of the segment that opened the iteration in
+ * progress, in order: a segment whose forward repeats only a beginning of
+ * them is the first layers recomputed in the middle of its backward. */
+#define GROUP_SIGS 16384
+static uint32_t group_sigs[GROUP_SIGS];
+static uint32_t n_group_sigs;
+
+/* 1 when the calls of s before t_bwd repeat, shape for shape, a proper
+ * beginning of the iteration's first forward. */
+static int forward_is_prefix(const fc_pend *s, int64_t t_bwd)
+{
+    uint32_t n = 0;
+    for (int64_t i = 0; i < t_bwd; i++) {
+        const fc_irec *r = rec_at(s->start + (uint64_t)i);
+        if (!is_call(r))
+            continue;
+        if (n >= n_group_sigs || n >= GROUP_SIGS || group_sigs[n] != r->sig)
+            return 0;
+        n++;
+    }
+    return n > 0 && n < n_group_sigs;
+}
+
+static void keep_group_sigs(const fc_pend *s, int64_t t_bwd)
+{
+    n_group_sigs = 0;
+    group_first = 0;
+    for (int64_t i = 0; i < t_bwd && n_group_sigs < GROUP_SIGS; i++) {
+        const fc_irec *r = rec_at(s->start + (uint64_t)i);
+        if (is_call(r))
+            group_sigs[n_group_sigs++] = r->sig;
+    }
+}
+
+static int decide_kind(const fc_pend *s, int64_t t_bwd, const fc_seg_result *res)
 {
     if (!res->has_bwd)
         return FC_SEG_EVAL;
@@ -79,11 +113,12 @@ static int decide_kind(const fc_seg_result *res)
     if (res->anchor_bwd)
         return FC_SEG_CONT; /* the anchor's own backward was still to come */
     /* The anchor weight has no backward use to go by (a first layer whose
-     * input needs no gradient): continue when most weights this segment
-     * differentiates were not differentiated earlier in the iteration. */
-    if (res->bwd_weights > 0 && res->bwd_overlap * 2 < res->bwd_weights)
-        return FC_SEG_CONT;
-    return FC_SEG_NEW;
+     * input needs no gradient): the segment continues the iteration when
+     * its forward is only the first layers of the iteration's forward
+     * again (recomputed), not all of it, on weights the iteration has not
+     * differentiated yet (a GAN's generator run again for its own loss
+     * repeats a beginning too, but its discriminator was differentiated). */
+    return forward_is_prefix(s, t_bwd) && res->fwd_redone == 0 ? FC_SEG_CONT : FC_SEG_NEW;
 }
 
 static void emit(const fc_pend *s)
@@ -92,12 +127,13 @@ static void emit(const fc_pend *s)
     if (s->after_step)
         group_open = 0; /* the optimizer step ended the iteration: nothing to continue */
     fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
-    int64_t t_bwd = fc_phase_find_backward(s);
+    int64_t t_bwd = fc_phase_find_backward(s, &res.unsure);
     fc_phase_label(s, &ctx, t_bwd, &res);
-    int kind = decide_kind(&res);
+    int kind = decide_kind(s, t_bwd, &res);
     if (kind == FC_SEG_EVAL) {
         group_open = 0;
     } else if (kind == FC_SEG_NEW) {
+        keep_group_sigs(s, t_bwd);
         group_open = 1;
         group_first = s->id;
         group_anchor_bwd = res.anchor_bwd;
@@ -331,6 +367,7 @@ void fc_seg_reset(void)
     anchor_p = NULL;
     anchor_k = 0;
     group_open = group_anchor_bwd = 0;
+    n_group_sigs = 0;
     group_first = 0;
     xeval_depth = 0;
     memset(&stats, 0, sizeof stats);

@@ -20,11 +20,12 @@ one sgemm_ per batch entry only when m*n*k >= 400 (smaller ones run a
 plain loop that no BLAS hook sees); the counter applies the same rule and
 split_lib.py checks the total against the shim's to the FLOP.
 
-Writes OUT_JSON: {"events": [[kind, phase, flops, anchor], ...],
+Writes OUT_JSON: {"events": [[kind, phase, flops, anchor, calls], ...],
 "total": N}, in program order: kind is "gemm" or the marker called
 ("step", "eval_begin", "backward_begin", ...); anchor is 1 for a product
 on the first layer's weight (in a training forward that is the start of
-one micro-batch: what an automatic iteration is)."""
+one micro-batch: what an automatic iteration is); calls is the number of
+sgemm_ calls the product makes."""
 import ctypes
 import json
 import random
@@ -56,30 +57,30 @@ def storage_ptr(t):
 def gemm_flops(kind, args):
     if kind == "mm":
         a, b = args[0], args[1]
-        return 2 * a.shape[0] * a.shape[1] * b.shape[1], (b,)
+        return 2 * a.shape[0] * a.shape[1] * b.shape[1], (b,), 1
     if kind == "addmm":
         a, b = args[1], args[2]
-        return 2 * a.shape[0] * a.shape[1] * b.shape[1], (b,)
+        return 2 * a.shape[0] * a.shape[1] * b.shape[1], (b,), 1
     a, b = (args[0], args[1]) if kind == "bmm" else (args[1], args[2])
     bs, m, k = a.shape
     n = b.shape[2]
     if m * n * k < 400:      # torch's small-bmm loop: no sgemm_
-        return 0, ()
-    return 2 * bs * m * n * k, (b,)
+        return 0, (), 0
+    return 2 * bs * m * n * k, (b,), bs
 
 
 class Counter(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kind = GEMMS.get(func)
         if kind is not None:
-            flops, weights = gemm_flops(kind, args)
+            flops, weights, calls = gemm_flops(kind, args)
             if flops:
                 ptrs = [storage_ptr(w) for w in weights]
                 if State.anchor is None:
                     for p in ptrs:
                         if p in State.params:
                             State.anchor = p
-                State.events.append(["gemm", State.phase, flops, int(State.anchor in ptrs)])
+                State.events.append(["gemm", State.phase, flops, int(State.anchor in ptrs), calls])
                 State.total += flops
         if func is aten.detach.default and not isinstance(args[0], torch.Tensor):
             # torch 1.13: a non-reentrant checkpoint saving a wrapped Python
@@ -104,7 +105,7 @@ class Markers:
     def __call__(self, name):
         fn = self.fns.get(name)
         if fn is not None:
-            State.events.append([name, State.phase, 0, 0])
+            State.events.append([name, State.phase, 0, 0, 0])
             fn()
 
 

@@ -145,7 +145,7 @@ def expected(counted, mode):
     products are in none. marked: an iteration ends at each step marker;
     products after the last are other."""
     its, cur, ev, other = [], None, 0, 0
-    for kind, phase, flops, anchor in counted["events"]:
+    for kind, phase, flops, anchor, _ in counted["events"]:
         if kind == "step" and mode == "marked":
             if cur is not None:
                 its.append(cur)

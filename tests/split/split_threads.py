@@ -59,7 +59,7 @@ def child(mode, out):
         w.join()
     C.MARK("eval_end")
     n = THREADS * FORWARDS
-    C.State.events += [["gemm", "eval", served, 1]] * n
+    C.State.events += [["gemm", "eval", served, 1, 0]] * n
     C.State.total += served * n
     with open(out, "w") as f:
         json.dump({"events": C.State.events, "total": C.State.total}, f)
