@@ -48,12 +48,22 @@ static const flagdef defs[] = {
     {"--tied-embeddings", K_OFF, F(untied_embeddings), 0},
     {"--recompute", K_RECOMPUTE, F(recompute), 0},
     {"--causal-attention", K_CAUSAL, F(causal), 0},
+    {"--sliding-window", K_INT, F(window), 0},
+    {"--window-layers", K_INT, F(window_layers), 1},
     {"--config", K_CONFIG, 0, 0},
 };
 #undef F
 #define NDEFS (sizeof defs / sizeof defs[0])
 
 void fc_model_opts_init(fc_model_opts *o) { memset(o, 0, sizeof *o); }
+
+static size_t flag_index(const char *name)
+{
+    for (size_t i = 0; i < NDEFS; i++)
+        if (strcmp(defs[i].name, name) == 0)
+            return i;
+    return 0;
+}
 
 int fc_model_opts_given(const fc_model_opts *o) { return o->set != 0 || o->config != NULL; }
 
@@ -148,6 +158,8 @@ int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
     }
     drop_moe_if_dense(&m);
+    if (m.window == 0 && !(o->set & (1ull << flag_index("--window-layers"))))
+        m.window_layers = 0; /* --sliding-window 0 turns a config's window off */
     if (fc_model_check(&m, err, n) != 0)
         return -1;
     *out = m;
@@ -172,7 +184,9 @@ const char *fc_model_flags_help(void)
            "training:\n"
            "  --seq S --batch B      sequence length; sequences per iteration, all GPUs\n"
            "  --recompute none|selective|full   (default none)\n"
-           "  --causal-attention full|half      (default full: papers, Megatron-LM < 2025-03)\n";
+           "  --causal-attention full|half      (default full: papers, Megatron-LM < 2025-03)\n"
+           "  --sliding-window W     a query attends to at most W keys (0: none; config: sliding_window)\n"
+           "  --window-layers N      ... on N layers (default all; config: the family's rule)\n";
 }
 
 /* ---- utilization flags ---- */
