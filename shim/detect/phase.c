@@ -309,7 +309,37 @@ void fc_phase_learn(const fc_pend *s)
  * repeats a shape). Looking only past it keeps an allocator that reuses a
  * freed activation's address inside a forward (no_grad, checkpoints) from
  * passing for a backward. */
-int64_t fc_phase_find_backward(const fc_pend *s, unsigned *unsure)
+static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure);
+
+/* The first call declared backward or recompute, -1: none; *declared: a
+ * call's phase was declared at all. */
+static int64_t declared_backward(const fc_pend *s, int *declared)
+{
+    int64_t first = -1;
+    *declared = 0;
+    for (uint64_t i = 0; i < s->end - s->start; i++) {
+        const fc_irec *r = fc_seg_rec(s->start + i);
+        if (!fc_irec_is_call(r) || r->phase == FC_PH_NONE)
+            continue;
+        *declared = 1;
+        if (r->phase != FC_PH_FWD)
+            return (int64_t)i;
+    }
+    return first;
+}
+
+int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
+{
+    unsigned unsure = 0;
+    int64_t t_bwd = find_backward_auto(s, &unsure);
+    int64_t t_decl = declared_backward(s, &res->declared);
+    if (res->declared)
+        return t_decl;
+    res->unsure |= unsure;
+    return t_bwd;
+}
+
+static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
 {
     uint64_t n = s->end - s->start, last_fwd = 0, first_wbwd = 0;
     int any_fwd = 0, bwd_started = 0;
@@ -437,6 +467,8 @@ static int replays_on(const fc_pend *s, uint64_t at, int64_t from, uint32_t t_bw
 static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, uint64_t at,
                                    aent *const e[2], uint32_t t_bwd, fc_seg_result *res, lstate *st)
 {
+    /* declared backward: forward-looking calls are recompute, for sure */
+    int in_bwd = fc_seg_rec(s->start + at)->phase == FC_PH_BWD;
     int64_t *cursor = &st->cursor;
     const fc_irec *r = fc_seg_rec(s->start + at);
     const void *p[2] = {r->a, r->b};
@@ -454,7 +486,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         if (w != NULL && (e[o]->first_role != FC_ROLE(w->key) ||
                           (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
             w = NULL; /* not used in this forward the one way it was elsewhere */
-        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w))) {
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w)) && !in_bwd) {
             /* Its forward role again after its backward use, and not a
              * confirmed weight: an activation at an address that passes
              * for one (freed after its backward, the block reused), or the
@@ -497,6 +529,10 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         st->again = 0;
         st->run_start = -1;
         return FC_CLS_BWD;
+    }
+    if (again && in_bwd) {
+        *cursor = -1;
+        return FC_CLS_REC;
     }
     if (again) {
         /* A weight used the forward way after its backward in the same
@@ -608,8 +644,14 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         aent *ea = r->a ? atab_get(r->a, &fa) : NULL;
         aent *eb = r->b ? atab_get(r->b, &fb) : NULL;
         uint8_t c;
-        if (t_bwd < 0) {
-            c = FC_CLS_EVAL;
+        if (r->phase == FC_PH_FWD) {
+            c = FC_CLS_FWD;
+        } else if (r->phase == FC_PH_REC) {
+            c = FC_CLS_REC;
+        } else if (r->phase == FC_PH_BWD && (r->flags & FC_IREC_RECDECL)) {
+            c = FC_CLS_BWD; /* its recomputation is declared apart */
+        } else if (t_bwd < 0) {
+            c = res->declared ? FC_CLS_FWD : FC_CLS_EVAL;
         } else if ((int64_t)i < t_bwd) {
             c = FC_CLS_FWD;
             weighted[i] = weight_of(r->a, r->ka) || weight_of(r->b, r->kb);
@@ -635,7 +677,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         track(eb, fb, r->kb, (uint32_t)i, c);
         overwritten(r->c);
     }
-    res->has_bwd = t_bwd >= 0;
+    res->has_bwd = t_bwd >= 0 || res->declared;
 }
 
 uint8_t fc_phase_class(uint64_t rel)

@@ -28,13 +28,9 @@ typedef struct fc_phase_ctx {
     uint32_t group_first; /* ... since this segment */
 } fc_phase_ctx;
 
-/* Why a segment's split is unsure (fc_seg_result.unsure, bits). */
-#define FC_UNSURE_LONE_REPEAT 0x1u   /* a weight-less forward product repeated alone in the backward */
-#define FC_UNSURE_FWD_AFTER_BWD 0x2u /* a weight used the forward way after its backward */
-#define FC_UNSURE_EARLY_BWD 0x4u     /* a weight used the backward way before the backward found */
-
 typedef struct fc_seg_result {
-    int has_bwd;
+    int has_bwd;          /* a backward, or a forward the program declared (training) */
+    int declared;         /* some call's phase was declared (markers, NVTX) */
     unsigned unsure;      /* FC_UNSURE_* */
     uint64_t fwd_redone;  /* weight uses in the forward that the open iteration differentiated already */
     int anchor_bwd;       /* the anchor weight was used the backward way */
@@ -53,9 +49,11 @@ void fc_phase_reset(void);
 void fc_phase_learn(const fc_pend *s);
 /* 0 once the first segments are labelled: weights must then be confirmed. */
 void fc_phase_set_bootstrap(int on);
-/* Index (relative) of the first backward call, -1: no backward; adds
- * FC_UNSURE_* bits to *unsure. */
-int64_t fc_phase_find_backward(const fc_pend *s, unsigned *unsure);
+/* Index (relative) of the first backward call, -1: no backward: the first
+ * call declared backward or recompute when the program declares phases,
+ * else found from the calls (adding FC_UNSURE_* bits to res->unsure).
+ * Sets res->declared. */
+int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res);
 /* Labels every record of s (read back with fc_phase_class). */
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res);
 uint8_t fc_phase_class(uint64_t rel);

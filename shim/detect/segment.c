@@ -127,7 +127,9 @@ static void emit(const fc_pend *s)
     if (s->after_step)
         group_open = 0; /* the optimizer step ended the iteration: nothing to continue */
     fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
-    int64_t t_bwd = fc_phase_find_backward(s, &res.unsure);
+    int64_t t_bwd = fc_phase_find_backward(s, &res);
+    if (s->truncated)
+        res.unsure |= FC_UNSURE_TRUNCATED;
     fc_phase_label(s, &ctx, t_bwd, &res);
     int kind = decide_kind(s, t_bwd, &res);
     if (kind == FC_SEG_EVAL) {
@@ -140,10 +142,10 @@ static void emit(const fc_pend *s)
     } else {
         group_anchor_bwd |= res.anchor_bwd;
     }
-    fc_steps_segment_begin(kind, s->t0);
+    fc_steps_segment_begin(kind, s->t0, res.unsure);
     for (uint64_t x = s->start; x < s->end; x++) {
         uint8_t c = fc_phase_class(x - s->start);
-        if (kind == FC_SEG_CONT && c == FC_CLS_FWD)
+        if (kind == FC_SEG_CONT && c == FC_CLS_FWD && rec_at(x)->phase != FC_PH_FWD)
             c = FC_CLS_REC; /* the first layer recomputed before its backward */
         fc_steps_record(rec_at(x), c);
     }
@@ -304,6 +306,41 @@ static void hand_over_uncut(void)
     tail = open_start = head;
 }
 
+/* The phase the program declares: its last forward/backward marker (until
+ * flopcount_step), recompute brackets, and the NVTX phase ranges open. */
+static uint8_t mark_phase, nvtx_phase;
+static int rec_depth, rec_declared; /* rec_declared: a recompute marker or range was seen */
+
+static void note_phase(const fc_irec *r)
+{
+    if (r->kind == FC_IREC_STEP) {
+        mark_phase = FC_PH_NONE;
+        rec_depth = 0;
+    } else if (r->kind == FC_IREC_NVTX_PHASE) {
+        nvtx_phase = r->phase;
+        rec_declared |= r->phase == FC_PH_REC;
+    } else if (r->phase == FC_PH_REC) {
+        rec_depth++;
+        rec_declared = 1;
+    } else if (r->phase == FC_PH_REC_END) {
+        rec_depth -= rec_depth > 0;
+    } else {
+        mark_phase = r->phase;
+    }
+}
+
+/* The phase of a call now: a recompute bracket; else the NVTX ranges (a
+ * forward range inside a marked backward is a recompute); else the
+ * markers. */
+static uint8_t declared_phase(void)
+{
+    if (rec_depth > 0)
+        return FC_PH_REC;
+    if (nvtx_phase == FC_PH_FWD && mark_phase == FC_PH_BWD)
+        return FC_PH_REC;
+    return nvtx_phase != FC_PH_NONE ? nvtx_phase : mark_phase;
+}
+
 void fc_seg_push(const fc_irec *in)
 {
     fc_irec rec = *in;
@@ -314,6 +351,13 @@ void fc_seg_push(const fc_irec *in)
         xeval_depth--;
     else if (rec.kind == FC_IREC_GEMM && xeval_depth > 0)
         rec.flags |= FC_IREC_XEVAL;
+    if (rec.kind == FC_IREC_STEP || rec.kind == FC_IREC_PHASE || rec.kind == FC_IREC_NVTX_PHASE)
+        note_phase(&rec);
+    else if (rec.kind == FC_IREC_GEMM) {
+        rec.phase = declared_phase();
+        if (rec_declared)
+            rec.flags |= FC_IREC_RECDECL;
+    }
     if (head - tail >= FC_SEG_CAP)
         make_room();
     if (is_call(r)) {
@@ -370,6 +414,8 @@ void fc_seg_reset(void)
     n_group_sigs = 0;
     group_first = 0;
     xeval_depth = 0;
+    mark_phase = nvtx_phase = FC_PH_NONE;
+    rec_depth = rec_declared = 0;
     memset(&stats, 0, sizeof stats);
 }
 

@@ -21,6 +21,8 @@ typedef struct mode_state {
     fc_iteration cur;
     uint64_t count, stored;
     fc_u128 fwd, bwd, rec, other;
+    uint64_t unsure;
+    unsigned unsure_bits;
     fc_iteration list[LIST_CAP];
     fc_iteration recent[RECENT]; /* iteration i (1-based) at [(i - 1) % RECENT] */
 } mode_state;
@@ -29,6 +31,10 @@ static mode_state modes[4]; /* indexed by enum fc_steps_mode */
 static int seg_kind = -1;   /* kind of the segment being received */
 static uint64_t seg_t0, last_t;
 static int seg_has_eval;
+static unsigned seg_unsure; /* FC_UNSURE_* of the segment being received */
+static int lost_seen;
+static unsigned phase_sources;
+static uint64_t train_calls, declared_calls;
 static int marker_seen, nvtx_seen, nvtx_depth, xeval_depth;
 static uint64_t eval_since, xeval_since; /* start of the evaluation being timed, 0 if none */
 static fc_eval_view eval;
@@ -46,6 +52,10 @@ void fc_steps_reset(void)
     seg_kind = -1;
     seg_t0 = last_t = 0;
     seg_has_eval = 0;
+    seg_unsure = 0;
+    lost_seen = 0;
+    phase_sources = 0;
+    train_calls = declared_calls = 0;
     marker_seen = nvtx_seen = nvtx_depth = xeval_depth = 0;
     eval_since = xeval_since = 0;
     memset(&eval, 0, sizeof eval);
@@ -85,6 +95,10 @@ static void close_iter(int mode, uint64_t t1, int open_end)
     m->fwd = fc_u128_sat_add(m->fwd, m->cur.fwd);
     m->bwd = fc_u128_sat_add(m->bwd, m->cur.bwd);
     m->rec = fc_u128_sat_add(m->rec, m->cur.rec);
+    if (m->cur.unsure) {
+        m->unsure++;
+        m->unsure_bits |= m->cur.unsure;
+    }
     if (m->stored < LIST_CAP)
         m->list[m->stored++] = m->cur;
     m->recent[m->count % RECENT] = m->cur;
@@ -101,11 +115,12 @@ static void exclude(uint64_t from, uint64_t to)
             modes[mode].cur.excluded += to - from;
 }
 
-void fc_steps_segment_begin(int kind, uint64_t t0)
+void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure)
 {
     seg_kind = kind;
     seg_t0 = t0;
     seg_has_eval = 0;
+    seg_unsure = unsure;
     if (kind != FC_SEG_CONT)
         close_iter(FC_MODE_AUTO, t0, 0);
     if (kind == FC_SEG_EVAL) {
@@ -155,6 +170,20 @@ static void on_marker(const fc_irec *r)
         if (nvtx_depth++ == 0)
             open_iter(FC_MODE_NVTX, r->t);
         break;
+    case FC_IREC_PHASE:
+        phase_sources |= FC_PHASES_MARKERS;
+        break;
+    case FC_IREC_NVTX_PHASE:
+        phase_sources |= FC_PHASES_NVTX;
+        break;
+    case FC_IREC_LOST: /* the open iterations (or evaluation) miss calls */
+        lost_seen = 1;
+        if (xeval_depth > 0 || seg_kind == FC_SEG_EVAL)
+            eval.unsure++;
+        for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++)
+            if (modes[mode].open)
+                modes[mode].cur.unsure |= FC_UNSURE_LOST;
+        break;
     case FC_IREC_NVTX_POP:
         if (nvtx_depth > 0 && --nvtx_depth == 0)
             close_iter(FC_MODE_NVTX, r->t, 0);
@@ -177,10 +206,14 @@ void fc_steps_record(const fc_irec *r, int cls)
         return;
     }
     by_dtype[r->dtype % FC_DT_COUNT] = fc_u128_sat_add(by_dtype[r->dtype % FC_DT_COUNT], r->flops);
+    train_calls++;
+    declared_calls += r->phase != FC_PH_NONE;
     for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++) {
         mode_state *m = &modes[mode];
-        if (m->open)
+        if (m->open) {
             add_flops(&m->cur, cls, r->flops);
+            m->cur.unsure |= seg_unsure;
+        }
         else
             m->other = fc_u128_sat_add(m->other, r->flops);
     }
@@ -191,6 +224,8 @@ void fc_steps_segment_end(uint64_t t1, int group_final, int at_end)
     if (seg_kind == FC_SEG_EVAL) {
         if (seg_has_eval)
             eval.count++;
+        if (seg_has_eval && seg_unsure)
+            eval.unsure++;
         if (eval_since) {
             exclude(eval_since, t1);
             eval.ticks += t1 - seg_t0;
@@ -228,6 +263,12 @@ void fc_steps_get(int mode, fc_steps_view *out)
     out->fwd = m->fwd;
     out->bwd = m->bwd;
     out->rec = m->rec;
+    out->unsure = m->unsure;
+    out->unsure_bits = m->unsure_bits;
+    out->lost = lost_seen;
+    out->train_calls = train_calls;
+    out->declared_calls = declared_calls;
+    out->phase_sources = phase_sources;
 }
 
 void fc_steps_eval(fc_eval_view *out)

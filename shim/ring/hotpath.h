@@ -31,7 +31,7 @@
 #include "detect/irec.h"
 #include "probe/callsite.h"
 
-#define FC_NRINGS 32
+#define FC_NRINGS 128 /* threads with a ring at once (more: their calls miss the detector) */
 #define FC_RING_CAP 4096u /* records per thread ring, a power of two */
 #define FC_RING_MASK (FC_RING_CAP - 1)
 
@@ -49,7 +49,8 @@ typedef struct fc_crec {
     char transa, transb;
     uint8_t kind;   /* enum fc_irec_kind */
     uint8_t status; /* FC_CREC_COUNTED */
-    uint8_t pad[2];
+    uint8_t phase;  /* markers: enum fc_phase */
+    uint8_t pad;
 } fc_crec;
 _Static_assert(sizeof(fc_crec) == 64, "one record, one cache line");
 
@@ -150,7 +151,7 @@ static inline void fc_ring_put(fc_ring *r, uint64_t h, const fc_gemm *g, uint32_
     e->transb = g->transb;
     e->kind = FC_IREC_GEMM;
     e->status = status;
-    e->pad[0] = e->pad[1] = 0;
+    e->phase = e->pad = 0;
     fc_call_noted(g, t);
     fc_ring_publish(r, h, t);
 }

@@ -156,8 +156,27 @@ static void feed(const fc_crec *c)
     } else {
         memset(&ir, 0, sizeof ir);
         ir.kind = c->kind;
+        ir.phase = c->phase;
         ir.t = c->t;
     }
+    fc_seg_push(&ir);
+}
+
+/* Tells the detector that records were lost since the last drain (a ring
+ * stayed full, or a thread found no ring): the iteration in progress then
+ * misses calls, which the counters have. */
+static uint64_t dropped_told; /* under the drain lock */
+
+static void tell_lost(void)
+{
+    uint64_t d = atomic_load_explicit(&dropped, memory_order_relaxed);
+    if (d == dropped_told)
+        return;
+    dropped_told = d;
+    fc_irec ir;
+    memset(&ir, 0, sizeof ir);
+    ir.kind = FC_IREC_LOST;
+    ir.t = fc_ticks();
     fc_seg_push(&ir);
 }
 
@@ -189,6 +208,7 @@ void fc_ring_drain_locked(void)
         if (*p == end[act[best]])
             act[best] = act[--n_act];
     }
+    tell_lost();
     for (int i = 0; i < FC_NRINGS; i++) { /* rings of exited threads go back to the pool */
         fc_ring *r = &rings[i];
         if (atomic_load_explicit(&r->state, memory_order_acquire) == 2 &&
@@ -378,6 +398,11 @@ void fc_record_unresolved(int api)
 
 void fc_ring_mark(int kind)
 {
+    fc_ring_mark_phase(kind, FC_PH_NONE);
+}
+
+void fc_ring_mark_phase(int kind, int phase)
+{
     if (!enabled)
         return;
     fc_ring *r;
@@ -389,6 +414,7 @@ void fc_ring_mark(int kind)
     }
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
+    e->phase = (uint8_t)phase;
     e->t = fc_ticks();
     fc_gputime_on_mark(kind, e->t);
     fc_ring_publish(r, h, e->t);
@@ -411,6 +437,7 @@ static void reset_all(void)
     fc_ring_callers_drain();
     atomic_store(&CTL->asleep, 0);
     atomic_store(&dropped, 0);
+    dropped_told = 0;
     atomic_store(&drain_lock, 0);
     holding = 0;
     fc_seg_reset();

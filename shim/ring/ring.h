@@ -21,6 +21,8 @@ void fc_record_unresolved(int api);
  * stream: flopcount_step(), the evaluation brackets, NVTX step ranges.
  * Ignored before fc_ring_init and when counting is disabled. */
 void fc_ring_mark(int kind);
+/* The same with a phase (enum fc_phase): FC_IREC_PHASE, FC_IREC_NVTX_PHASE. */
+void fc_ring_mark_phase(int kind, int phase);
 
 /* Drains the rings (into the counters and the detector) so that readers of
  * the counters see every finished call; waits briefly for a drain in

@@ -7,9 +7,10 @@ Verdict of one run (judge()):
   exact    every iteration's forward, backward and recompute FLOPs, the
            iteration count and the evaluation FLOPs equal the counter's
   flagged  something differs, and the report says, where it differs, that
-           its split is unsure (an iteration's "ambiguous", or the
-           iterations section's "ambiguous_iterations" for a count or an
-           evaluation that is off)
+           its split is unsure (an iteration's "ambiguous"; for a count or
+           an evaluation that is off, the iterations section's
+           "ambiguous_iterations" or "ambiguous_reasons", or
+           "eval_passes.ambiguous")
   wrong    something differs and the report does not say so
 The process total must always equal the counter's total (else: error)."""
 import json
@@ -178,7 +179,8 @@ def judge(counted, rep, mode):
     it = rep["iterations"]
     got = [[e["forward_flops"], e["backward_flops"], e["recompute_flops"]] for e in it["list"]]
     flags = [bool(e.get("ambiguous")) for e in it["list"]]
-    section_flag = bool(it.get("ambiguous_iterations"))
+    section_flag = bool(it.get("ambiguous_iterations") or it.get("ambiguous_reasons")
+                        or rep["eval_passes"].get("ambiguous"))
     want, ev, other = expected(counted, mode)
     problems, unflagged = [], False
     if it["flops"] + rep["eval_passes"]["flops"] + it["other_flops"] != total:

@@ -131,6 +131,7 @@ static int steady_medians(fc_report_view *v)
         const fc_report_iter *it = &r->iterations.list[from + i];
         f[i] = it->flops;
         rc[i] = it->recompute_flops;
+        v->n_ambiguous += it->ambiguous != 0;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
     }

@@ -49,6 +49,7 @@ typedef struct fc_report_view {
     double peak;              /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[160];
     double hfu, mfu;          /* measured; NaN when not computable */
+    size_t n_ambiguous;       /* steady iterations whose split is a guess (recompute, MFU) */
     /* formula */
     int has_model;
     fc_model model;
