@@ -3,7 +3,10 @@
 under the shim by split_lib.py, counting its own GEMM FLOPs by phase.
 
 usage: /usr/bin/python3 split_child.py SPEC_JSON MODE OUT_JSON
-       (MODE: auto - no markers; marked - every marker the library exports)
+       (MODE: auto - no markers; marked - every marker the library exports;
+        nvtx - flopcount_step and evaluation brackets, the phases as NVTX
+        ranges named forward / backward / recompute, opened through the
+        library FC_NVTX_FIXTURE names)
 
 The independent counter is a TorchDispatchMode that sees every aten
 mm/addmm/bmm/baddbmm (forward, backward and recompute alike: torch 1.13
@@ -28,6 +31,7 @@ one micro-batch: what an automatic iteration is); calls is the number of
 sgemm_ calls the product makes."""
 import ctypes
 import json
+import os
 import random
 import sys
 
@@ -90,20 +94,47 @@ class Counter(TorchDispatchMode):
 
 
 class Markers:
-    """The library's markers, called only in MODE marked and only those it
-    exports (so the same program runs against any version)."""
+    """The library's markers, called only in MODE marked (nvtx) and only
+    those it exports (so the same program runs against any version). In
+    MODE nvtx the phases are NVTX ranges: a forward range from
+    forward_begin to backward_begin, a backward range from there to the
+    step or the next forward, a recompute range inside it."""
 
-    def __init__(self, on):
+    def __init__(self, mode):
         lib = ctypes.CDLL(None)
         self.fns = {}
-        if on:
-            for name in ("step", "eval_begin", "eval_end", "forward_begin", "backward_begin",
-                         "recompute_begin", "recompute_end"):
-                if hasattr(lib, "flopcount_" + name):
-                    self.fns[name] = getattr(lib, "flopcount_" + name)
+        self.nvtx = None
+        self.open = None   # the phase range open in MODE nvtx
+        names = ()
+        if mode == "marked":
+            names = ("step", "eval_begin", "eval_end", "forward_begin", "backward_begin",
+                     "recompute_begin", "recompute_end")
+        elif mode == "nvtx":
+            names = ("step", "eval_begin", "eval_end")
+            self.nvtx = ctypes.CDLL(os.environ["FC_NVTX_FIXTURE"])
+            self.nvtx.fixture_nvtx_push.argtypes = [ctypes.c_char_p]
+        for name in names:
+            if hasattr(lib, "flopcount_" + name):
+                self.fns[name] = getattr(lib, "flopcount_" + name)
+
+    def _range(self, name):
+        if name in ("forward_begin", "backward_begin"):
+            if self.open is not None:
+                self.nvtx.fixture_nvtx_pop()
+            self.open = name.split("_")[0]
+            self.nvtx.fixture_nvtx_push(self.open.encode())
+        elif name == "recompute_begin":
+            self.nvtx.fixture_nvtx_push(b"recompute")
+        elif name == "recompute_end":
+            self.nvtx.fixture_nvtx_pop()
+        elif name == "step" and self.open is not None:
+            self.nvtx.fixture_nvtx_pop()
+            self.open = None
 
     def __call__(self, name):
         fn = self.fns.get(name)
+        if self.nvtx is not None and name not in ("eval_begin", "eval_end"):
+            self._range(name)
         if fn is not None:
             State.events.append([name, State.phase, 0, 0, 0])
             fn()
@@ -374,18 +405,43 @@ def infer(spec):
     State.phase = "fwd"
 
 
-def main():
+def program(spec, mode, out):
     global MARK
-    spec = json.loads(sys.argv[1])
-    MARK = Markers(sys.argv[2] == "marked")
+    MARK = Markers(mode)
     torch.manual_seed(spec["seed"])
     random.seed(spec["seed"])
     torch.set_num_threads(1)
     with Counter():
         {"train": train, "gan": gan, "infer": infer}[spec["kind"]](spec)
-    with open(sys.argv[3], "w") as f:
+    with open(out, "w") as f:
         json.dump({"events": State.events, "total": State.total}, f)
 
 
+def serve():
+    """--serve: torch imported once; each line on stdin ({"spec", "mode",
+    "out"}) runs in a forked child, whose pid is written back once it has
+    exited (the shim wrote its report at that exit: FLOPCOUNT_OUTPUT holds
+    %p). For long runs on a busy machine; the child starts from the
+    shim's fork state (empty), its own program, its own report."""
+    torch.set_num_threads(1)
+    for line in sys.stdin:
+        job = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                program(job["spec"], job["mode"], job["out"])
+            except BaseException as e:  # noqa: BLE001 - any failure is the job's
+                sys.stderr.write("split_child: %r\n" % e)
+                code = 1
+            sys.stdout.flush()
+            sys.exit(code)  # a normal exit: the shim's destructor writes the report
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps({"pid": pid, "status": status}), flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--serve":
+        serve()
+    else:
+        program(json.loads(sys.argv[1]), sys.argv[2], sys.argv[3])

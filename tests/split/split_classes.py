@@ -21,8 +21,11 @@ usage: /usr/bin/python3 split_classes.py SHIM_SO WORKDIR CLASS [--runs N]
          threads  64 threads issuing GEMMs at once (split_threads.py)
 Every program runs N times (a fresh process each: the allocator places
 tensors differently every time) without markers (exact, or flagged
-ambiguous where it is not) and with every marker the library exports
-(exact). Exit 1 on the first failure."""
+ambiguous where it is not), with every marker the library exports
+(exact), and, when FC_NVTX_FIXTURE names tests/split's NVTX library, with
+the phases as NVTX ranges (exact). --programs picks some programs of the
+class by name (comma-separated); --modes some modes. Exit 1 when a run
+fails."""
 import argparse
 import os
 import subprocess
@@ -91,21 +94,27 @@ def main():
     ap.add_argument("work")
     ap.add_argument("cls", choices=sorted(PROGRAMS) + ["threads"])
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--programs", default="")
+    ap.add_argument("--modes", default="auto,marked,nvtx" if os.environ.get("FC_NVTX_FIXTURE")
+                    else "auto,marked")
     a = ap.parse_args()
+    modes = a.modes.split(",")
     if a.cls == "threads":
         here = os.path.dirname(os.path.abspath(__file__))
         return subprocess.call([L.PYTHON, os.path.join(here, "split_threads.py"), a.shim, a.work,
                                 "--runs", str(a.runs)])
     bad = 0
     for name, spec in PROGRAMS[a.cls].items():
+        if a.programs and name not in a.programs.split(","):
+            continue
         tally = {}
         for i in range(a.runs):
-            for mode in ("auto", "marked"):
+            for mode in modes:
                 rep, cnt = L.run(a.shim, spec, mode, a.work, "%s.%s.%s" % (a.cls, name, mode))
                 v, why = L.judge(cnt, rep, mode)
                 tally.setdefault(mode, {}).setdefault(v, 0)
                 tally[mode][v] += 1
-                if v in ("wrong", "error") or (mode == "marked" and v != "exact"):
+                if v in ("wrong", "error") or (mode != "auto" and v != "exact"):
                     bad += 1
                     print("%s/%s run %d %s: %s  %s" % (a.cls, name, i + 1, mode, v.upper(), why[:400]),
                           flush=True)

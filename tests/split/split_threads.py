@@ -37,7 +37,7 @@ def child(mode, out, threads):
     import split_child as C
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    C.MARK = C.Markers(mode == "marked")
+    C.MARK = C.Markers(mode)
     with C.Counter():
         model = C.train(SPEC)
         before = C.State.total
