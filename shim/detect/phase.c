@@ -24,6 +24,8 @@ typedef struct aent {
     uint8_t written : 1;
     uint8_t rec_used : 1; /* used the forward way in a recompute of this segment */
     uint8_t two_mats : 1; /* held matrices of two shapes in this segment */
+    uint8_t sliced : 1;   /* a slice of a batched product (an operand advancing by a stride) */
+    uint8_t bwd_first : 1; /* first used by a backward call: a gradient */
 } aent;
 
 typedef struct went {
@@ -211,6 +213,7 @@ static unsigned note_use(aent *e, int fresh, uint32_t k, uint32_t i)
     if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
         int written = e->written && !fresh;
         int two_mats = !fresh && (e->two_mats || (e->mat != 0 && e->mat != FC_MAT(k)));
+        int sliced = !fresh && e->sliced;
         uint32_t gen = e->gen;
         const void *p = e->addr;
         memset(e, 0, sizeof *e);
@@ -218,6 +221,7 @@ static unsigned note_use(aent *e, int fresh, uint32_t k, uint32_t i)
         e->addr = p;
         e->written = written;
         e->two_mats = two_mats;
+        e->sliced = sliced;
         e->mat = FC_MAT(k);
         e->first = i;
         e->first_role = (uint8_t)FC_ROLE(k);
@@ -251,10 +255,33 @@ static void overwritten(const void *c)
 
 /* ---- learning: first uses of a closed segment ---- */
 
+/* Marks the operands of three consecutive calls of one shape whose A and
+ * B both advance by constant strides: one batched product run as a call
+ * per batch entry (CPU torch's bmm), its operands slices of activations
+ * however stable their addresses, never weights (three same-shaped
+ * Linears in a row share their input, so their B does not advance). */
+static void mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2)
+{
+    if (p1 == NULL || p2 == NULL || r->sig != p1->sig || r->sig != p2->sig)
+        return;
+    intptr_t da = (intptr_t)r->a - (intptr_t)p1->a, db = (intptr_t)r->b - (intptr_t)p1->b;
+    if (da == 0 || db == 0 || da != (intptr_t)p1->a - (intptr_t)p2->a ||
+        db != (intptr_t)p1->b - (intptr_t)p2->b)
+        return;
+    const void *ops[6] = {r->a, r->b, p1->a, p1->b, p2->a, p2->b};
+    for (int i = 0; i < 6; i++) {
+        int fresh;
+        aent *e = ops[i] ? atab_get(ops[i], &fresh) : NULL;
+        if (e != NULL && !fresh)
+            e->sliced = 1;
+    }
+}
+
 void fc_phase_learn(const fc_pend *s)
 {
     newest_seg = s->id;
     atab_begin(s->end - s->start);
+    const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
     for (uint64_t x = s->start; x < s->end; x++) {
         const fc_irec *r = fc_seg_rec(x);
         if (!fc_irec_is_call(r))
@@ -267,13 +294,16 @@ void fc_phase_learn(const fc_pend *s)
             note_use(e, fresh, r->kb, (uint32_t)(x - s->start));
         if (r->c && (e = atab_get(r->c, &fresh)) != NULL)
             e->written = 1;
+        mark_slices(r, p1, p2);
+        p2 = p1;
+        p1 = r;
     }
     for (uint32_t x = 0; x < n_alist; x++) {
         aent *e = &atab[alist[x]];
-        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats);
+        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats && !e->sliced);
         if (w == NULL)
             continue;
-        if (e->written || e->two_mats) {
+        if (e->written || e->sliced || e->two_mats) {
             /* A GEMM wrote it, or it held two shapes in one segment: it is
              * where activations come and go, however stable the address. */
             w->notweight = 1;
@@ -362,6 +392,10 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
             unsigned u = note_use(e, fresh, k[o], (uint32_t)i);
             use |= u;
             const went *w = weight_of(p[o], k[o]);
+            /* any use of a proven weight the forward way, before one was
+             * used the backward way: the forward is still going (a second
+             * forward of the same layers, whose shapes are not new) */
+            weight_first |= !bwd_started && proven(w) && w->key == k[o];
             if (u & USE_NEWROLE) {
                 conflict[i] = 1;
                 if (!bwd_started && proven(w) && w->key != k[o]) {
@@ -431,8 +465,9 @@ typedef struct lstate {
 static uint64_t no_replay_before; /* relative index: calls before it replay nothing */
 
 /* 1 when the calls from `at` on repeat the forward from position `from`
- * (the same shapes in the same order) up to a forward call of another
- * shape than the first: a recompute running on into the next product. */
+ * (the same shapes in the same order, on the same weights) up to a forward
+ * call of another shape than the first: a recompute running on into the
+ * next product. */
 static int replays_on(const fc_pend *s, uint64_t at, int64_t from, uint32_t t_bwd)
 {
     if (at < no_replay_before)
@@ -446,8 +481,11 @@ static int replays_on(const fc_pend *s, uint64_t at, int64_t from, uint32_t t_bw
             j++;
             continue;
         }
-        uint32_t want = fc_seg_rec(s->start + (uint64_t)f)->sig;
-        if (r->sig != want)
+        const fc_irec *fr = fc_seg_rec(s->start + (uint64_t)f);
+        uint32_t want = fr->sig;
+        /* the same shape, and the same weight where the forward call had
+         * one: a replay runs the same layers, not others of that shape */
+        if (r->sig != want || (weighted[f] && r->a != fr->a && r->b != fr->b))
             break;
         if (want != first)
             return 1;
@@ -589,6 +627,14 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
      * backward product that happens to have a forward one's shape and
      * roles (the gradient of x x^T times x looks like softmax(x x^T)
      * times x), and the segment is marked unsure. */
+    for (int o = 0; o < 2; o++)
+        if (p[o] != NULL && e[o] != NULL && e[o]->bwd_first && e[o]->mat == FC_MAT(k[o]) &&
+            e[o]->first_role != NOROLE && !(e[o]->roles & (1u << FC_ROLE(k[o])))) {
+            /* a gradient (first used by the backward) in a second role: a
+             * backward product, however much it looks like a forward one */
+            res->unsure |= FC_UNSURE_LONE_REPEAT;
+            return FC_CLS_BWD;
+        }
     int64_t slot = sig_find(&seen_sigs, r->sig);
     int64_t from = slot >= 0 && seen_sigs.pos[slot] < t_bwd ? (int64_t)seen_sigs.pos[slot] : -1;
     if (from < 0 || !replays_on(s, at, from, t_bwd)) {
@@ -612,6 +658,7 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
     if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
         note_use(e, fresh, k, i);
         e->fwd_roles = e->bwd_roles = 0;
+        e->bwd_first = c == FC_CLS_BWD;
     } else {
         e->roles |= bit;
     }
