@@ -16,12 +16,15 @@ set_target_properties(fixture_nvtx_py PROPERTIES C_VISIBILITY_PRESET hidden)
 set(FC_SPLIT_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-split)
 set(FC_SPLIT_ENV "FC_NVTX_FIXTURE=$<TARGET_FILE:fixture_nvtx_py>")
 
-# One run of every program of each class, in every mode (threads: 64
-# GEMM threads lose nothing; 160 lose some, and the report says so).
+# One run of every program of each class, in every mode, in processes
+# forked from one that imported torch (--fork: seconds instead of a torch
+# import per run); threads: 64 GEMM threads lose nothing, 160 lose some and
+# the report says so. The repeated runs in fresh processes (flakiness) are
+# the command in docs/iterations.md.
 foreach(cls shared frozen gan self)
   add_test(NAME split_class_${cls}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/split_classes.py
-                   ${FC_PRELOAD} ${FC_SPLIT_WORK}/${cls} ${cls} --runs 1)
+                   ${FC_PRELOAD} ${FC_SPLIT_WORK}/${cls} ${cls} --runs 1 --fork)
   set_tests_properties(split_class_${cls} PROPERTIES LABELS torch TIMEOUT 600
                        ENVIRONMENT "${FC_SPLIT_ENV}")
 endforeach()
@@ -38,7 +41,7 @@ set_tests_properties(split_class_threads split_class_threads_over PROPERTIES LAB
 add_test(NAME split_graphs_slice
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/split_graphs.py
                  ${FC_PRELOAD} ${FC_SPLIT_WORK}/graphs --seeds 1000:1006
-                 --modes auto,marked,nvtx --require-exact-marked)
+                 --modes auto,marked,nvtx --require-exact-marked --fork)
 set_tests_properties(split_graphs_slice PROPERTIES LABELS torch TIMEOUT 900
                      ENVIRONMENT "${FC_SPLIT_ENV}")
 

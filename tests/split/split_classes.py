@@ -95,6 +95,10 @@ def main():
     ap.add_argument("cls", choices=sorted(PROGRAMS) + ["threads"])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--programs", default="")
+    ap.add_argument("--fork", action="store_true",
+                    help="one torch import, a forked process per run (quicker; the repeated "
+                         "runs then share the parent's allocator state, so use fresh processes "
+                         "to look for flakiness)")
     ap.add_argument("--modes", default="auto,marked,nvtx" if os.environ.get("FC_NVTX_FIXTURE")
                     else "auto,marked")
     a = ap.parse_args()
@@ -104,13 +108,15 @@ def main():
         return subprocess.call([L.PYTHON, os.path.join(here, "split_threads.py"), a.shim, a.work,
                                 "--runs", str(a.runs)])
     bad = 0
+    server = L.Server(a.shim, a.work) if a.fork else None
     for name, spec in PROGRAMS[a.cls].items():
         if a.programs and name not in a.programs.split(","):
             continue
         tally = {}
         for i in range(a.runs):
             for mode in modes:
-                rep, cnt = L.run(a.shim, spec, mode, a.work, "%s.%s.%s" % (a.cls, name, mode))
+                tag = "%s.%s.%s" % (a.cls, name, mode)
+                rep, cnt = server.run(spec, mode, tag) if server else L.run(a.shim, spec, mode, a.work, tag)
                 v, why = L.judge(cnt, rep, mode)
                 tally.setdefault(mode, {}).setdefault(v, 0)
                 tally[mode][v] += 1
@@ -121,6 +127,8 @@ def main():
         print("%s/%s: %s" % (a.cls, name, "; ".join(
             "%s %s" % (m, ", ".join("%d %s" % (n, v) for v, n in sorted(t.items()))) for m, t in tally.items())),
             flush=True)
+    if server:
+        server.close()
     return 1 if bad else 0
 
 
