@@ -61,3 +61,9 @@ LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$3" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET
 "$4" --check "$1" "$5"]=] split_nvtx ${FC_SPLIT_WORK}/nvtx_${mode}.json "${FC_PRELOAD}"
                    $<TARGET_FILE:flopcount> $<TARGET_FILE:test_split_nvtx> ${mode})
 endforeach()
+
+# The Python module's forward()/backward()/recompute() on a checkpointed GAN.
+add_test(NAME split_pymodule
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/split_pymodule.py ${FC_PRELOAD}
+                 ${CMAKE_BINARY_DIR}/lib/flopcount/python ${FC_SPLIT_WORK}/pymodule)
+set_tests_properties(split_pymodule PROPERTIES LABELS torch TIMEOUT 600)
