@@ -118,3 +118,16 @@ cat "$2/shim.txt"]=] sh
           "${FC_PRELOAD}")
 set_tests_properties(dlsym_passthrough_unchanged PROPERTIES ENVIRONMENT
   "FLOPCOUNT_QUIET=1;FLOPCOUNT_OUTPUT=${FC_DLSYM_WORK}/passthrough.json")
+
+# Python's ctypes, a dlopen + dlsym client (the interpreter is not
+# instrumented: in an ASan build its own leaks are not ours to report).
+add_test(NAME dlsym_python_ctypes
+  COMMAND sh -c [=[set -e
+rm -f "$4"
+LD_PRELOAD="$1" FLOPCOUNT_OUTPUT="$4" FLOPCOUNT_QUIET=1 /usr/bin/python3 "$2" "$3"
+/usr/bin/python3 "$2" --check "$4"]=] sh
+          "${FC_PRELOAD}" ${CMAKE_CURRENT_LIST_DIR}/ctypes_sgemm.py
+          $<TARGET_FILE:fc_cublas_emu> ${FC_DLSYM_WORK}/ctypes.json)
+if(FLOPCOUNT_SANITIZE STREQUAL "address")
+  set_tests_properties(dlsym_python_ctypes PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+endif()

@@ -18,6 +18,8 @@ typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const fl
 /* What the constructor saw: 1 when the GEMM ran and gave 6; negative steps
  * say where it stopped. Read by the test program with dlsym. */
 int fc_ctor_dlsym_result;
+/* The handle it made, kept (a test fixture: it lives as long as the process). */
+void *fc_ctor_dlsym_handle;
 
 __attribute__((constructor)) static void ctor_gemm(void)
 {
@@ -30,15 +32,15 @@ __attribute__((constructor)) static void ctor_gemm(void)
     create_fn create = (create_fn)dlsym(lib, "cublasCreate_v2");
     sgemm_fn sgemm = (sgemm_fn)dlsym(lib, "cublasSgemm_v2");
     void *handle = NULL;
-    if (create == NULL || sgemm == NULL || create(&handle) != 0) {
+    if (create == NULL || sgemm == NULL || create(&fc_ctor_dlsym_handle) != 0) {
         fc_ctor_dlsym_result = -2;
         return;
     }
     float a = 2, b = 3, c = 0, one = 1, zero = 0;
+    handle = fc_ctor_dlsym_handle;
     if (sgemm(handle, 0, 0, 1, 1, 1, &one, &a, 1, &b, 1, &zero, &c, 1) != 0) {
         fc_ctor_dlsym_result = -3;
         return;
     }
     fc_ctor_dlsym_result = c == 6 ? 1 : -4;
-    /* The handle and the library stay: this is a test fixture. */
 }

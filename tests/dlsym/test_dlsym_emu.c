@@ -86,6 +86,13 @@ static copy open_copy(int which)
     return c;
 }
 
+static void close_copy(copy *c)
+{
+    typedef cublasStatus_t (*destroy_fn)(cublasHandle_t);
+    assert_int_equal(((destroy_fn)sym(c->lib, "cublasDestroy_v2"))(c->h), CUBLAS_STATUS_SUCCESS);
+    c->h = NULL;
+}
+
 static unsigned long gemms(const copy *c)
 {
     return counter(c->lib, "fc_emu_cublas_gemm_calls");
@@ -155,6 +162,8 @@ static void test_two_copies(void **state)
 
     /* The same lookup again gives the same function. */
     assert_ptr_equal(sym(b.lib, "cublasSgemm_v2"), (void *)sb);
+    close_copy(&a);
+    close_copy(&b);
 }
 
 /* The second copy's cublasGemmEx (fp32) calls its own cublasSgemm_v2
@@ -179,6 +188,8 @@ static void test_nested_in_second_copy(void **state)
     assert_int_equal(gemms(&b), gb + 1);
     assert_int_equal(gemms(&a), ga);
     expect_shape("cublasGemmEx", 'N', 'T', "32F");
+    close_copy(&a);
+    close_copy(&b);
 }
 
 /* dlvsym with the library's version node finds the same hook. */
@@ -197,6 +208,8 @@ static void test_dlvsym(void **state)
     assert_int_equal(gemms(&b), gb + 1);
     assert_int_equal(gemms(&a), ga);
     expect_shape("cublasSgemm_v2", 'T', 'T', NULL);
+    close_copy(&a);
+    close_copy(&b);
 }
 
 /* Names the shim does not hook come back as the library defines them, and
@@ -216,12 +229,16 @@ static void test_other_names_unchanged(void **state)
     assert_null(dlerror());
     /* RTLD_DEFAULT finds what it found before: the shim's own definition. */
     assert_ptr_equal(dlsym(RTLD_DEFAULT, "cublasSgemm_v2"), ck_shim_symbol("cublasSgemm_v2"));
+    close_copy(&b);
 }
 
 /* ---- cuBLASLt ---- */
 
 typedef struct lt_api {
     cublasStatus_t (*create)(cublasLtHandle_t *);
+    cublasStatus_t (*destroy)(cublasLtHandle_t);
+    cublasStatus_t (*layout_destroy)(cublasLtMatrixLayout_t);
+    cublasStatus_t (*desc_destroy)(cublasLtMatmulDesc_t);
     cublasStatus_t (*layout)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t);
     cublasStatus_t (*desc)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t);
     cublasStatus_t (*matmul)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *,
@@ -235,6 +252,9 @@ static lt_api lt_open(void *lib)
 {
     lt_api a;
     *(void **)&a.create = sym(lib, "cublasLtCreate");
+    *(void **)&a.destroy = sym(lib, "cublasLtDestroy");
+    *(void **)&a.layout_destroy = sym(lib, "cublasLtMatrixLayoutDestroy");
+    *(void **)&a.desc_destroy = sym(lib, "cublasLtMatmulDescDestroy");
     *(void **)&a.layout = sym(lib, "cublasLtMatrixLayoutCreate");
     *(void **)&a.desc = sym(lib, "cublasLtMatmulDescCreate");
     *(void **)&a.matmul = sym(lib, "cublasLtMatmul");
@@ -275,6 +295,11 @@ static void test_lt_second_copy(void **state)
     assert_true(counter(lb, "fc_emu_lt_getter_calls") > qb);
     assert_int_equal(counter(la, "fc_emu_lt_getter_calls"), qa);
     expect_shape("cublasLtMatmul", 'N', 'N', "32F");
+    b.desc_destroy(d);
+    b.layout_destroy(cl);
+    b.layout_destroy(bl);
+    b.layout_destroy(al);
+    b.destroy(h);
 }
 
 /* A libcublas whose cublasSgemm_v2 calls cublasLtMatmul inside: one GEMM,
@@ -301,6 +326,8 @@ static void test_cublas_over_lt(void **state)
     assert_int_equal(ck_api_calls(r, "cublasLtMatmul"), lt_api0);
     json_object_put(r);
     expect_shape("cublasSgemm_v2", 'N', 'T', NULL);
+    copy over = {lib, h};
+    close_copy(&over);
 }
 
 /* ---- CPU BLAS ---- */
@@ -377,6 +404,7 @@ static void test_constructor_and_threads(void **state)
     ck_expect_shape(r, &(ck_want){"cublasSgemm_v2", 1, 1, 1, 1, 'N', 'N', "fp32", "fp32", NULL,
                                   1, 0, 2});
     json_object_put(r);
+    close_copy(&b);
 }
 
 int main(int argc, char **argv)

@@ -23,6 +23,7 @@
  * --under-shim: fail unless this process's dlsym is libflopcount's (else
  * the comparison would prove nothing). */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,11 @@ static void show(const char *what, void *p)
         printf("%s: %p in no object\n", what, p);
         return;
     }
-    printf("%s: %s+%#lx\n", what, base_name(info.dli_fname),
+    /* the file itself: a sanitizer runtime is libasan.so.8 when linked and
+     * libasan.so (a symlink to it) when preloaded */
+    char real[PATH_MAX];
+    const char *file = realpath(info.dli_fname, real) ? real : info.dli_fname;
+    printf("%s: %s+%#lx\n", what, base_name(file),
            (unsigned long)((uintptr_t)p - (uintptr_t)info.dli_fbase));
 }
 

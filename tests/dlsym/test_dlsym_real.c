@@ -134,6 +134,8 @@ typedef cublasStatus_t (*desc_create_fn)(cublasLtMatmulDesc_t *, cublasComputeTy
                                          cudaDataType_t);
 typedef cublasStatus_t (*desc_set_fn)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t,
                                       const void *, size_t);
+typedef cublasStatus_t (*layout_destroy_fn)(cublasLtMatrixLayout_t);
+typedef cublasStatus_t (*desc_destroy_fn)(cublasLtMatmulDesc_t);
 
 /* Descriptor functions are not hooked: dlsym gives the library's own. */
 static void *plain(void *lib, const char *name)
@@ -188,6 +190,10 @@ static void test_lt_matmul(void **state)
     ck_expect_shape(r, &(ck_want){"cublasLtMatmul", 16, 4, 8, 3, 'N', 'T', "bf16", "fp32", "32F",
                                   0, 2, 0});
     json_object_put(r);
+    layout_destroy_fn ldestroy = (layout_destroy_fn)plain(lt, "cublasLtMatrixLayoutDestroy");
+    for (int i = 0; i < 3; i++)
+        ldestroy(all[i]);
+    ((desc_destroy_fn)plain(lt, "cublasLtMatmulDescDestroy"))(op);
 }
 
 /* Names the shim does not hook come back unchanged from the real library. */
