@@ -131,3 +131,28 @@ LD_PRELOAD="$1" FLOPCOUNT_OUTPUT="$4" FLOPCOUNT_QUIET=1 /usr/bin/python3 "$2" "$
 if(FLOPCOUNT_SANITIZE STREQUAL "address")
   set_tests_properties(dlsym_python_ctypes PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()
+
+# A libflopcount.so rewritten by patchelf (as tests/gpu/prepare.sh installs
+# it: RUNPATH $ORIGIN), which moves its .dynamic section: the shim must
+# still find the real dlsym, not itself (that was an endless loop).
+find_program(FC_DLSYM_PATCHELF patchelf)
+if(FC_DLSYM_PATCHELF AND FLOPCOUNT_SANITIZE STREQUAL "")
+  add_test(NAME dlsym_patchelf_shim
+    COMMAND sh -c [=[set -e
+mkdir -p "$2/patchelf"
+cp "$1" "$2/patchelf/libflopcount.so"
+"$3" --set-rpath '$ORIGIN' "$2/patchelf/libflopcount.so"
+# the premise: the dynamic section moved
+a=$(readelf -lW "$1" | awk '$1 == "DYNAMIC" {print $3}')
+b=$(readelf -lW "$2/patchelf/libflopcount.so" | awk '$1 == "DYNAMIC" {print $3}')
+[ "$a" != "$b" ] || { echo "patchelf left .dynamic at $a: nothing tested"; exit 1; }
+"$4" "$5" "$6" "$7" "$8" "$9" > "$2/patchelf/plain.txt"
+LD_PRELOAD="$2/patchelf/libflopcount.so" "$4" "$5" "$6" "$7" "$8" "$9" --under-shim \
+  > "$2/patchelf/shim.txt"
+diff -u "$2/patchelf/plain.txt" "$2/patchelf/shim.txt"]=] sh
+            $<TARGET_FILE:flopcount> ${FC_DLSYM_WORK} ${FC_DLSYM_PATCHELF}
+            $<TARGET_FILE:test_dlsym_passthrough> $<TARGET_FILE:fc_dlsym_scope_top>
+            $<TARGET_FILE:fc_dlsym_unload> ${FC_DLSYM_PY})
+  set_tests_properties(dlsym_patchelf_shim PROPERTIES TIMEOUT 60
+    ENVIRONMENT "FLOPCOUNT_QUIET=1;FLOPCOUNT_OUTPUT=${FC_DLSYM_WORK}/patchelf/report.json")
+endif()

@@ -151,8 +151,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc > 6 && strcmp(argv[6], "--under-shim") == 0) {
-        Dl_info info;
-        if (!dladdr((void *)dlsym, &info) || strstr(base_name(info.dli_fname), "flopcount") == NULL) {
+        Dl_info info = {0};
+        if (!dladdr((void *)dlsym, &info) ||
+            strstr(base_name(info.dli_fname), "flopcount") == NULL) {
             fprintf(stderr, "dlsym is %s's, not libflopcount's\n",
                     info.dli_fname ? info.dli_fname : "?");
             return 1;
