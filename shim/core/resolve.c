@@ -61,10 +61,12 @@ static int is_ours(void *fn)
     return self.dli_fbase == other.dli_fbase;
 }
 
+/* Objects of one family seen by dl_iterate_phdr: where each is mapped. */
+#define FC_MAX_FAMILY_OBJECTS 16
 struct search {
     int lib;
-    const char *name;
-    void *found;
+    int n;
+    const void *start[FC_MAX_FAMILY_OBJECTS];
 };
 
 int fc_resolve_in_family(int lib, const char *path)
@@ -85,20 +87,21 @@ int fc_resolve_in_family(int lib, const char *path)
     return match;
 }
 
+/* Only notes where each object of the family is mapped: dl_iterate_phdr
+ * holds the loader's write lock while it calls us, and dlopen or dlsym here
+ * would take the loader lock after it, the reverse of dlopen's own order
+ * (a deadlock with a thread loading a library). They run afterwards. */
 static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
     struct search *s = ctx;
-    const char *path = info->dlpi_name;
-    if (s->found != NULL || !fc_resolve_in_family(s->lib, path))
+    if (s->n >= FC_MAX_FAMILY_OBJECTS || !fc_resolve_in_family(s->lib, info->dlpi_name))
         return 0;
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    if (h == NULL)
-        return 0;
-    void *fn = fc_dlsym(h, s->name);
-    dlclose(h);
-    if (fn != NULL && !is_ours(fn))
-        s->found = fn;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) { /* the first one: the object's start */
+            s->start[s->n++] = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            break;
+        }
     return 0;
 }
 
@@ -162,9 +165,10 @@ void *fc_resolve(int lib, const char *name)
     if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && child)
         fn = search_maps(lib, name);
     if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && !child) {
-        struct search s = {lib, name, NULL};
+        struct search s = {.lib = lib};
         dl_iterate_phdr(visit, &s);
-        fn = s.found;
+        for (int i = 0; fn == NULL && i < s.n; i++)
+            fn = fc_resolve_in_object(s.start[i], name);
     }
     for (int i = 0; fn == NULL && !child && lib >= 0 && lib < FC_LIB_COUNT && sonames[lib][i]; i++) {
         /* Loads the library if the program did not: it asked for its function. */
