@@ -30,7 +30,9 @@
  *
  * Snapshots come from a thread that sleeps, not from a clock check in the
  * hot path: the hook cost stays untouched, and an idle or stuck program
- * still gets its report rewritten. The thread blocks every signal, so
+ * still gets its report rewritten. The thread starts with the process's
+ * first GEMM or marker (fc_signals_start_snapshots), so a process that runs
+ * none - a shell, a launcher - starts no thread. It blocks every signal, so
  * handlers never run on it and never wait for themselves. */
 #include "signals.h"
 
@@ -323,19 +325,31 @@ static void *snapshot_main(void *arg)
     }
 }
 
-static void start_snapshots(void)
+void fc_signals_start_snapshots(void)
 {
+    static atomic_int once;
+    if (fc_opt.snapshot_seconds <= 0 || !__atomic_load_n(&managing, __ATOMIC_ACQUIRE) ||
+        atomic_exchange(&once, 1))
+        return;
+    int saved = errno;
     pthread_attr_t attr;
     pthread_t tid;
-    if (pthread_attr_init(&attr) != 0)
+    if (pthread_attr_init(&attr) != 0) {
+        errno = saved;
         return;
+    }
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 1u << 20);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* born with every signal blocked */
     int rc = pthread_create(&tid, &attr, snapshot_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc != 0)
         fc_warn("cannot start the snapshot thread (%s); FLOPCOUNT_SNAPSHOT_SECONDS ignored",
                 strerror(rc));
+    errno = saved;
 }
 
 /* ---- lifecycle ---- */
@@ -391,6 +405,4 @@ void fc_signals_init(void)
     __atomic_store_n(&managing, 1, __ATOMIC_RELEASE);
     table_release(&mask);
     pthread_atfork(NULL, NULL, after_fork_child);
-    if (fc_opt.snapshot_seconds > 0)
-        start_snapshots();
 }

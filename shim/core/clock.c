@@ -4,10 +4,14 @@
  * The cycle counter costs a few ns where clock_gettime costs ~20, and every
  * GEMM takes a timestamp. It is only used when the CPU says it runs at a
  * constant rate (invariant TSC); the ratio is taken over the longest
- * baseline available, so iteration times are as good as CLOCK_MONOTONIC. */
+ * baseline available, so iteration times are as good as CLOCK_MONOTONIC.
+ * Calibrated at the process's first GEMM (ring/ring.c), never at start-up:
+ * a process that runs none does not pay for the 0.2 ms spin. */
 #include "clock.h"
 
 #include <time.h>
+
+#include "process.h"
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -88,5 +92,8 @@ double fc_ticks_per_second(void)
 
 double fc_ticks_since_start(uint64_t t)
 {
-    return t >= tick0 ? fc_ticks_seconds(t - tick0) : -fc_ticks_seconds(tick0 - t);
+    /* tick0 was read at ns0 (the first GEMM); the process started before
+     * (a fork child: after, and its start counts) */
+    double since = t >= tick0 ? fc_ticks_seconds(t - tick0) : -fc_ticks_seconds(tick0 - t);
+    return since + ((double)ns0 - (double)fc_process_start_ns()) / 1e9;
 }

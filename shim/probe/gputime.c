@@ -175,7 +175,9 @@ void fc_gputime_on_mark(int kind, uint64_t t)
 
 void fc_gputime_reset(void)
 {
-    for (uint32_t i = 0; i < EV_CAP; i++)
+    /* only the slots claimed so far were ever written */
+    uint32_t n = __atomic_load_n(&n_claimed, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < n && i < EV_CAP; i++)
         __atomic_store_n(&evs[i].ready, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&n_claimed, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&last_error, 0, __ATOMIC_RELAXED);
