@@ -162,11 +162,20 @@ static int writer_take(int wait_ms)
     }
 }
 
+/* Set once this image wrote its "exec" report: a "running" one (the
+ * drainer's first part, a snapshot) that comes after it - in the moment
+ * before exec replaces the image, or after an exec that failed - must not
+ * replace it; the report at exit still does. */
+static atomic_int exec_written;
+
 int fc_signals_write_report(const char *status)
 {
     if (writer_take(WRITER_WAIT_MS) != 0)
         return -1;
-    int rc = fc_report_write(status);
+    int running = strcmp(status, "running") == 0;
+    int rc = running && atomic_load(&exec_written) ? 0 : fc_report_write(status);
+    if (rc == 0 && strcmp(status, "exec") == 0)
+        atomic_store(&exec_written, 1);
     atomic_store(&writer, WRITER_FREE);
     return rc;
 }
@@ -318,8 +327,10 @@ static void *snapshot_main(void *arg)
         if (atomic_load(&writer) == WRITER_EXITING)
             return NULL;
         if (writer_take(0) == 0) {
-            fc_cupti_before_report(0, 0);
-            fc_report_write("running");
+            if (!atomic_load(&exec_written)) { /* see fc_signals_write_report */
+                fc_cupti_before_report(0, 0);
+                fc_report_write("running");
+            }
             atomic_store(&writer, WRITER_FREE);
         }
     }
@@ -363,6 +374,7 @@ static void after_fork_child(void)
      * copy current, whatever that thread was doing). */
     atomic_store(&writer, WRITER_FREE);
     atomic_store(&received, 0);
+    atomic_store(&exec_written, 0); /* the parent's exec report is not the child's */
     atomic_flag_clear(&table_lock);
 }
 
