@@ -20,6 +20,7 @@
 
 #include "core/base.h"
 #include "core/diag.h"
+#include "core/dlsym_real.h"
 #include "core/lazymem.h"
 #include "core/options.h"
 #include "core/process.h"
@@ -79,7 +80,7 @@ static backtrace_fn unwinder(void)
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (h == NULL)
         h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
-    backtrace_fn fn = h ? (backtrace_fn)dlsym(h, "unw_backtrace") : NULL;
+    backtrace_fn fn = h ? (backtrace_fn)fc_dlsym(h, "unw_backtrace") : NULL;
     atomic_store_explicit(&unw_backtrace_p, fn, memory_order_relaxed);
     atomic_store_explicit(&unwind_state, fn ? 1 : -1, memory_order_release);
     if (fn == NULL) {
