@@ -314,6 +314,9 @@ double fc_peak_flops(const fc_peak_device *d, int dtype)
         dtype = FC_DT_FP64;
     if (dtype <= FC_DT_UNKNOWN || dtype >= FC_DT_COUNT)
         return 0;
-    /* GFLOP/s are whole numbers for every row, so the product is exact. */
-    return (double)llround(d->tflops[dtype] * 1000.0) * 1e9;
+    /* GFLOP/s are whole numbers for every row, so the product is exact.
+     * Rounded by hand (the figures are not negative) rather than with
+     * llround, the one libm function the shim would need: every process
+     * it is preloaded into would map libm for it. */
+    return (double)(long long)(d->tflops[dtype] * 1000.0 + 0.5) * 1e9;
 }

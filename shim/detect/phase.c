@@ -6,10 +6,14 @@
  *
  * Addresses are tracked per segment in a generation-tagged table (no
  * clearing); weights across segments in a bounded table with a trust score.
- * Everything is static and bounded; nothing allocates. */
+ * Everything is bounded; nothing allocates. The tables are mapped at the
+ * process's first GEMM (fc_phase_init) and their pages become resident as
+ * they are used. */
 #include "phase.h"
 
 #include <string.h>
+
+#include "core/lazymem.h"
 
 #define ADDR_MAX (1u << 19)  /* per-segment address table, at most */
 #define W_CAP (1u << 16)     /* weight candidates */
@@ -38,15 +42,16 @@ typedef struct went {
     uint32_t bwd_seg; /* the last segment that used it the backward way */
 } went;
 
-static aent atab[ADDR_MAX];
+static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
-static went wtab[W_CAP];
+static went *wtab; /* W_CAP entries */
+static uint32_t *wlist, n_wlist; /* wtab slots ever used, in the order taken */
 
 typedef struct sigset {
     uint32_t sig[SIG_CAP], gen_of[SIG_CAP], pos[SIG_CAP], gen;
 } sigset;
-static sigset fwd_sigs, seen_sigs; /* forward shapes without weights; shapes of this segment */
-static uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
+static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
+static uint8_t *conflict, *cls, *weighted; /* FC_SEG_CAP entries each */
 static int bootstrap = 1;      /* the first segments: nothing confirmed yet */
 static uint32_t newest_seg;     /* id of the last segment learned */
 
@@ -57,7 +62,36 @@ static inline uint32_t hash_ptr(const void *p)
 
 /* ---- per-segment address table (generation-tagged: no clearing) ---- */
 
-static uint32_t alist[ADDR_MAX], n_alist; /* entries created this pass */
+static uint32_t *alist, n_alist; /* entries created this pass (ADDR_MAX at most) */
+
+/* All of the above in one mapping (fc_phase_init). */
+typedef struct phase_mem {
+    aent atab[ADDR_MAX];
+    went wtab[W_CAP];
+    uint32_t alist[ADDR_MAX], wlist[W_CAP];
+    sigset fwd_sigs, seen_sigs;
+    uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
+} phase_mem;
+static phase_mem *mem;
+
+int fc_phase_init(void)
+{
+    if (mem != NULL)
+        return 0;
+    if ((mem = fc_mem_map(sizeof *mem)) == NULL)
+        return -1;
+    atab = mem->atab;
+    wtab = mem->wtab;
+    alist = mem->alist;
+    wlist = mem->wlist;
+    fwd_sigs = &mem->fwd_sigs;
+    seen_sigs = &mem->seen_sigs;
+    conflict = mem->conflict;
+    cls = mem->cls;
+    weighted = mem->weighted;
+    fwd_sigs->gen = seen_sigs->gen = 1;
+    return 0;
+}
 
 static void atab_begin(uint64_t nrec)
 {
@@ -67,7 +101,7 @@ static void atab_begin(uint64_t nrec)
     while (acap < want && acap < ADDR_MAX)
         acap <<= 1;
     if (++agen == 0) { /* wrapped: old tags could alias */
-        memset(atab, 0, sizeof atab);
+        fc_mem_clear(atab, ADDR_MAX * sizeof *atab);
         agen = 1;
     }
 }
@@ -111,6 +145,8 @@ static went *wtab_get(const void *p, int create)
     }
     if (!create || victim == NULL)
         return NULL;
+    if (victim->addr == NULL)
+        wlist[n_wlist++] = (uint32_t)(victim - wtab);
     memset(victim, 0, sizeof *victim);
     victim->addr = p;
     return victim;
@@ -375,7 +411,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
     int any_fwd = 0, bwd_started = 0;
     atab_begin(n);
     memset(conflict, 0, n);
-    sig_clear(&seen_sigs);
+    sig_clear(seen_sigs);
     for (uint64_t i = 0; i < n; i++) {
         const fc_irec *r = fc_seg_rec(s->start + i);
         if (!fc_irec_is_call(r))
@@ -420,9 +456,9 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
          * only the latter counts: a second forward after a first backward
          * (a GAN's discriminator run again) reuses layers, it runs no new
          * one. */
-        int novel = !sig_has(&seen_sigs, r->sig);
+        int novel = !sig_has(seen_sigs, r->sig);
         if (novel)
-            sig_add(&seen_sigs, r->sig, (uint32_t)i);
+            sig_add(seen_sigs, r->sig, (uint32_t)i);
         int frozen = bwd_started && !bootstrap;
         if ((!frozen && novel && fresh_any && !(use & USE_ODD)) || weight_first) {
             last_fwd = i;
@@ -618,7 +654,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
     }
     if (reused_new_role)
         return FC_CLS_BWD; /* a saved activation feeding a gradient */
-    if (!sig_has(&fwd_sigs, r->sig))
+    if (!sig_has(fwd_sigs, r->sig))
         return FC_CLS_BWD;
     /* A call without weights that repeats a forward product, nothing
      * reused in a new role: the start of a recompute (selective: QK^T
@@ -635,8 +671,8 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
             res->unsure |= FC_UNSURE_LONE_REPEAT;
             return FC_CLS_BWD;
         }
-    int64_t slot = sig_find(&seen_sigs, r->sig);
-    int64_t from = slot >= 0 && seen_sigs.pos[slot] < t_bwd ? (int64_t)seen_sigs.pos[slot] : -1;
+    int64_t slot = sig_find(seen_sigs, r->sig);
+    int64_t from = slot >= 0 && seen_sigs->pos[slot] < t_bwd ? (int64_t)seen_sigs->pos[slot] : -1;
     if (from < 0 || !replays_on(s, at, from, t_bwd)) {
         res->unsure |= FC_UNSURE_LONE_REPEAT;
         return FC_CLS_BWD;
@@ -708,7 +744,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
                     res->fwd_redone++;
             }
             if (!weighted[i])
-                sig_add(&fwd_sigs, r->sig, 0);
+                sig_add(fwd_sigs, r->sig, 0);
         } else {
             aent *const e[2] = {fa ? NULL : ea, fb ? NULL : eb};
             c = label_backward_call(s, ctx, i, e, (uint32_t)t_bwd, res, &st);
@@ -740,9 +776,11 @@ void fc_phase_set_bootstrap(int on)
 uint64_t fc_phase_weights(void)
 {
     uint64_t n = 0;
-    for (uint32_t i = 0; i < W_CAP; i++)
-        if (wtab[i].addr && !wtab[i].notweight && wtab[i].count >= 2 && wtab[i].trust > 0)
+    for (uint32_t j = 0; j < n_wlist; j++) {
+        const went *w = &wtab[wlist[j]];
+        if (w->addr && !w->notweight && w->count >= 2 && w->trust > 0)
             n++;
+    }
     return n;
 }
 
@@ -751,9 +789,9 @@ void fc_phase_reset(void)
     agen = 0;
     bootstrap = 1;
     newest_seg = 0;
-    memset(atab, 0, sizeof atab);
-    memset(wtab, 0, sizeof wtab);
-    memset(&fwd_sigs, 0, sizeof fwd_sigs);
-    memset(&seen_sigs, 0, sizeof seen_sigs);
-    fwd_sigs.gen = seen_sigs.gen = 1;
+    n_alist = n_wlist = 0;
+    if (mem == NULL)
+        return; /* nothing mapped, nothing used */
+    fc_mem_clear(mem, sizeof *mem);
+    fwd_sigs->gen = seen_sigs->gen = 1;
 }

@@ -44,6 +44,9 @@ static inline int fc_irec_is_call(const fc_irec *r)
     return r->kind == FC_IREC_GEMM && !(r->flags & FC_IREC_XEVAL);
 }
 
+/* Maps the tables (once); 0, or -1 when they could not be mapped. */
+int fc_phase_init(void);
+/* Back to nothing learned, the tables' pages given back. */
 void fc_phase_reset(void);
 /* A segment just closed: learn its first uses (weights recur in a role). */
 void fc_phase_learn(const fc_pend *s);

@@ -13,20 +13,27 @@
  * reached yet (the first layer was recomputed, which repeats the anchor)
  * continues that iteration; any other starts a new one.
  *
- * Everything is static and bounded; nothing allocates. */
+ * Everything is bounded; nothing allocates. The buffer is mapped at the
+ * process's first GEMM (fc_seg_init) and used as a ring of seg_cap
+ * records, doubled (up to FC_SEG_CAP) when what waits would not fit, so
+ * its pages grow with the longest stretch of calls held, not with how many
+ * calls went through. */
 #include "segment.h"
 
 #include <string.h>
 
+#include "core/base.h"
+#include "core/lazymem.h"
 #include "phase.h"
 #include "steps.h"
 
-#define SEG_MASK (FC_SEG_CAP - 1)
+#define SEG_MIN 1024u /* records of the buffer at first */
 #define MAX_PEND 16
 #define NCAND 16
 #define LEARN_SEGMENTS 3
 
-static fc_irec buf[FC_SEG_CAP];
+static fc_irec *buf; /* FC_SEG_CAP records mapped, the first seg_cap used */
+static uint64_t seg_cap = SEG_MIN;
 static uint64_t head, tail, open_start;
 static uint64_t last_call_end; /* index + 1 of the latest call; 0 before any */
 static int open_after_step;    /* the open segment was opened by a step marker */
@@ -55,7 +62,29 @@ static fc_seg_stats stats;
 
 static inline const fc_irec *rec_at(uint64_t idx)
 {
-    return &buf[idx & SEG_MASK];
+    return &buf[idx & (seg_cap - 1)];
+}
+
+int fc_seg_init(void)
+{
+    if (buf == NULL && (buf = fc_mem_map(FC_SEG_CAP * sizeof *buf)) == NULL)
+        return -1;
+    return fc_phase_init() == 0 && fc_steps_init() == 0 ? 0 : -1;
+}
+
+/* Doubles the ring: a record at index x moves from x mod seg_cap to x mod
+ * 2 seg_cap, the same slot or one in the new half, which nothing else
+ * uses. 0 when it is at FC_SEG_CAP already. */
+static int grow(void)
+{
+    if (seg_cap >= FC_SEG_CAP)
+        return 0;
+    uint64_t cap = seg_cap * 2;
+    for (uint64_t x = tail; x < head; x++)
+        if ((x & (cap - 1)) != (x & (seg_cap - 1)))
+            buf[x & (cap - 1)] = buf[x & (seg_cap - 1)];
+    seg_cap = cap;
+    return 1;
 }
 
 const fc_irec *fc_seg_rec(uint64_t idx)
@@ -343,6 +372,8 @@ static uint8_t declared_phase(void)
 
 void fc_seg_push(const fc_irec *in)
 {
+    if (FC_UNLIKELY(buf == NULL) && fc_seg_init() != 0)
+        return; /* nothing could be mapped (the ring layer said so) */
     fc_irec rec = *in;
     const fc_irec *r = &rec;
     if (rec.kind == FC_IREC_EVAL_BEGIN)
@@ -358,7 +389,7 @@ void fc_seg_push(const fc_irec *in)
         if (rec_declared)
             rec.flags |= FC_IREC_RECDECL;
     }
-    if (head - tail >= FC_SEG_CAP)
+    if (head - tail >= seg_cap && !grow())
         make_room();
     if (is_call(r)) {
         if (!anchored) {
@@ -371,7 +402,7 @@ void fc_seg_push(const fc_irec *in)
         if (anchored && head > open_start && matches(r, anchor_p, anchor_k, anchor_slot))
             close_open(head, r->t, 0, 0);
     }
-    buf[head & SEG_MASK] = rec;
+    buf[head & (seg_cap - 1)] = rec;
     head++;
     if (is_call(r))
         last_call_end = head;
@@ -399,6 +430,8 @@ void fc_seg_flush(void)
 
 void fc_seg_reset(void)
 {
+    fc_mem_clear(buf, seg_cap * sizeof *buf);
+    seg_cap = SEG_MIN;
     head = tail = open_start = last_call_end = 0;
     open_after_step = 0;
     n_pend = 0;

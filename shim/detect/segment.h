@@ -39,6 +39,11 @@ typedef struct fc_seg_stats {
     int anchor;          /* 1 once the first forward call's weight was found again */
 } fc_seg_stats;
 
+/* Maps the detector's memory (its buffer, phase.c's and steps.c's
+ * tables), once: at the process's first GEMM. 0, or -1 when it could not
+ * be mapped. */
+int fc_seg_init(void);
+/* Back to an empty detector (a fork child), pages given back. */
 void fc_seg_reset(void);
 /* One event, in stream order. */
 void fc_seg_push(const fc_irec *r);

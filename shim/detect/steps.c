@@ -4,12 +4,15 @@
  * markers (one ends at each marker) and NVTX step ranges (push to pop).
  * The report shows the best the program gave: markers, else NVTX, else
  * automatic. Evaluation passes are counted apart and their time is taken
- * out of the iteration they fall in. */
+ * out of the iteration they fall in. The lists of iterations are mapped at
+ * the process's first GEMM (fc_steps_init) and grow in pages with the
+ * iterations stored. */
 #include "steps.h"
 
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/lazymem.h"
 #include "dtype.h"
 #include "segment.h"
 
@@ -23,11 +26,12 @@ typedef struct mode_state {
     fc_u128 fwd, bwd, rec, other;
     uint64_t unsure;
     unsigned unsure_bits;
-    fc_iteration list[LIST_CAP];
+    fc_iteration *list;          /* LIST_CAP entries, in lists (NULL: not mapped) */
     fc_iteration recent[RECENT]; /* iteration i (1-based) at [(i - 1) % RECENT] */
 } mode_state;
 
 static mode_state modes[4]; /* indexed by enum fc_steps_mode */
+static fc_iteration *lists; /* modes[m].list = lists + m * LIST_CAP */
 static int seg_kind = -1;   /* kind of the segment being received */
 static uint64_t seg_t0, last_t;
 static int seg_has_eval;
@@ -46,9 +50,21 @@ double fc_iteration_seconds(const fc_iteration *it)
     return fc_ticks_seconds(span > it->excluded ? span - it->excluded : 0);
 }
 
+int fc_steps_init(void)
+{
+    if (lists == NULL && (lists = fc_mem_map(4 * LIST_CAP * sizeof *lists)) == NULL)
+        return -1;
+    for (int m = 0; m < 4; m++)
+        modes[m].list = lists + m * LIST_CAP;
+    return 0;
+}
+
 void fc_steps_reset(void)
 {
     memset(modes, 0, sizeof modes);
+    fc_mem_clear(lists, 4 * LIST_CAP * sizeof *lists);
+    if (lists != NULL)
+        fc_steps_init();
     seg_kind = -1;
     seg_t0 = last_t = 0;
     seg_has_eval = 0;
@@ -99,7 +115,7 @@ static void close_iter(int mode, uint64_t t1, int open_end)
         m->unsure++;
         m->unsure_bits |= m->cur.unsure;
     }
-    if (m->stored < LIST_CAP)
+    if (m->list != NULL && m->stored < LIST_CAP)
         m->list[m->stored++] = m->cur;
     m->recent[m->count % RECENT] = m->cur;
     m->count++;

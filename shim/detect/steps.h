@@ -52,6 +52,9 @@ typedef struct fc_eval_view {
     uint64_t ticks;   /* time spent in evaluation passes */
 } fc_eval_view;
 
+/* Maps the lists of iterations (once); 0, or -1 when they could not be. */
+int fc_steps_init(void);
+/* Back to no iterations, the lists' pages given back. */
 void fc_steps_reset(void);
 /* From segment.c, in stream order. */
 /* unsure: FC_UNSURE_* bits of the segment (its calls' iterations get them). */
