@@ -7,7 +7,9 @@
  *   MLP      2*T*h*f*(2, or 3 gated)   (MoE layers: top-k routed experts of
  *            moe_ffn, plus shared experts, plus the router 2*T*h*E)
  *   core     2*2*B*s^2*(a*d)         (QK^T and attention*V use the query
- *            heads; halved under the causal "half" convention)
+ *            heads; halved under the causal "half" convention; with a
+ *            sliding window of w' = min(s, window) keys: 2*2*B*s*w'*(a*d),
+ *            causal 2*B*w'*(2s - w')*(a*d), on the windowed layers)
  *   logits   2*T*h*V
  * backward = 2 x forward, so model FLOPs = 3 x forward. Hardware FLOPs add
  * the recomputed forward work: selective = the attention core again, full =
@@ -66,6 +68,18 @@ int64_t fc_model_moe_ffn(const fc_model *m) { return m->moe_ffn > 0 ? m->moe_ffn
 int64_t fc_model_shared_ffn(const fc_model *m)
 {
     return m->shared_ffn > 0 ? m->shared_ffn : fc_model_moe_ffn(m);
+}
+
+int64_t fc_model_window_layers(const fc_model *m)
+{
+    if (m->window <= 0)
+        return 0;
+    return m->window_layers > 0 ? m->window_layers : m->layers;
+}
+
+int64_t fc_model_window_keys(const fc_model *m)
+{
+    return m->window > 0 && m->window < m->seq ? m->window : m->seq;
 }
 
 /* Multiples of n in [0, x): ceil(x / n). */
@@ -159,9 +173,22 @@ static void fill_forward(acc *c, const fc_model *m, const weights *w, fc_flops *
     f->mlp_forward = mul3(c, 2, t, w->mlp_active);
     f->router_forward = mul3(c, 2, t, w->router);
     /* QK^T: B*a GEMMs of s x s x d; attention*V the same: 2*2*B*s^2*a*d per
-     * layer. The causal convention counts only the lower triangle: half. */
-    fc_u128 core = mul3(c, mul(c, u(m->batch), u(m->seq)), u(m->seq), ad);
-    core = mul3(c, core, u(m->layers), m->causal == FC_CAUSAL_HALF ? 2 : 4);
+     * layer. The causal convention counts only the lower triangle: half.
+     * A sliding window of w' keys per query: the band of an s x s score
+     * matrix w' wide, s*w' entries (full convention) or, causal, the area
+     * under min(i, w') for i in [0, s], s*w' - w'^2/2 (which is s^2/2 at
+     * w' = s, the halved square). */
+    int64_t wl = fc_model_window_layers(m), wk = fc_model_window_keys(m);
+    fc_u128 sq = mul(c, u(m->seq), u(m->seq)), band;
+    if (m->causal == FC_CAUSAL_HALF) {
+        sq = mul(c, sq, 2);
+        band = mul3(c, 2, u(wk), u(2 * m->seq - wk));
+    } else {
+        sq = mul(c, sq, 4);
+        band = mul3(c, 4, u(m->seq), u(wk));
+    }
+    fc_u128 per_head = add(c, mul(c, u(m->layers - wl), sq), mul(c, u(wl), band));
+    fc_u128 core = mul3(c, per_head, u(m->batch), ad);
     f->attention_core_forward = core;
     f->logits_forward = mul3(c, mul(c, 2, t), u(m->hidden), u(m->vocab));
     fc_u128 layers = add(c, add(c, f->attention_linear_forward, f->mlp_forward),
@@ -254,6 +281,17 @@ static int check_attention(const fc_model *m, char *err, size_t n)
     return 0;
 }
 
+static int check_window(const fc_model *m, char *err, size_t n)
+{
+    if (m->window < 0 || m->window_layers < 0)
+        return fail(err, n, "negative sliding-window sizes are not allowed");
+    if (m->window_layers > 0 && m->window == 0)
+        return fail(err, n, "--window-layers needs --sliding-window");
+    if (m->window_layers > m->layers)
+        return fail(err, n, "--window-layers is larger than --layers");
+    return 0;
+}
+
 static int check_moe(const fc_model *m, char *err, size_t n)
 {
     if (m->experts < 0 || m->topk < 0 || m->moe_ffn < 0 || m->shared_experts < 0 ||
@@ -277,7 +315,7 @@ static int check_moe(const fc_model *m, char *err, size_t n)
 int fc_model_check(const fc_model *m, char *err, size_t errlen)
 {
     if (check_required(m, err, errlen) || check_attention(m, err, errlen) ||
-        check_moe(m, err, errlen))
+        check_window(m, err, errlen) || check_moe(m, err, errlen))
         return -1;
     fc_flops f;
     fc_formula(m, &f);

@@ -33,6 +33,10 @@ typedef struct fc_model {
     int64_t shared_ffn;      /* size of each shared expert; 0: moe_ffn */
     int64_t moe_first_dense; /* the first K layers stay dense (DeepSeek first_k_dense_replace) */
     int untied_embeddings;   /* output projection has its own weights (params only) */
+    /* Sliding-window attention (Mistral, Gemma 2/3, Qwen2 use_sliding_window):
+     * a query attends to at most `window` keys on `window_layers` layers. */
+    int64_t window;          /* 0: no window */
+    int64_t window_layers;   /* layers with the window; 0 with a window: every layer */
 } fc_model;
 
 typedef struct fc_flops {
@@ -73,6 +77,10 @@ int64_t fc_model_head_dim(const fc_model *m);
 int64_t fc_model_ffn(const fc_model *m);
 int64_t fc_model_moe_ffn(const fc_model *m);
 int64_t fc_model_shared_ffn(const fc_model *m);
+/* Layers whose attention is windowed (0 without a window), and the keys a
+ * query attends to there: min(seq, window) (seq without a window). */
+int64_t fc_model_window_layers(const fc_model *m);
+int64_t fc_model_window_keys(const fc_model *m);
 /* "none"/"selective"/"full", "full"/"half"; NULL when out of range. */
 const char *fc_recompute_name(int recompute);
 const char *fc_causal_name(int causal);

@@ -95,12 +95,69 @@ static const fc_peak_device table[] = {
      "NVIDIA GB200 NVL72 specifications, per Blackwell GPU: FP64/FP64 TC 40, FP32 80, TF32 2.5P*, "
      "BF16/FP16 5P*, "
      "FP8 10P*, INT8 10P*, FP4 20P* (* sparse, halved)"},
+    {"H800-SXM", "NVIDIA H800 SXM", ROW(1, 1, 67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9), 4096,
+     "NVIDIA H800 Tensor Core GPU data sheet (SXM): FP64 1, FP64 TC 1, FP32 67, TF32 989*, "
+     "BF16/FP16 1979*, FP8 3958*, INT8 3958* (* sparse, halved); H100 SXM compute, FP64 cut"},
+    {"H800-PCIe", "NVIDIA H800 PCIe", ROW(0.8, 0.8, 51, 378, 756.5, 756.5, 1513, 0, 1513), 4096,
+     "NVIDIA H800 Tensor Core GPU data sheet (PCIe): FP64 0.8, FP64 TC 0.8, FP32 51, TF32 756*, "
+     "BF16/FP16 1513*, FP8 3026*, INT8 3026* (* sparse, halved); H100 PCIe compute, FP64 cut"},
+    {"A800", "NVIDIA A800 (SXM4, PCIe, 40GB Active)", ROW(9.7, 19.5, 19.5, 156, 312, 312, 0, 0, 624),
+     2048,
+     "NVIDIA A800 data sheets (80GB PCIe, 40GB Active; the SXM4 part as A100 SXM): FP64 9.7, FP64 "
+     "TC 19.5, FP32 19.5, TF32 156|312*, BF16/FP16 312|624*, INT8 624|1248*; A100 compute, NVLink cut"},
+    {"H20", "NVIDIA H20", ROW(1, 1, 44, 74, 148, 148, 296, 0, 296), 0,
+     "No public NVIDIA data sheet (China-only part); dense figures as given in partner specification "
+     "sheets and press reports (late 2023): FP64 1, FP32 44, TF32 74, BF16/FP16 148, FP8 296, INT8 "
+     "296 - uncertain, see docs/peak.md"},
+    {"L20", "NVIDIA L20", ROW(0, 0, 59.8, 59.8, 119.5, 119.5, 239, 0, 239), 0,
+     "NVIDIA L20 data sheet: FP32 59.8, TF32 59.8|119.5*, BF16/FP16 119.5|239*, FP8 239|478*, INT8 "
+     "239|478* (dense|sparse) - uncertain, see docs/peak.md"},
+    {"T4", "NVIDIA Tesla T4", ROW(0, 0, 8.1, 0, 65, 0, 0, 0, 130), 1024,
+     "NVIDIA T4 data sheet: FP32 8.1, mixed precision FP16/FP32 65, INT8 130 TOPS, INT4 260 (Turing: "
+     "no sparsity, no BF16/TF32; FP64 not given)"},
+    {"V100S", "NVIDIA Tesla V100S PCIe", ROW(8.2, 0, 16.4, 0, 130, 0, 0, 0, 0), 1024,
+     "NVIDIA V100S data sheet (PCIe 32GB): FP64 8.2, FP32 16.4, Tensor 130 TFLOPS"},
+    {"RTX-3090-Ti", "NVIDIA GeForce RTX 3090 Ti", ROW(0.625, 0, 40, 40, 80, 80, 0, 0, 320), 512,
+     "No NVIDIA table: derived from the GeForce RTX 3090 Ti specifications (10752 CUDA cores = 84 "
+     "SMs, boost 1.86 GHz) and the GA102 whitepaper's per-SM rates (RTX 3090: 71 FP16/BF16 with FP32 "
+     "accumulate on 82 SMs at 1.695 GHz = 512 FLOP/clk/SM): FP32 40, TF32 40, FP16/BF16 80, INT8 "
+     "320; FP64 = FP32/64"},
+    {"RTX-4090-D", "NVIDIA GeForce RTX 4090 D", ROW(1.149, 0, 73.5, 73.5, 147.1, 147.1, 294.2, 0, 588.3),
+     512,
+     "No NVIDIA table: derived from the GeForce RTX 4090 D specifications (14592 CUDA cores = 114 "
+     "SMs, boost 2.52 GHz, 1177 AI TOPS = FP8 sparse) and the Ada whitepaper's RTX 4090 per-SM "
+     "rates, FP32 accumulate: FP32 73.5, TF32 73.5, FP16/BF16 147.1, FP8 294.2, INT8 588.3; FP64 = "
+     "FP32/64"},
+    {"RTX-6000-Ada", "NVIDIA RTX 6000 Ada Generation",
+     ROW(1.423, 0, 91.1, 182.1, 364.2, 364.2, 728.5, 0, 728.5), 1024,
+     "NVIDIA RTX 6000 Ada data sheet (FP32 91.1, Tensor 1457* = FP8 sparse) and Ada whitepaper: "
+     "TF32 182.1|364.2*, FP16/BF16 with FP32 accumulate 364.2|728.5*, FP8 728.5|1457*, INT8 "
+     "728.5|1457*; FP64 = FP32/64"},
     {"MI300X", "AMD Instinct MI300X",
      ROW(81.7, 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9), 2048,
      "AMD Instinct MI300X data sheet: FP64 vector 81.7, FP64 matrix 163.4, FP32 163.4, TF32 653.7, "
      "BF16/FP16 "
      "1307.4, FP8 2614.9, INT8 2614.9 (dense; sparse doubles); per-CU rate: 304 CUs x 2048 x 2.1 "
      "GHz"},
+    {"MI325X", "AMD Instinct MI325X",
+     ROW(81.7, 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9), 2048,
+     "AMD Instinct MI325X data sheet: FP64 vector 81.7, FP64 matrix 163.4, FP32 163.4, TF32 653.7, "
+     "BF16/FP16 1307.4, FP8 2614.9, INT8 2614.9 (dense; sparse doubles); MI300X compute, more HBM"},
+    {"MI250X", "AMD Instinct MI250X (one GCD)", ROW(23.95, 47.85, 47.85, 0, 191.5, 191.5, 0, 0, 191.5),
+     1024,
+     "AMD Instinct MI250X data sheet, per package of two GCDs: FP64 vector 47.9, FP64/FP32 matrix "
+     "95.7, FP16/BF16 383, INT8 383 (no TF32, no FP8); halved here: each GCD is one device"},
+    {"B100", "NVIDIA B100 (HGX)", ROW(30, 30, 60, 900, 1750, 1750, 3500, 7000, 3500), 0,
+     "NVIDIA Blackwell specifications, B100 per GPU: FP64/FP64 TC 30, FP32 60, TF32 1.8P*, "
+     "BF16/FP16 3.5P*, FP8 7P*, INT8 7P*, FP4 14P* (* sparse, halved) - uncertain, see docs/peak.md"},
+    {"B300", "NVIDIA B300 (HGX)", ROW(1.25, 1.25, 75, 1125, 2250, 2250, 4500, 13500, 0), 0,
+     "NVIDIA HGX B300 specifications, 8 GPUs, per GPU: FP64/FP64 TC 1.25, FP32 75, TF32 2.25P*, "
+     "BF16/FP16 4.5P*, FP8 9P*, FP4 13.5P dense (* sparse, halved); INT8 not given consistently: "
+     "refused"},
+    {"GB300", "NVIDIA GB300 (per GPU)", ROW(1.389, 1.389, 80, 1250, 2500, 2500, 5000, 15000, 0), 0,
+     "NVIDIA GB300 NVL72 specifications, 72 GPUs, per GPU: FP64/FP64 TC 1.39, FP32 80, TF32 2.5P*, "
+     "BF16/FP16 5P*, FP8 10P*, FP4 15P dense (* sparse, halved); INT8 not given consistently: "
+     "refused"},
 };
 
 #define NDEV ((int)(sizeof table / sizeof table[0]))
@@ -201,6 +258,23 @@ static const rule rules[] = {
     {"4090", "rtx", {"d", "laptop", "mobile"}, "RTX-4090"},
     {"rtx4090", NULL, {NULL}, "RTX-4090"},
     {"mi300x", NULL, {NULL}, "MI300X"},
+    {"mi325x", NULL, {NULL}, "MI325X"},
+    /* The MI250 (no X) has fewer CUs: unknown. */
+    {"mi250x", NULL, {NULL}, "MI250X"},
+    {"h800", "pcie", {NULL}, "H800-PCIe"},
+    {"h800", NULL, {NULL}, "H800-SXM"},
+    {"a800", NULL, {NULL}, "A800"},
+    {"h20", NULL, {NULL}, "H20"},
+    {"l20", NULL, {NULL}, "L20"},
+    {"t4", NULL, {NULL}, "T4"},
+    {"v100s", NULL, {NULL}, "V100S"},
+    {"3090", "ti", {"laptop", "mobile"}, "RTX-3090-Ti"},
+    {"4090", "d", {"laptop", "mobile"}, "RTX-4090-D"},
+    /* "NVIDIA RTX 6000 Ada Generation"; not "Quadro RTX 6000" (Turing) nor "RTX A6000". */
+    {"6000", "ada", {NULL}, "RTX-6000-Ada"},
+    {"b100", NULL, {NULL}, "B100"},
+    {"gb300", NULL, {NULL}, "GB300"},
+    {"b300", NULL, {NULL}, "B300"},
 };
 
 static int rule_matches(const rule *r, const words *ws)
@@ -240,6 +314,9 @@ double fc_peak_flops(const fc_peak_device *d, int dtype)
         dtype = FC_DT_FP64;
     if (dtype <= FC_DT_UNKNOWN || dtype >= FC_DT_COUNT)
         return 0;
-    /* GFLOP/s are whole numbers for every row, so the product is exact. */
-    return (double)llround(d->tflops[dtype] * 1000.0) * 1e9;
+    /* GFLOP/s are whole numbers for every row, so the product is exact.
+     * Rounded by hand (the figures are not negative) rather than with
+     * llround, the one libm function the shim would need: every process
+     * it is preloaded into would map libm for it. */
+    return (double)(long long)(d->tflops[dtype] * 1000.0 + 0.5) * 1e9;
 }

@@ -4,14 +4,18 @@ benchmark (bench/e2e_torch.sh) and the bitwise-identity test
 (tests/robust/fault_torch_bitwise.sh). Run it with /usr/bin/python3 (Debian's torch,
 whose Linear/mm/bmm reach sgemm_ of libblas.so.3, where the shim counts them).
 
-Prints one "step_ms X" line per timed step, then "weights_sha256 HEX" over
-every parameter's bytes after the last step, then a JSON line.
+Prints one "step_ms X" (wall) and one "step_cpu_ms X" (CPU time of every
+thread of the process, user + system) line per timed step, then
+"weights_sha256 HEX" over every parameter's bytes after the last step, then
+a JSON line.
 
 Models:
   gpt  a small GPT (4 layers, h=256, 8 heads, s=128, B=8, V=512): many GEMM
        calls per step (torch.bmm runs one sgemm_ per batch entry), the
        harder case for a per-call overhead. --small: 2 layers, h=128,
-       4 heads, s=64, B=4, V=256 (for tests).
+       4 heads, s=64, B=4, V=256 (for tests). --tiny: 2 layers, h=64,
+       4 heads, s=32, B=4, V=128: ~220 GEMMs in a step of ~15 ms, where a
+       per-call cost and the shim's thread show most.
   mlp  three Linear layers, 256 -> 512 -> 512 -> 128, batch 32, MSE loss:
        8 GEMMs per step whose FLOPs are worked out in the bitwise test.
 """
@@ -65,10 +69,13 @@ class GPT(nn.Module):
         return self.head(self.ln(x))
 
 
-def make(model, seed, small):
+def make(model, seed, small, tiny=False):
     torch.manual_seed(seed)
     if model == "gpt":
-        if small:
+        if tiny:
+            vocab, seq, batch = 128, 32, 4
+            net = GPT(layers=2, h=64, heads=4, vocab=vocab, seq=seq)
+        elif small:
             vocab, seq, batch = 256, 64, 4
             net = GPT(layers=2, h=128, heads=4, vocab=vocab, seq=seq)
         else:
@@ -96,20 +103,27 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--small", action="store_true", help="a smaller GPT, for tests")
+    p.add_argument("--tiny", action="store_true", help="a tiny GPT: many short GEMMs per step")
+    p.add_argument("--optim", choices=("sgd", "adamw"), default="sgd")
     args = p.parse_args()
     torch.set_num_threads(args.threads)  # fixed threads: stable timing, reproducible sums
-    net, loss_fn = make(args.model, args.seed, args.small)
-    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    net, loss_fn = make(args.model, args.seed, args.small, args.tiny)
+    if args.optim == "adamw":
+        opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    else:
+        opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     times = []
     for step in range(args.warmup + args.steps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         opt.zero_grad(set_to_none=True)
         loss_fn().backward()
         opt.step()
         ms = (time.perf_counter() - t0) * 1e3
+        cpu_ms = (time.process_time() - c0) * 1e3  # every thread of the process
         if step >= args.warmup:
             times.append(ms)
             print(f"step_ms {ms:.4f}", flush=True)
+            print(f"step_cpu_ms {cpu_ms:.4f}", flush=True)
     h = hashlib.sha256()
     for t in net.state_dict().values():
         h.update(t.detach().contiguous().numpy().tobytes())

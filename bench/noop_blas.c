@@ -4,20 +4,23 @@
  * of a matrix product. It only counts its calls (one add, the same on
  * every path), so the benchmark can check the shim forwarded each one. */
 #include <stddef.h>
-#include <time.h>
 
 __attribute__((visibility("default"))) unsigned long noop_blas_calls;
-/* --work-ns: host time a real GEMM call takes before it returns (cuBLAS:
- * 3-5 us to enqueue a kernel), spent spinning; 0 returns at once. */
-__attribute__((visibility("default"))) unsigned long noop_blas_work_ns;
+/* --work-ns: the host time a real GEMM call takes before it returns
+ * (cuBLAS: 3-5 us to enqueue a kernel), as a fixed number of iterations of
+ * a dependent multiply-add chain (the benchmark calibrates how many make
+ * that time), so every call costs the same CPU time however often the
+ * thread is preempted; 0 returns at once. */
+__attribute__((visibility("default"))) unsigned long noop_blas_work_iters;
 
-static void spin(unsigned long ns)
+__attribute__((visibility("default"))) unsigned long noop_blas_spin(unsigned long iters)
 {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((unsigned long)((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec)) < ns);
+    unsigned long x = iters;
+    for (unsigned long i = 0; i < iters; i++) {
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+        __asm__ __volatile__("" : "+r"(x)); /* keep every iteration */
+    }
+    return x;
 }
 
 __attribute__((visibility("default"))) void sgemm_(const char *ta, const char *tb, const int *m,
@@ -29,6 +32,6 @@ __attribute__((visibility("default"))) void sgemm_(const char *ta, const char *t
     (void)ta, (void)tb, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
     (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)lta, (void)ltb;
     noop_blas_calls++;
-    if (noop_blas_work_ns)
-        spin(noop_blas_work_ns);
+    if (noop_blas_work_iters)
+        noop_blas_spin(noop_blas_work_iters);
 }

@@ -5,18 +5,21 @@
  * sits (with CUPTI absent, or loaded and idle). cublasGetMathMode is there
  * because the hook asks it whether an fp32 call ran as TF32. */
 #include <cublas_api.h>
-#include <time.h>
 
 __attribute__((visibility("default"))) unsigned long noop_cublas_calls;
-__attribute__((visibility("default"))) unsigned long noop_cublas_work_ns;
+/* --work-ns as a count of iterations of the loop of noop_blas.c's
+ * noop_blas_spin (shim_overhead calibrates it), the same CPU time per call
+ * however often the thread is preempted */
+__attribute__((visibility("default"))) unsigned long noop_cublas_work_iters;
 
-static void spin(unsigned long ns)
+static unsigned long spin(unsigned long iters)
 {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((unsigned long)((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec)) < ns);
+    unsigned long x = iters;
+    for (unsigned long i = 0; i < iters; i++) {
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+        __asm__ __volatile__("" : "+r"(x)); /* keep every iteration */
+    }
+    return x;
 }
 
 cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
@@ -26,8 +29,8 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOper
     (void)h, (void)ta, (void)tb, (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)lda;
     (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
     noop_cublas_calls++;
-    if (noop_cublas_work_ns)
-        spin(noop_cublas_work_ns);
+    if (noop_cublas_work_iters)
+        spin(noop_cublas_work_iters);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -8,36 +8,50 @@
  *   shim    through libflopcount.so's sgemm_ (dlopen'ed, it finds the no-op
  *           BLAS as its real function), which counts and forwards;
  *   logger  through a naive per-call logger (naive_logger.c).
+ * What the whole process pays, not only the caller: rounds alternating a
+ * direct batch and a shim batch, the CPU time of every thread of the process
+ * (user + system: the caller and the shim's drainer) and its context
+ * switches over each, and the calling thread's CPU time alone, which a
+ * loaded machine disturbs less than the timed rounds' wall time
+ * (cost_rounds).
  * Then 10 million shim calls spread over 100,000 distinct shapes, far more
  * than the shim's table holds, to see that memory stays bounded and that
- * the shapes beyond the table are still counted exactly.
+ * the shapes beyond the table are still counted exactly (with the first
+ * weight coming back every 1,000 calls, as in training: many_shapes).
  * Allocations are counted by interposing malloc and friends in this
  * executable; counting is on only while the shim is being called, after
  * warm-up. The last line of output is one JSON object (bench/README.md).
+ * Pinned to one core: run it under `taskset -c 0` (the shim's thread
+ * inherits the affinity).
  *
  * usage: shim_overhead [--batch N] [--rounds N] [--period N] [--shape-calls N]
  *                      [--shapes N] [--shim PATH] [--blas PATH] [--log PATH]
- *                      [--work-ns N] [--api blas|cublas] [--cublas PATH] [--driver PATH]
- *                      [--check]
+ *                      [--work-ns N] [--cost-rounds N] [--cost-batch N]
+ *                      [--api blas|cublas] [--cublas PATH] [--driver PATH] [--check]
  * --api cublas: cublasSgemm_v2 of a no-op libcublas.so.13 (noop_cublas.c)
  * instead of sgemm_, through the shim's cuBLAS hook (no logger then).
  * --driver PATH: dlopen a (fake) libcuda.so.1 first, so that the shim finds
  * a driver and, with FLOPCOUNT_CUPTI set, loads CUPTI: "present but idle".
- * --work-ns N: each backend call spins N ns first, as a real cuBLAS call
- * spends 3-5 us of host time enqueueing its kernel; the shim's iteration
- * detector then runs on its own thread during that time, as it would in
- * real training. 0 (default): the backend returns at once (worst case).
+ * --work-ns N: each backend call spins N ns of CPU time first (a fixed
+ * count of loop iterations, calibrated at start), as a real cuBLAS call
+ * spends 3-5 us of host time enqueueing its kernel; the shim's drainer
+ * then keeps up on its own thread, as it would in real training. 0
+ * (default): the backend returns at once (worst case).
+ * --cost-rounds N, --cost-batch N: rounds and calls per batch of the
+ * whole-process measurement (default 30 and 20,000).
  * --period N: the timed calls cycle over N weight matrices (default 64), like
  * a training loop over N layers; --period 1 repeats one call, which makes
  * every call look like a whole training iteration to the shim.
  * --check: exit 1 unless allocations are 0, every count is exact and RSS
  * grew at most 8 MiB (the ctest smoke run; timings are never checked). */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,13 +119,13 @@ int posix_memalign(void **out, size_t align, size_t n)
 
 /* ---- set-up ---- */
 static long period = 64; /* --period, see ns_per_call */
-static long work_ns;     /* --work-ns: host time of each backend call, timed rounds only */
+static long work_ns;     /* --work-ns: CPU time of each backend call, timed and cost rounds */
 static int api_cublas;   /* --api cublas */
 typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
                                const float *, int, const float *, float *, int);
 static cublas_sgemm_fn cublas_direct, cublas_shim;
 typedef struct bench {
-    long batch, rounds, shape_calls, shapes;
+    long batch, rounds, shape_calls, shapes, cost_rounds, cost_batch;
     const char *shim_path, *blas_path, *log_path, *cublas_path, *driver_path, *api;
     int check;
     bench_sgemm_fn direct, shim;
@@ -148,6 +162,8 @@ static int parse_args(bench *b, int argc, char **argv)
                     : strcmp(a, "--shape-calls") == 0 ? &b->shape_calls
                     : strcmp(a, "--shapes") == 0      ? &b->shapes
                     : strcmp(a, "--work-ns") == 0     ? &work_ns
+                    : strcmp(a, "--cost-rounds") == 0 ? &b->cost_rounds
+                    : strcmp(a, "--cost-batch") == 0  ? &b->cost_batch
                                                       : NULL;
         const char **str = strcmp(a, "--shim") == 0     ? &b->shim_path
                            : strcmp(a, "--blas") == 0   ? &b->blas_path
@@ -158,7 +174,8 @@ static int parse_args(bench *b, int argc, char **argv)
                                                         : NULL;
         if (strcmp(a, "--check") == 0) {
             b->check = 1;
-        } else if (num != NULL && v != NULL && (*num = strtol(v, NULL, 10)) > 0) {
+        } else if (num != NULL && v != NULL &&
+                   ((*num = strtol(v, NULL, 10)) > 0 || (num == &work_ns && *num == 0))) {
             i++;
         } else if (str != NULL && v != NULL) {
             *str = v;
@@ -248,6 +265,31 @@ static double ns_per_call(const bench *b, enum path p, long calls)
     return (double)(now_ns() - t0) / (double)calls;
 }
 
+/* Iterations of the no-op libraries' spin (noop_blas_spin, the same loop
+ * in noop_cublas.c) that take ns of CPU time: the fastest of five timings
+ * of a long spin, in this thread's CPU time (preemption does not count). */
+static unsigned long work_iters(long ns)
+{
+    if (ns <= 0)
+        return 0;
+    unsigned long (*spin)(unsigned long) =
+        (unsigned long (*)(unsigned long))dlsym(RTLD_DEFAULT, "noop_blas_spin");
+    if (spin == NULL)
+        return 0;
+    const unsigned long n = 4000000;
+    double best = 0;
+    for (int i = 0; i < 5; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        spin(n);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        double per = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n;
+        if (i == 0 || per < best)
+            best = per;
+    }
+    return best > 0 ? (unsigned long)((double)ns / best + 0.5) : 0;
+}
+
 static int by_value(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -298,26 +340,113 @@ static void time_rounds(const bench *b, timing *t)
     free(v);
 }
 
+/* ---- whole-process cost ---- */
+static uint64_t cpu_ns(clockid_t which)
+{
+    struct timespec t;
+    clock_gettime(which, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static long switches(int who)
+{
+    struct rusage u;
+    getrusage(who, &u);
+    return u.ru_nvcsw + u.ru_nivcsw;
+}
+
+typedef struct cost {
+    double cpu_ns_per_call;     /* median over rounds: process CPU (shim) - thread CPU (direct) */
+    double caller_cpu_ns;       /* median over rounds: the calling thread's alone */
+    double switches_per_1000;   /* median over rounds, per 1,000 calls, same difference */
+} cost;
+
+/* Rounds of one direct batch and one shim batch (order alternating). The
+ * direct batch is measured on the calling thread alone (its CPU time and
+ * context switches: the call without the shim; the shim's drainer thread,
+ * if it wakes meanwhile, is the shim's cost and must not be subtracted).
+ * The shim batch is measured over the whole process - every thread, user +
+ * system - and ends with flopcount_snapshot_get, which drains what the
+ * batch left in the rings, so the drainer's work for these calls is inside
+ * the window whenever it happens. */
+static void cost_rounds(const bench *b, cost *c)
+{
+    long n = b->cost_rounds, calls = b->cost_batch;
+    double *cpu = calloc((size_t)n * 3, sizeof *cpu), *sw = cpu + n, *own = cpu + 2 * n;
+    flopcount_snapshot snap = {.size = sizeof snap};
+    for (long r = 0; r < n; r++) {
+        uint64_t d_cpu = 0, s_cpu = 0, s_own = 0;
+        long d_sw = 0, s_sw = 0;
+        for (int j = 0; j < 2; j++) {
+            if ((r + j) % 2 == 0) {
+                uint64_t c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+                long w0 = switches(RUSAGE_THREAD);
+                ns_per_call(b, DIRECT, calls);
+                d_cpu = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+                d_sw = switches(RUSAGE_THREAD) - w0;
+            } else {
+                uint64_t c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+                uint64_t t0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+                long w0 = switches(RUSAGE_SELF);
+                ns_per_call(b, SHIM, calls);
+                s_own = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - t0; /* before the snapshot's drain */
+                b->snapshot(&snap);
+                s_cpu = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+                s_sw = switches(RUSAGE_SELF) - w0;
+            }
+        }
+        cpu[r] = ((double)s_cpu - (double)d_cpu) / (double)calls;
+        own[r] = ((double)s_own - (double)d_cpu) / (double)calls;
+        sw[r] = (double)(s_sw - d_sw) * 1000.0 / (double)calls;
+    }
+    c->cpu_ns_per_call = median(cpu, n);
+    c->caller_cpu_ns = median(own, n);
+    c->switches_per_1000 = median(sw, n);
+    free(cpu);
+}
+
+static int cpus_allowed(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+}
+
 /* b->shape_calls shim calls cycling over b->shapes shapes m x 8 x 8,
- * m = 1..shapes. Returns ns per call; *flops gets the exact sum by hand:
- * each call 2*m*8*8 = 128*m FLOPs. */
-static double many_shapes(const bench *b, unsigned __int128 *flops)
+ * m = 1..shapes, and before every ANCHOR_EVERY of them one call of the
+ * timed shape on the first weight matrix: a training loop whose shapes
+ * keep changing (variable sequence lengths) while its first layer's weight
+ * comes back, so the shim's iteration detector sees iterations of about
+ * that many calls, as it would in training. Returns ns per call; *flops
+ * and *calls get the exact sums by hand: each shape call 2*m*8*8 = 128*m
+ * FLOPs, each weight call 524,288. */
+#define ANCHOR_EVERY 1000
+static double many_shapes(const bench *b, unsigned __int128 *flops, long *calls)
 {
     const int eight = 8;
     *flops = 0;
+    *calls = 0;
     atomic_store(&counting, 1);
     uint64_t t0 = now_ns();
     for (long i = 0; i < b->shape_calls; i++) {
         int m = (int)(1 + i % b->shapes);
-        if (api_cublas)
+        if (api_cublas) {
+            if (i % ANCHOR_EVERY == 0)
+                cublas_shim(NULL, 0, 0, dim, dim, dim, &alpha, weights, ld, mat, ld, &beta, mat, ld);
             cublas_shim(NULL, 0, 0, m, eight, eight, &alpha, mat, ld, mat, ld, &beta, mat, ld);
-        else
+        } else {
+            if (i % ANCHOR_EVERY == 0)
+                b->shim("N", "N", &dim, &dim, &dim, &alpha, weights, &ld, mat, &ld, &beta, mat, &ld,
+                        1, 1);
             b->shim("N", "N", &m, &eight, &eight, &alpha, mat, &ld, mat, &ld, &beta, mat, &ld, 1, 1);
+        }
     }
-    double ns = (double)(now_ns() - t0) / (double)b->shape_calls;
+    long anchors = (b->shape_calls + ANCHOR_EVERY - 1) / ANCHOR_EVERY;
+    double ns = (double)(now_ns() - t0) / (double)(b->shape_calls + anchors);
     atomic_store(&counting, 0);
     for (long i = 0; i < b->shape_calls; i++)
         *flops += 128u * (unsigned __int128)(1 + i % b->shapes);
+    *flops += (unsigned __int128)anchors * 524288u;
+    *calls = b->shape_calls + anchors;
     return ns;
 }
 
@@ -327,6 +456,8 @@ int main(int argc, char **argv)
                .rounds = 300,
                .shape_calls = 10000000,
                .shapes = 100000,
+               .cost_rounds = 30,
+               .cost_batch = 20000,
                .shim_path = FC_BENCH_SHIM,
                .blas_path = FC_BENCH_BLAS,
                .cublas_path = FC_BENCH_CUBLAS,
@@ -343,42 +474,55 @@ int main(int argc, char **argv)
     ns_per_call(&b, SHIM, warm);   /* the logger's stdio buffer, CUPTI's probe */
     ns_per_call(&b, LOGGER, warm);
 
-    unsigned long *work = (unsigned long *)dlsym(RTLD_DEFAULT, api_cublas ? "noop_cublas_work_ns"
-                                                                        : "noop_blas_work_ns");
+    unsigned long *work = (unsigned long *)dlsym(RTLD_DEFAULT, api_cublas ? "noop_cublas_work_iters"
+                                                                        : "noop_blas_work_iters");
     if (work != NULL)
-        *work = (unsigned long)work_ns;
+        *work = work_iters(work_ns);
     timing t;
     time_rounds(&b, &t);
+    cost c;
+    cost_rounds(&b, &c);
     if (work != NULL)
         *work = 0;
     long rss0 = rss_kib();
     unsigned __int128 shape_flops;
-    double shape_ns = many_shapes(&b, &shape_flops);
+    long shape_phase_calls;
+    double shape_ns = many_shapes(&b, &shape_flops, &shape_phase_calls);
     long rss_growth = rss_kib() - rss0;
 
     /* Exact counts: every shim call counted, every call forwarded. */
-    long shim_calls = warm + b.rounds * b.batch + b.shape_calls;
-    unsigned __int128 want = (unsigned __int128)(warm + b.rounds * b.batch) * 524288u + shape_flops;
+    long timed = warm + b.rounds * b.batch + b.cost_rounds * b.cost_batch;
+    long shim_calls = timed + shape_phase_calls;
+    unsigned __int128 want = (unsigned __int128)timed * 524288u + shape_flops;
     flopcount_snapshot s = {.size = sizeof s};
     int exact = b.snapshot(&s) == 0 && s.gemm_calls == (uint64_t)shim_calls &&
                 s.gemm_flops_lo == (uint64_t)want && s.gemm_flops_hi == (uint64_t)(want >> 64) &&
-                /* direct, shim and logger each forward warm + rounds*batch */
-                *b.noop_calls == (unsigned long)(3 * (warm + b.rounds * b.batch) + b.shape_calls);
+                /* direct, shim and logger each forward warm + rounds*batch,
+                 * direct and shim cost_rounds*cost_batch more */
+                *b.noop_calls == (unsigned long)(3 * (warm + b.rounds * b.batch) +
+                                                 2 * b.cost_rounds * b.cost_batch + shape_phase_calls);
     naive_logger_close();
     unsigned long allocs = atomic_load(&allocations);
 
     printf("direct %.2f ns, shim %.2f ns (+%.2f), naive logger %.2f ns (+%.2f) per call\n",
            t.direct, t.shim, t.added, t.logger, t.logger_added);
+    printf("whole process: %.1f ns CPU (calling thread: %.1f) and %.3f context switches per 1,000 "
+           "calls added (%d CPUs allowed)\n",
+           c.cpu_ns_per_call, c.caller_cpu_ns, c.switches_per_1000, cpus_allowed());
     printf("%ld calls over %ld shapes: %.2f ns per shim call, RSS +%ld KiB, counts %s\n",
            b.shape_calls, b.shapes, shape_ns, rss_growth, exact ? "exact" : "WRONG");
     printf("{\"direct_ns\": %.2f, \"shim_ns\": %.2f, \"added_ns\": %.2f, "
            "\"allocations_after_warmup\": %lu, \"rss_growth_kib\": %ld, "
            "\"logger_ns\": %.2f, \"logger_added_ns\": %.2f, \"logger_to_shim_added_ratio\": %.1f, "
+           "\"cpu_ns_per_call\": %.1f, \"caller_cpu_ns_per_call\": %.1f, "
+           "\"context_switches_per_1000_calls\": %.3f, \"cpus\": %d, "
            "\"many_shapes_ns\": %.2f, \"calls_per_batch\": %ld, \"rounds\": %ld, \"period\": %ld, "
-           "\"work_ns\": %ld, \"shape_calls\": %ld, \"shapes\": %ld, \"counts_exact\": %s}\n",
+           "\"work_ns\": %ld, \"cost_rounds\": %ld, \"cost_batch\": %ld, \"shape_calls\": %ld, "
+           "\"shapes\": %ld, \"counts_exact\": %s}\n",
            t.direct, t.shim, t.added, allocs, rss_growth, t.logger, t.logger_added,
-           t.added > 0 ? t.logger_added / t.added : 0.0, shape_ns, b.batch, b.rounds, period,
-           work_ns, b.shape_calls, b.shapes, exact ? "true" : "false");
+           t.added > 0 ? t.logger_added / t.added : 0.0, c.cpu_ns_per_call, c.caller_cpu_ns,
+           c.switches_per_1000, cpus_allowed(), shape_ns, b.batch, b.rounds, period, work_ns,
+           b.cost_rounds, b.cost_batch, b.shape_calls, b.shapes, exact ? "true" : "false");
     if (b.check && (allocs != 0 || !exact || rss_growth > 8192))
         return 1;
     return 0;

@@ -33,6 +33,9 @@ extern "C" {
 #define FLOPCOUNT_SNAPSHOT_LAST_TIME 0x4u   /* last_iteration_seconds is set */
 #define FLOPCOUNT_SNAPSHOT_MEDIANS 0x8u     /* steady medians are set (steady_iterations > 0) */
 #define FLOPCOUNT_SNAPSHOT_UTILIZATION 0x10u /* hfu, mfu and the peak are set */
+#define FLOPCOUNT_SNAPSHOT_SPLIT_GUESSED 0x20u /* the recompute figures and mfu rest on a
+                                                 * forward/backward/recompute split that is
+                                                 * a guess in some iteration (docs/iterations.md) */
 
 /* How iterations are found (flopcount_snapshot.detected_by, version 2). */
 enum flopcount_detected_by {
@@ -93,6 +96,20 @@ void flopcount_step(void);
  * reported as evaluation and never start or split a training iteration. */
 void flopcount_eval_begin(void);
 void flopcount_eval_end(void);
+
+/* Optional phase markers: they make the forward / backward / recompute
+ * split exact instead of inferred (docs/iterations.md, "Phase markers").
+ * flopcount_forward_begin() before each forward pass and
+ * flopcount_backward_begin() before each backward (loss.backward()): GEMMs
+ * from there on are forward, or backward, until the next of the two.
+ * Inside a backward, the detector still tells recompute from backward;
+ * flopcount_recompute_begin()/flopcount_recompute_end() around a
+ * recomputation (a checkpointed function run again in the backward) say
+ * it outright. flopcount_step() clears the phase. */
+void flopcount_forward_begin(void);
+void flopcount_backward_begin(void);
+void flopcount_recompute_begin(void);
+void flopcount_recompute_end(void);
 
 /* Fills *out (out->size must be set by the caller) with the fields that fit
  * in out->size. Drains what is queued first and takes the figures the way

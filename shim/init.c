@@ -4,7 +4,9 @@
  * wired to the live line and the Prometheus file, the cupti layer), the fork
  * handlers, and the destructor that writes the final report. CUPTI itself
  * is flushed and ended earlier, by an atexit handler (cupti/lifecycle.c),
- * while the CUDA libraries are still alive. */
+ * while the CUDA libraries are still alive. The constructor maps,
+ * calibrates and starts nothing of the ring layer's: snapshots start with
+ * the first GEMM (docs/iterations.md, "Cost"). */
 #include "init.h"
 
 #include <errno.h>
@@ -66,6 +68,7 @@ void fc_init(void)
     fc_report_init();
     fc_ring_init();
     fc_ring_add_tick(fc_live_poll);
+    fc_ring_set_first_use(fc_signals_start_snapshots);
     if (fc_prom_init() == 0)
         fc_ring_add_tick(fc_prom_tick);
     fc_cupti_init();

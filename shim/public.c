@@ -52,6 +52,8 @@ static void fill_figures(const fc_figures *f, flopcount_snapshot *s)
     s->eval_passes = f->ev.count;
     split_u128(f->v.rec, &s->recompute_flops_lo, &s->recompute_flops_hi);
     s->recompute_fraction = f->recompute_fraction;
+    if (f->v.unsure > 0)
+        s->flags |= FLOPCOUNT_SNAPSHOT_SPLIT_GUESSED;
     if (f->have_last) {
         s->flags |= FLOPCOUNT_SNAPSHOT_LAST_TIME;
         s->last_iteration_seconds = f->last_seconds;
@@ -137,6 +139,34 @@ FC_EXPORT void flopcount_eval_begin(void)
 FC_EXPORT void flopcount_eval_end(void)
 {
     mark(FC_IREC_EVAL_END);
+}
+
+static void mark_phase(int phase)
+{
+    int saved = errno;
+    fc_init();
+    fc_ring_mark_phase(FC_IREC_PHASE, phase);
+    errno = saved;
+}
+
+FC_EXPORT void flopcount_forward_begin(void)
+{
+    mark_phase(FC_PH_FWD);
+}
+
+FC_EXPORT void flopcount_backward_begin(void)
+{
+    mark_phase(FC_PH_BWD);
+}
+
+FC_EXPORT void flopcount_recompute_begin(void)
+{
+    mark_phase(FC_PH_REC);
+}
+
+FC_EXPORT void flopcount_recompute_end(void)
+{
+    mark_phase(FC_PH_REC_END);
 }
 
 FC_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table)

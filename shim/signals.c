@@ -30,7 +30,9 @@
  *
  * Snapshots come from a thread that sleeps, not from a clock check in the
  * hot path: the hook cost stays untouched, and an idle or stuck program
- * still gets its report rewritten. The thread blocks every signal, so
+ * still gets its report rewritten. The thread starts with the process's
+ * first GEMM or marker (fc_signals_start_snapshots), so a process that runs
+ * none - a shell, a launcher - starts no thread. It blocks every signal, so
  * handlers never run on it and never wait for themselves. */
 #include "signals.h"
 
@@ -160,11 +162,20 @@ static int writer_take(int wait_ms)
     }
 }
 
+/* Set once this image wrote its "exec" report: a "running" one (the
+ * drainer's first part, a snapshot) that comes after it - in the moment
+ * before exec replaces the image, or after an exec that failed - must not
+ * replace it; the report at exit still does. */
+static atomic_int exec_written;
+
 int fc_signals_write_report(const char *status)
 {
     if (writer_take(WRITER_WAIT_MS) != 0)
         return -1;
-    int rc = fc_report_write(status);
+    int running = strcmp(status, "running") == 0;
+    int rc = running && atomic_load(&exec_written) ? 0 : fc_report_write(status);
+    if (rc == 0 && strcmp(status, "exec") == 0)
+        atomic_store(&exec_written, 1);
     atomic_store(&writer, WRITER_FREE);
     return rc;
 }
@@ -316,26 +327,40 @@ static void *snapshot_main(void *arg)
         if (atomic_load(&writer) == WRITER_EXITING)
             return NULL;
         if (writer_take(0) == 0) {
-            fc_cupti_before_report(0, 0);
-            fc_report_write("running");
+            if (!atomic_load(&exec_written)) { /* see fc_signals_write_report */
+                fc_cupti_before_report(0, 0);
+                fc_report_write("running");
+            }
             atomic_store(&writer, WRITER_FREE);
         }
     }
 }
 
-static void start_snapshots(void)
+void fc_signals_start_snapshots(void)
 {
+    static atomic_int once;
+    if (fc_opt.snapshot_seconds <= 0 || !__atomic_load_n(&managing, __ATOMIC_ACQUIRE) ||
+        atomic_exchange(&once, 1))
+        return;
+    int saved = errno;
     pthread_attr_t attr;
     pthread_t tid;
-    if (pthread_attr_init(&attr) != 0)
+    if (pthread_attr_init(&attr) != 0) {
+        errno = saved;
         return;
+    }
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 1u << 20);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* born with every signal blocked */
     int rc = pthread_create(&tid, &attr, snapshot_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc != 0)
         fc_warn("cannot start the snapshot thread (%s); FLOPCOUNT_SNAPSHOT_SECONDS ignored",
                 strerror(rc));
+    errno = saved;
 }
 
 /* ---- lifecycle ---- */
@@ -349,6 +374,7 @@ static void after_fork_child(void)
      * copy current, whatever that thread was doing). */
     atomic_store(&writer, WRITER_FREE);
     atomic_store(&received, 0);
+    atomic_store(&exec_written, 0); /* the parent's exec report is not the child's */
     atomic_flag_clear(&table_lock);
 }
 
@@ -391,6 +417,4 @@ void fc_signals_init(void)
     __atomic_store_n(&managing, 1, __ATOMIC_RELEASE);
     table_release(&mask);
     pthread_atfork(NULL, NULL, after_fork_child);
-    if (fc_opt.snapshot_seconds > 0)
-        start_snapshots();
 }

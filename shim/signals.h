@@ -5,9 +5,13 @@
 #ifndef FC_SIGNALS_H
 #define FC_SIGNALS_H
 
-/* Puts our handler in front of SIGINT and SIGTERM and starts the snapshot
- * thread when snapshots are asked for. Idempotent; run from fc_init. */
+/* Puts our handler in front of SIGINT and SIGTERM. Idempotent; run from
+ * fc_init. */
 void fc_signals_init(void);
+
+/* Starts the snapshot thread when snapshots are asked for; once, at the
+ * process's first GEMM or marker (the ring layer's first-use function). */
+void fc_signals_start_snapshots(void);
 
 /* The SIGINT/SIGTERM number this process received, 0 when none: a report
  * written at exit after a handled signal should say "interrupted". */

@@ -94,6 +94,8 @@ static void json_model(fc_jw *w, const job *j)
     fc_jw_i64(w, "seq", m->seq);
     fc_jw_i64(w, "batch", m->batch);
     fc_jw_bool(w, "tied_embeddings", !m->untied_embeddings);
+    fc_jw_i64(w, "sliding_window", m->window);
+    fc_jw_i64(w, "window_layers", fc_model_window_layers(m));
     fc_jw_i64(w, "experts", m->experts);
     if (m->experts > 0) {
         fc_jw_i64(w, "topk", m->topk);
@@ -114,7 +116,10 @@ static void json_conventions(fc_jw *w, const fc_model *m)
     fc_jw_str(w, "recompute", fc_recompute_name(m->recompute));
     fc_jw_str(w, "backward", "2x forward (data and weight gradients)");
     fc_jw_str(w, "mlp", m->swiglu ? "gated, 3 matrices" : "plain, 2 matrices");
-    fc_jw_str(w, "attention_core", "query heads; QK^T and attention*V");
+    fc_jw_str(w, "attention_core", m->window > 0
+                                       ? "query heads; QK^T and attention*V; min(seq, window) keys per "
+                                         "query on the windowed layers"
+                                       : "query heads; QK^T and attention*V");
     fc_jw_str(w, "logits", "counted; not recomputed");
     fc_jw_str(w, "moe_router", "counted: 2*tokens*hidden*experts per MoE layer");
     fc_jw_str(w, "params", "GEMM weights, embeddings (output counted again only if untied), "
@@ -222,6 +227,11 @@ static void text_model(const job *j)
     }
     printf("iteration   s=%lld B=%lld sequences (all GPUs)\n", (long long)m->seq,
            (long long)m->batch);
+    if (m->window > 0)
+        printf("window      sliding window of %lld keys on %lld of %lld layers: %lld keys per query there%s\n",
+               (long long)m->window, (long long)fc_model_window_layers(m), (long long)m->layers,
+               (long long)fc_model_window_keys(m),
+               m->window >= m->seq ? " (no fewer than without: the window is not shorter than s)" : "");
     printf("conventions causal attention %s%s, recompute %s, backward = 2x forward,\n"
            "            router and logits counted, logits not recomputed\n",
            fc_causal_name(m->causal),

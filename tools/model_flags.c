@@ -23,7 +23,7 @@ typedef struct flagdef {
     enum kind kind;
     size_t off;   /* field in fc_model */
     int64_t min;  /* K_INT: smallest value accepted */
-    int key;      /* enum fc_ik of the value it sets; -1: --config */
+    int key;      /* enum fc_ik of the value it sets; -1: none (--config, the window flags) */
 } flagdef;
 
 #define F(field) offsetof(fc_model, field)
@@ -50,12 +50,22 @@ static const flagdef defs[] = {
     {"--tied-embeddings", K_OFF, F(untied_embeddings), 0, FC_IK_TIED},
     {"--recompute", K_RECOMPUTE, F(recompute), 0, FC_IK_RECOMPUTE},
     {"--causal-attention", K_CAUSAL, F(causal), 0, FC_IK_CAUSAL},
+    {"--sliding-window", K_INT, F(window), 0, -1},
+    {"--window-layers", K_INT, F(window_layers), 1, -1},
     {"--config", K_CONFIG, 0, 0, -1},
 };
 #undef F
 #define NDEFS (sizeof defs / sizeof defs[0])
 
 void fc_model_opts_init(fc_model_opts *o) { memset(o, 0, sizeof *o); }
+
+static size_t flag_index(const char *name)
+{
+    for (size_t i = 0; i < NDEFS; i++)
+        if (strcmp(defs[i].name, name) == 0)
+            return i;
+    return 0;
+}
 
 int fc_model_opts_given(const fc_model_opts *o) { return o->set != 0 || o->config != NULL; }
 
@@ -137,6 +147,14 @@ static void drop_moe_if_dense(fc_model *m)
     m->moe_every = m->moe_first_dense = 0;
 }
 
+/* --sliding-window 0 turns a config's window off (unless --window-layers
+ * is given too). */
+static void window_rule(const fc_model_opts *o, fc_model *m)
+{
+    if (m->window == 0 && !(o->set & (1ull << flag_index("--window-layers"))))
+        m->window_layers = 0;
+}
+
 int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n)
 {
     fc_model m;
@@ -156,9 +174,11 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given
             continue;
         size_t size = is_int_field(&defs[i]) ? sizeof(int64_t) : sizeof(int);
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
-        keys |= 1u << defs[i].key;
+        if (defs[i].key >= 0) /* the window flags: nothing the stream could say */
+            keys |= 1u << defs[i].key;
     }
     drop_moe_if_dense(&m);
+    window_rule(o, &m);
     *out = m;
     if (given != NULL)
         *given = keys;
@@ -183,6 +203,7 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
     }
     drop_moe_if_dense(&m);
+    window_rule(o, &m);
     *base = m;
     return 0;
 }
@@ -214,7 +235,9 @@ const char *fc_model_flags_help(void)
            "training:\n"
            "  --seq S --batch B      sequence length; sequences per iteration, all GPUs\n"
            "  --recompute none|selective|full   (default none)\n"
-           "  --causal-attention full|half      (default full: papers, Megatron-LM < 2025-03)\n";
+           "  --causal-attention full|half      (default full: papers, Megatron-LM < 2025-03)\n"
+           "  --sliding-window W     a query attends to at most W keys (0: none; config: sliding_window)\n"
+           "  --window-layers N      ... on N layers (default all; config: the family's rule)\n";
 }
 
 /* ---- utilization flags ---- */

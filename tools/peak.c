@@ -285,7 +285,7 @@ static void text_table(const opts *o)
 {
     printf(
         "Dense peak TFLOP/s per GPU (data-sheet figures with 2:4 sparsity halved; '-' = none)\n\n");
-    printf("%-10s", "device");
+    printf("%-13s", "device");
     int only = o->dtype != FC_DT_UNKNOWN ? column_of(o->dtype) : -1;
     for (int c = 0; c < NCOL; c++)
         if (only < 0 || only == c)
@@ -293,7 +293,7 @@ static void text_table(const opts *o)
     printf("\n");
     for (int i = 0; i < fc_peak_count(); i++) {
         const fc_peak_device *d = fc_peak_get(i);
-        printf("%-10s", d->key);
+        printf("%-13s", d->key);
         for (int c = 0; c < NCOL; c++) {
             if (only >= 0 && only != c)
                 continue;
@@ -307,7 +307,7 @@ static void text_table(const opts *o)
     }
     printf("\nSources:\n");
     for (int i = 0; i < fc_peak_count(); i++)
-        printf("  %-10s %s\n", fc_peak_get(i)->key, fc_peak_get(i)->source);
+        printf("  %-13s %s\n", fc_peak_get(i)->key, fc_peak_get(i)->source);
 }
 
 static void text_local(int rc, const fc_device_info *dev, const char *err)

@@ -209,6 +209,88 @@ static void read_moe(rd *r, fc_model *m, unsigned *found)
     read_shared(r, m, found);
 }
 
+/* Counts the layers a "layer_types" list makes windowed; -1 on an entry
+ * the formula does not model. */
+static int64_t windowed_in_list(rd *r, json_object *types)
+{
+    int64_t n = 0;
+    size_t len = json_object_array_length(types);
+    for (size_t i = 0; i < len; i++) {
+        json_object *t = json_object_array_get_idx(types, i);
+        const char *name = t && json_object_is_type(t, json_type_string) ? json_object_get_string(t) : NULL;
+        if (name != NULL && strcmp(name, "sliding_attention") == 0) {
+            n++;
+        } else if (name == NULL || strcmp(name, "full_attention") != 0) {
+            rd_fail(r, "layer_types entry '%s' is not modelled by the formula%s",
+                    name ? name : "(not a string)", " (full_attention and sliding_attention are)");
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* Sliding-window attention: which layers attend to at most sliding_window
+ * keys. From "layer_types" when listed; Qwen2/3 only with
+ * use_sliding_window, on the layers from max_window_layers on; Gemma 3 and
+ * Cohere2 one layer in sliding_window_pattern is global; Gemma 2
+ * alternates (even layers windowed); any other family (Mistral, Mixtral,
+ * Phi-3, Starcoder2 ...) windows every layer. */
+static void read_window(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const window_keys[] = {"sliding_window", NULL};
+    static const char *const type_keys[] = {"model_type", NULL};
+    static const char *const qwen[] = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", NULL};
+    static const char *const pattern_keys[] = {"sliding_window_pattern", NULL};
+    static const char *const max_keys[] = {"max_window_layers", NULL};
+    int64_t w = 0, layers = m->layers, windowed = -1, p = 0;
+    int has_w = get_int(r, window_keys, 1, &w) == 1;
+    json_object *types = NULL, *use = NULL;
+    if (json_object_object_get_ex(r->o, "layer_types", &types) && types != NULL) {
+        if (!json_object_is_type(types, json_type_array)) {
+            rd_fail(r, "%s is not a list%s", "layer_types", "");
+            return;
+        }
+        if ((windowed = windowed_in_list(r, types)) < 0)
+            return;
+        if (windowed > 0 && !has_w) {
+            rd_fail(r, "layer_types has sliding_attention layers but %s is missing%s",
+                    "sliding_window", "");
+            return;
+        }
+    }
+    if (!has_w || r->bad)
+        return;
+    const char *type = get_str(r, type_keys);
+    if (windowed >= 0) {
+        /* listed */
+    } else if (json_object_object_get_ex(r->o, "use_sliding_window", &use) || in_list(type, qwen)) {
+        int64_t first = 0;
+        if (use == NULL || !json_object_is_type(use, json_type_boolean) || !json_object_get_boolean(use))
+            return; /* the window is not used (transformers' Qwen2/3 check this flag) */
+        if (get_int(r, max_keys, 0, &first) != 1) {
+            rd_fail(r, "use_sliding_window without %s: which layers are windowed is %s",
+                    "max_window_layers", "not known");
+            return;
+        }
+        windowed = layers > first ? layers - first : 0;
+    } else if (get_int(r, pattern_keys, 1, &p) == 1) {
+        windowed = layers - layers / p; /* layer i is global when (i + 1) % p == 0 */
+    } else if (type != NULL && strcmp(type, "gemma2") == 0) {
+        windowed = (layers + 1) / 2; /* layers 0, 2, 4 ... */
+    } else if (type != NULL && strncmp(type, "gemma3", 6) == 0) {
+        rd_fail(r, "%s without layer_types or sliding_window_pattern: %s", type,
+                "which layers are windowed is not known");
+        return;
+    } else {
+        windowed = layers;
+    }
+    if (r->bad || windowed <= 0)
+        return;
+    m->window = w;
+    m->window_layers = windowed;
+    *found |= FC_HF_WINDOW;
+}
+
 /* Multimodal configs keep the language model under "text_config". */
 static json_object *language_part(json_object *root)
 {
@@ -261,6 +343,7 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     refuse_unmodelled(&r);
     read_dense(&r, &tmp, found);
     read_moe(&r, &tmp, found);
+    read_window(&r, &tmp, found);
     json_object_put(root);
     if (r.bad) {
         *found = 0;

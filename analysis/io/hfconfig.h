@@ -30,12 +30,14 @@ enum {
     FC_HF_MOE_EVERY = 1u << 13,
     FC_HF_FIRST_DENSE = 1u << 14,
     FC_HF_UNTIED = 1u << 15,
+    FC_HF_WINDOW = 1u << 16, /* window and window_layers */
 };
 
 /* Parses JSON text (len bytes). 0 on success; -1 with a one-line reason in
  * err (no prefix) for malformed JSON, a wrong-typed field, or an
  * architecture the formula does not model (multi-latent attention, MoE
- * layer lists). found may be NULL. */
+ * layer lists, attention layer kinds other than full and sliding-window).
+ * found may be NULL. */
 int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
                       size_t errlen);
 /* The same for a file; the reason names the path. */

@@ -349,8 +349,34 @@ static void read_iter(ctx *c, json_object *o, size_t i, fc_report_iter *it)
     get_u128(c, o, "iterations.list[]", "recompute_flops", &it->recompute_flops, 0);
     get_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
     get_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
+    get_bool(c, o, "iterations.list[]", "ambiguous", &it->ambiguous);
     if (!c->failed && it->seconds < 0)
         fail(c, "iterations.list[%zu].seconds: negative", i);
+}
+
+/* The split's confidence: strings, a count, and the reasons joined. */
+static void read_split(ctx *c, json_object *s, fc_report *r)
+{
+    get_str(c, s, "iterations", "split", r->iterations.split, sizeof r->iterations.split);
+    get_str(c, s, "iterations", "phase_markers", r->iterations.phase_markers,
+            sizeof r->iterations.phase_markers);
+    get_u64(c, s, "iterations", "ambiguous_iterations", &r->iterations.ambiguous_iterations, 0);
+    get_str(c, s, "iterations", "advice", r->iterations.advice, sizeof r->iterations.advice);
+    json_object *a = section(c, s, "ambiguous_reasons", json_type_array);
+    if (a == NULL)
+        return;
+    size_t used = 0, size = sizeof r->iterations.ambiguous_reasons;
+    for (size_t i = 0; i < json_object_array_length(a) && !c->failed; i++) {
+        json_object *v = json_object_array_get_idx(a, i);
+        if (!json_object_is_type(v, json_type_string)) {
+            fail(c, "iterations.ambiguous_reasons[%zu]: expected a string", i);
+            return;
+        }
+        int k = snprintf(r->iterations.ambiguous_reasons + used, size - used, "%s%s", i ? "; " : "",
+                         json_object_get_string(v));
+        used = k < 0 || (size_t)k >= size - used ? size - 1 : used + (size_t)k;
+        r->iterations.n_ambiguous_reasons = i + 1;
+    }
 }
 
 static void read_iterations(ctx *c, json_object *root, fc_report *r)
@@ -370,6 +396,7 @@ static void read_iterations(ctx *c, json_object *root, fc_report *r)
     get_u128(c, s, "iterations", "recompute_flops", &r->iterations.recompute_flops, 0);
     get_u128(c, s, "iterations", "other_flops", &r->iterations.other_flops, 0);
     get_bool(c, s, "iterations", "list_truncated", &r->iterations.list_truncated);
+    read_split(c, s, r);
     json_object *a = section(c, s, "list", json_type_array);
     if (a == NULL)
         return;
@@ -409,12 +436,14 @@ static void read_extras(ctx *c, json_object *root, fc_report *r)
         get_u64(c, e, "eval_passes", "count", &r->eval_passes.count, 0);
         get_u128(c, e, "eval_passes", "flops", &r->eval_passes.flops, 0);
         get_double(c, e, "eval_passes", "seconds", &r->eval_passes.seconds);
+        get_u64(c, e, "eval_passes", "ambiguous", &r->eval_passes.ambiguous, 0);
     }
     json_object *rc = section(c, root, "recompute", json_type_object);
     if (rc != NULL) {
         r->has_recompute = 1;
         get_u128(c, rc, "recompute", "flops", &r->recompute.flops, 0);
         get_double(c, rc, "recompute", "fraction", &r->recompute.fraction);
+        get_bool(c, rc, "recompute", "ambiguous", &r->recompute.ambiguous);
     }
     json_object *u = section(c, root, "utilization", json_type_object);
     if (u != NULL) {
@@ -425,6 +454,7 @@ static void read_extras(ctx *c, json_object *root, fc_report *r)
         get_str(c, u, "utilization", "device", r->utilization.device,
                 sizeof r->utilization.device);
         get_str(c, u, "utilization", "dtype", r->utilization.dtype, sizeof r->utilization.dtype);
+        get_bool(c, u, "utilization", "split_ambiguous", &r->utilization.split_ambiguous);
     }
     get_str(c, root, "", "utilization_reason", r->utilization_reason,
             sizeof r->utilization_reason);

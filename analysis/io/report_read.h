@@ -44,6 +44,7 @@ typedef struct fc_report_iter {
     fc_u128 flops, forward_flops, backward_flops, recompute_flops;
     uint64_t calls;
     int open_end; /* the last iteration, its end not seen: its time is short */
+    int ambiguous; /* its forward/backward/recompute split is a guess */
 } fc_report_iter;
 
 /* One entry of a job report's "processes" (written by 'flopcount run' and
@@ -95,22 +96,33 @@ typedef struct fc_report {
         int list_truncated;
         fc_report_iter *list;
         size_t n_list;
+        /* how sure the split is (absent in reports before these fields: "",
+         * 0) */
+        char split[24];          /* "declared", "partly declared", "automatic" */
+        char phase_markers[24];  /* "markers", "nvtx", "markers+nvtx", "none" */
+        uint64_t ambiguous_iterations;
+        size_t n_ambiguous_reasons;
+        char ambiguous_reasons[1024]; /* the reasons, joined by "; " */
+        char advice[512];        /* what would make it exact; "" when nothing */
     } iterations;
     int has_eval;
     struct {
         uint64_t count;
         fc_u128 flops;
         double seconds; /* NaN when absent */
+        uint64_t ambiguous; /* passes found where the split is unsure */
     } eval_passes;
     int has_recompute;
     struct {
         fc_u128 flops;
         double fraction; /* NaN when absent */
+        int ambiguous;   /* from an unsure split */
     } recompute;
     int has_utilization;
     struct {
         double peak_flops, hfu, mfu; /* NaN when absent or null */
         char device[128], dtype[24]; /* "" when absent */
+        int split_ambiguous;         /* MFU rests on an unsure split */
     } utilization;
     char utilization_reason[256]; /* why "utilization" is null, when it is */
     int has_profile;     /* "forward_profile" was there */

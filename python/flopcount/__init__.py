@@ -16,14 +16,22 @@ script can keep the calls in production:
     with flopcount.eval():                  # GEMMs here are evaluation, not training
         evaluate()
 
+forward(), backward() and `with recompute():` declare the phases, which
+makes the forward/backward/recompute split exact (docs/iterations.md):
+
+    flopcount.forward();  loss = model(x)
+    flopcount.backward(); loss.backward()
+
 snapshot() reads flopcount_snapshot_get (include/flopcount.h); its figures
 are the ones the report gives at exit, computed by the same code.
 """
 import ctypes
 
-__all__ = ["active", "step", "eval", "snapshot", "write_report", "version"]
+__all__ = ["active", "step", "eval", "forward", "backward", "recompute", "snapshot", "write_report",
+           "version"]
 
 _COUNTING, _DETECTOR, _LAST_TIME, _MEDIANS, _UTILIZATION = 0x1, 0x2, 0x4, 0x8, 0x10
+_SPLIT_GUESSED = 0x20
 _DETECTED_BY = {0: "none", 1: "auto", 2: "marker", 3: "nvtx"}
 
 
@@ -69,6 +77,24 @@ def _find():
 _fns = _find()
 
 
+def _find_phases():
+    """flopcount_forward_begin & co, or None (a library without them: no-ops)."""
+    if _fns is None:
+        return None
+    try:
+        lib = ctypes.CDLL(None)
+        fns = (lib.flopcount_forward_begin, lib.flopcount_backward_begin,
+               lib.flopcount_recompute_begin, lib.flopcount_recompute_end)
+    except (OSError, AttributeError):
+        return None
+    for f in fns:
+        f.restype, f.argtypes = None, []
+    return fns
+
+
+_phases = _find_phases()
+
+
 def _u128(lo, hi):
     return (hi << 64) | lo
 
@@ -107,10 +133,30 @@ class _Eval(object):
 
 _EVAL = _Eval()
 
+
+class _Recompute(object):
+    """Brackets a recomputation (a checkpointed function run again by the backward)."""
+    __slots__ = ()
+
+    def __enter__(self):
+        _recompute_begin()
+        return self
+
+    def __exit__(self, *exc):
+        _recompute_end()
+        return False
+
+
+_RECOMPUTE = _Recompute()
+
 if _fns is not None:
     step, _eval_begin, _eval_end = _fns[0], _fns[1], _fns[2]
 else:
     step = _eval_begin = _eval_end = _noop
+if _phases is not None:
+    forward, backward, _recompute_begin, _recompute_end = _phases
+else:
+    forward = backward = _recompute_begin = _recompute_end = _noop
 
 
 def active():
@@ -121,6 +167,12 @@ def active():
 def eval():  # noqa: A001 - the name users write: `with flopcount.eval():`
     """Context manager around an evaluation pass (flopcount_eval_begin/end)."""
     return _EVAL
+
+
+def recompute():
+    """Context manager around a recomputation (flopcount_recompute_begin/end):
+    wrap the function a checkpoint runs again, when it runs in the backward."""
+    return _RECOMPUTE
 
 
 def version():
@@ -147,7 +199,9 @@ def snapshot():
     recompute_flops, recompute_fraction: over all finished iterations;
     hfu, mfu, peak_flops, peak_source, peak_dtype: measured utilization and the
       per-device peak it is measured against;
-    rank, local_rank, world_size: from the launcher.
+    rank, local_rank, world_size: from the launcher;
+    split_guessed: True when the forward/backward/recompute split of some
+      iteration is a guess, so the recompute figures and mfu are estimates.
     A figure that is not known yet is None.
     """
     if not _active:
@@ -191,5 +245,6 @@ def snapshot():
         "rank": s.rank if v2 and s.rank >= 0 else None,
         "local_rank": s.local_rank if v2 and s.local_rank >= 0 else None,
         "world_size": s.world_size if v2 and s.world_size >= 0 else None,
+        "split_guessed": bool(flags & _SPLIT_GUESSED) if det else None,
     })
     return d

@@ -14,5 +14,9 @@
 /* Not instrumented by ThreadSanitizer: for code that runs before any
  * constructor, inside a sanitizer runtime's own start-up (signals.c). */
 #define FC_NO_TSAN __attribute__((no_sanitize("thread")))
+/* Not instrumented by any sanitizer: for code that runs inside a sanitizer
+ * runtime's own start-up, before its shadow memory and interceptors are
+ * ready (the real dlsym's lookup, core/dlsym_real.c). */
+#define FC_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
 
 #endif

@@ -4,10 +4,14 @@
  * The cycle counter costs a few ns where clock_gettime costs ~20, and every
  * GEMM takes a timestamp. It is only used when the CPU says it runs at a
  * constant rate (invariant TSC); the ratio is taken over the longest
- * baseline available, so iteration times are as good as CLOCK_MONOTONIC. */
+ * baseline available, so iteration times are as good as CLOCK_MONOTONIC.
+ * Calibrated at the process's first GEMM (ring/ring.c), never at start-up:
+ * a process that runs none does not pay for the 0.2 ms spin. */
 #include "clock.h"
 
 #include <time.h>
+
+#include "process.h"
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -23,6 +27,28 @@ uint64_t fc_now_ns(void)
 
 static uint64_t tick0, ns0;
 static double ns_per_tick = 1.0;
+
+/* One (CLOCK_MONOTONIC, counter) pair read as close together as this
+ * thread can: the counter read on both sides of clock_gettime, the
+ * narrowest of four tries kept, the counter taken at its middle. A pair
+ * read across a preemption would otherwise shift the ratio by the length
+ * of the preemption over the baseline (1e-4 for 50 us over 0.5 s). */
+static void read_pair(uint64_t *ns, uint64_t *ticks)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 4; i++) {
+        uint64_t a = fc_ticks(), n = fc_now_ns(), b = fc_ticks();
+        if (b >= a && b - a < best) {
+            best = b - a;
+            *ns = n;
+            *ticks = a + (b - a) / 2;
+        }
+    }
+    if (best == UINT64_MAX) { /* the counter went backwards every time */
+        *ns = fc_now_ns();
+        *ticks = fc_ticks();
+    }
+}
 
 static int invariant_counter(void)
 {
@@ -42,10 +68,12 @@ static int invariant_counter(void)
 void fc_clock_init(void)
 {
     fc_clock_fast = invariant_counter();
-    ns0 = fc_now_ns();
-    tick0 = fc_ticks();
-    if (!fc_clock_fast)
+    if (!fc_clock_fast) {
+        ns0 = fc_now_ns();
+        tick0 = fc_ticks();
         return;
+    }
+    read_pair(&ns0, &tick0);
 #if defined(__aarch64__)
     uint64_t freq;
     __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(freq));
@@ -57,10 +85,9 @@ void fc_clock_init(void)
     /* A first ratio from a 200 us spin, good to a fraction of a percent;
      * fc_clock_recalibrate replaces it once the run is longer. */
     uint64_t n1, t1;
-    do {
-        n1 = fc_now_ns();
-        t1 = fc_ticks();
-    } while (n1 - ns0 < 200000);
+    do
+        read_pair(&n1, &t1);
+    while (n1 - ns0 < 200000);
     if (t1 > tick0)
         ns_per_tick = (double)(n1 - ns0) / (double)(t1 - tick0);
     else
@@ -71,8 +98,9 @@ void fc_clock_recalibrate(void)
 {
     if (!fc_clock_fast)
         return;
-    uint64_t n = fc_now_ns(), t = fc_ticks();
-    if (n - ns0 >= 50000000ull && t > tick0) /* 50 ms or more of baseline */
+    uint64_t n, t;
+    read_pair(&n, &t);
+    if (n - ns0 >= 1000000ull && t > tick0) /* longer than the first spin (pairs are tight) */
         ns_per_tick = (double)(n - ns0) / (double)(t - tick0);
 }
 
@@ -88,5 +116,8 @@ double fc_ticks_per_second(void)
 
 double fc_ticks_since_start(uint64_t t)
 {
-    return t >= tick0 ? fc_ticks_seconds(t - tick0) : -fc_ticks_seconds(tick0 - t);
+    /* tick0 was read at ns0 (the first GEMM); the process started before
+     * (a fork child: after, and its start counts) */
+    double since = t >= tick0 ? fc_ticks_seconds(t - tick0) : -fc_ticks_seconds(tick0 - t);
+    return since + ((double)ns0 - (double)fc_process_start_ns()) / 1e9;
 }

@@ -34,7 +34,7 @@ static inline uint64_t fc_ticks(void)
     return fc_now_ns();
 }
 
-/* Picks the counter and takes the first calibration point. */
+/* Picks the counter and takes the first calibration point (0.2 ms). */
 void fc_clock_init(void);
 /* Refines the ratio from the first point to now (call now and then: the
  * longer the baseline, the better the ratio). Cheap; no allocation. */
@@ -43,7 +43,8 @@ void fc_clock_recalibrate(void);
 double fc_ticks_seconds(uint64_t dticks);
 /* Ticks per second, as calibrated so far. */
 double fc_ticks_per_second(void);
-/* Seconds from library start to tick value t. */
+/* Seconds from the start of the process (its constructor or fork) to
+ * tick value t. */
 double fc_ticks_since_start(uint64_t t);
 
 #endif

@@ -2,12 +2,16 @@
 /* elf_lookup.c - look a name up in one loaded object's dynamic symbol
  * table (DT_GNU_HASH, else DT_HASH), the way the loader does, with no call
  * into the loader. Hidden (non-default) symbol versions are skipped, as
- * dlsym skips them. */
+ * dlsym skips them. Nothing here calls libc or is instrumented by a
+ * sanitizer: dlsym_real.c runs it inside a sanitizer runtime's start-up,
+ * when the runtime's own string functions may not work yet. */
 #include "elf_lookup.h"
 
 #include <elf.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "base.h"
 
 typedef struct tables {
     ElfW(Addr) base;
@@ -19,15 +23,19 @@ typedef struct tables {
 
 /* glibc relocates these entries of the dynamic section in place on most
  * targets; where it does not, they are offsets from the load address. */
-static const void *dyn_ptr(ElfW(Addr) base, ElfW(Addr) p)
+FC_NO_SANITIZE static const void *dyn_ptr(ElfW(Addr) base, ElfW(Addr) p)
 {
     return (const void *)(p < base ? p + base : p);
 }
 
-static int read_tables(const struct link_map *map, tables *t)
+FC_NO_SANITIZE static int read_tables(const struct link_map *map, tables *t)
 {
-    memset(t, 0, sizeof *t);
+    /* field by field: no memset call (see the top) */
     t->base = map->l_addr;
+    t->sym = NULL;
+    t->str = NULL;
+    t->gnu_hash = t->sysv_hash = NULL;
+    t->versym = NULL;
     if (map->l_ld == NULL)
         return -1;
     for (const ElfW(Dyn) *d = map->l_ld; d->d_tag != DT_NULL; d++) {
@@ -43,14 +51,23 @@ static int read_tables(const struct link_map *map, tables *t)
     return t->sym && t->str && (t->gnu_hash || t->sysv_hash) ? 0 : -1;
 }
 
-static void *accept(const tables *t, uint32_t i, const char *name)
+FC_NO_SANITIZE static int same_name(const char *a, const char *b)
+{
+    while (*a != '\0' && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+FC_NO_SANITIZE static void *accept(const tables *t, uint32_t i, const char *name)
 {
     const ElfW(Sym) *s = &t->sym[i];
     int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
     if (s->st_shndx == SHN_UNDEF || s->st_value == 0 ||
         (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) ||
         (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC) ||
-        (t->versym != NULL && (t->versym[i] & 0x8000)) || strcmp(t->str + s->st_name, name) != 0)
+        (t->versym != NULL && (t->versym[i] & 0x8000)) || !same_name(t->str + s->st_name, name))
         return NULL;
     void *p = (void *)(t->base + s->st_value);
     if (type == STT_GNU_IFUNC)
@@ -58,7 +75,7 @@ static void *accept(const tables *t, uint32_t i, const char *name)
     return p;
 }
 
-static void *gnu_lookup(const tables *t, const char *name)
+FC_NO_SANITIZE static void *gnu_lookup(const tables *t, const char *name)
 {
     const uint32_t *h = t->gnu_hash;
     uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2], shift = h[3];
@@ -90,7 +107,7 @@ static void *gnu_lookup(const tables *t, const char *name)
     }
 }
 
-static void *sysv_lookup(const tables *t, const char *name)
+FC_NO_SANITIZE static void *sysv_lookup(const tables *t, const char *name)
 {
     const uint32_t *h = t->sysv_hash;
     uint32_t nbucket = h[0], nchain = h[1], hash = 0;
@@ -111,7 +128,7 @@ static void *sysv_lookup(const tables *t, const char *name)
     return NULL;
 }
 
-void *fc_elf_lookup(const struct link_map *map, const char *name)
+FC_NO_SANITIZE void *fc_elf_lookup(const struct link_map *map, const char *name)
 {
     tables t;
     if (map == NULL || read_tables(map, &t) != 0)

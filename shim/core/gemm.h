@@ -24,6 +24,9 @@ typedef struct fc_gemm {
      * FC_STREAM_NONE: none. */
     const void *stream_handle;
     uint8_t stream_kind;
+    /* Which copy of libcublas made stream_handle (its slot in copies.h, 0
+     * the default): that copy's cublasGetStream_v2 reads it. */
+    uint8_t copy;
     /* The call's stamp (fc_ticks) when the hook took one before forwarding
      * (kernel timing ties GPU kernels to it: shim/cupti/kernels.c) or a
      * graph launch replays the call; 0: the ring stamps the record when the

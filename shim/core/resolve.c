@@ -10,7 +10,8 @@
  * to the library family, reopened with RTLD_NOLOAD (this finds libraries a
  * Python extension loaded RTLD_LOCAL, where RTLD_NEXT sees nothing); then
  * dlopen of the usual sonames. A candidate that is our own function is
- * skipped, so a lookup can never return the hook itself.
+ * skipped, so a lookup can never return the hook itself. Every lookup goes
+ * to the real dlsym (dlsym_real.h): the shim's own would answer with hooks.
  *
  * In a fork child the search takes no lock that fork can leave held. glibc
  * (2.36) resets the loader's main lock in the child but not the one
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "dlsym_real.h"
 #include "elf_lookup.h"
 #include "process.h"
 #include "resolve.h"
@@ -59,16 +61,17 @@ static int is_ours(void *fn)
     return self.dli_fbase == other.dli_fbase;
 }
 
+/* Objects of one family seen by dl_iterate_phdr: where each is mapped. */
+#define FC_MAX_FAMILY_OBJECTS 16
 struct search {
     int lib;
-    const char *name;
-    void *found;
+    int n;
+    const void *start[FC_MAX_FAMILY_OBJECTS];
 };
 
-/* 1 when the object at path belongs to lib's family (and is not ours). */
-static int in_family(int lib, const char *path)
+int fc_resolve_in_family(int lib, const char *path)
 {
-    if (path == NULL || path[0] == '\0')
+    if (lib < 0 || lib >= FC_LIB_COUNT || path == NULL || path[0] == '\0')
         return 0;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -84,20 +87,21 @@ static int in_family(int lib, const char *path)
     return match;
 }
 
+/* Only notes where each object of the family is mapped: dl_iterate_phdr
+ * holds the loader's write lock while it calls us, and dlopen or dlsym here
+ * would take the loader lock after it, the reverse of dlopen's own order
+ * (a deadlock with a thread loading a library). They run afterwards. */
 static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
     struct search *s = ctx;
-    const char *path = info->dlpi_name;
-    if (s->found != NULL || !in_family(s->lib, path))
+    if (s->n >= FC_MAX_FAMILY_OBJECTS || !fc_resolve_in_family(s->lib, info->dlpi_name))
         return 0;
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    if (h == NULL)
-        return 0;
-    void *fn = dlsym(h, s->name);
-    dlclose(h);
-    if (fn != NULL && !is_ours(fn))
-        s->found = fn;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) { /* the first one: the object's start */
+            s->start[s->n++] = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            break;
+        }
     return 0;
 }
 
@@ -106,7 +110,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
 static void *search_maps(int lib, const char *name)
 {
     for (struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next) {
-        if (!in_family(lib, l->l_name))
+        if (!fc_resolve_in_family(lib, l->l_name))
             continue;
         void *fn = fc_elf_lookup(l, name);
         if (fn != NULL && !is_ours(fn))
@@ -115,13 +119,19 @@ static void *search_maps(int lib, const char *name)
     return NULL;
 }
 
+void fc_resolve_pin(const char *path)
+{
+    if (path != NULL && !fc_process_is_fork_child())
+        (void)dlopen(path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* Keeps the library that defines fn loaded for good: a program may dlclose
  * it (and load it again elsewhere) while our cached pointer lives on. */
 static void pin(void *fn)
 {
     Dl_info info;
-    if (fn != NULL && dladdr(fn, &info) && info.dli_fname != NULL)
-        (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+    if (fn != NULL && dladdr(fn, &info))
+        fc_resolve_pin(info.dli_fname);
 }
 
 /* 1 the first time name misses: a hook keeps retrying (the library may be
@@ -148,23 +158,24 @@ static int first_miss(const char *name)
 void *fc_resolve(int lib, const char *name)
 {
     int saved = errno;
-    void *fn = dlsym(RTLD_NEXT, name);
+    void *fn = fc_dlsym(RTLD_NEXT, name);
     if (fn != NULL && is_ours(fn))
         fn = NULL;
     int child = fc_process_is_fork_child();
     if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && child)
         fn = search_maps(lib, name);
     if (fn == NULL && lib >= 0 && lib < FC_LIB_COUNT && !child) {
-        struct search s = {lib, name, NULL};
+        struct search s = {.lib = lib};
         dl_iterate_phdr(visit, &s);
-        fn = s.found;
+        for (int i = 0; fn == NULL && i < s.n; i++)
+            fn = fc_resolve_in_object(s.start[i], name);
     }
     for (int i = 0; fn == NULL && !child && lib >= 0 && lib < FC_LIB_COUNT && sonames[lib][i]; i++) {
         /* Loads the library if the program did not: it asked for its function. */
         void *h = dlopen(sonames[lib][i], RTLD_LAZY | RTLD_LOCAL);
         if (h == NULL)
             continue;
-        void *cand = dlsym(h, name);
+        void *cand = fc_dlsym(h, name);
         if (cand != NULL && !is_ours(cand))
             fn = cand;
         /* The handle stays open: fn lives in that library. */
@@ -180,7 +191,28 @@ void *fc_resolve(int lib, const char *name)
 
 FC_NO_TSAN void *fc_resolve_next(const char *name)
 {
-    return dlsym(RTLD_NEXT, name);
+    return fc_dlsym(RTLD_NEXT, name);
+}
+
+void *fc_resolve_in_object(const void *base, const char *name)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!dladdr1(base, &info, (void **)&map, RTLD_DL_LINKMAP) || map == NULL)
+        return NULL;
+    void *fn = NULL;
+    if (fc_process_is_fork_child()) {
+        /* No loader call but dladdr (see the top): the object's own table,
+         * its dependencies unseen. */
+        fn = fc_elf_lookup(map, name);
+    } else {
+        void *h = info.dli_fname != NULL ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        if (h == NULL)
+            return NULL;
+        fn = fc_dlsym(h, name);
+        dlclose(h);
+    }
+    return fn != NULL && !is_ours(fn) ? fn : NULL;
 }
 
 void *fc_resolve_loaded_lib(const char *path)
@@ -190,6 +222,6 @@ void *fc_resolve_loaded_lib(const char *path)
 
 void *fc_resolve_lib_sym(void *lib, const char *a, const char *b)
 {
-    void *p = dlsym(lib, a);
-    return p != NULL || b == NULL ? p : dlsym(lib, b);
+    void *p = fc_dlsym(lib, a);
+    return p != NULL || b == NULL ? p : fc_dlsym(lib, b);
 }

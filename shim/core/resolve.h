@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* resolve.h - finding the real definition of an interposed function, and
- * every other symbol lookup the shim makes (resolve.c). */
+ * every other symbol lookup the shim makes (resolve.c), all through the
+ * real dlsym (dlsym_real.h), never the shim's own. */
 #ifndef FC_RESOLVE_H
 #define FC_RESOLVE_H
 
@@ -30,7 +31,23 @@ void *fc_resolve_next(const char *name);
 void *fc_resolve_loaded_lib(const char *path);
 void *fc_resolve_lib_sym(void *lib, const char *a, const char *b);
 
-/* Resolves into a function-local static once, then costs a load and a test. */
+/* 1 when the file at path (its base name) belongs to lib's family:
+ * libcublas.so*, libcublasLt.so*, or a CPU BLAS (*blas*, *mkl*, *blis*). */
+int fc_resolve_in_family(int lib, const char *path);
+
+/* name as the object loaded at base and its dependencies define it (dlsym
+ * on a handle of that object; in a fork child the object's own symbol
+ * table only, with no loader call), or NULL; never one of our hooks. */
+void *fc_resolve_in_object(const void *base, const char *name);
+
+/* Keeps the object at path loaded for good (RTLD_NODELETE): a pointer into
+ * it is kept for the life of the process. Nothing in a fork child (no
+ * loader call there, resolve.c). */
+void fc_resolve_pin(const char *path);
+
+/* Resolves into a function-local static once, then costs a load and a test
+ * (the CUDA runtime's capture hooks; the GEMM hooks resolve per library
+ * copy: copies.h). */
 #define FC_REAL(lib, type, sym)                                                    \
     static type real_##sym;                                                        \
     type fn_##sym = __atomic_load_n(&real_##sym, __ATOMIC_ACQUIRE);                \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* counters.h - the process-wide GEMM counters: a fixed table of distinct
- * shapes, updated with relaxed atomics, never allocating. Knows nothing of
- * rings, iterations or reports. */
+/* counters.h - the process-wide GEMM counters: a bounded table of distinct
+ * shapes, mapped at the first GEMM, updated with relaxed atomics, never
+ * allocating. Knows nothing of rings, iterations or reports. */
 #ifndef FC_COUNTERS_H
 #define FC_COUNTERS_H
 
@@ -31,9 +31,16 @@ typedef struct fc_totals {
     fc_u128 flops;
 } fc_totals;
 
+/* Maps the shape table (once; the ring layer calls it at the process's
+ * first GEMM). 0, or -1 when it could not be mapped: then every call is
+ * counted in the overflow buckets, totals still exact. */
+int fc_counters_init(void);
 /* Adds one call of g (flops = fc_gemm_flops, sig = fc_gemm_sig) to its
  * shape's counts; ok 0 counts a failed call. Lock-free, from any thread. */
 void fc_counters_add(const fc_gemm *g, fc_u128 flops, uint32_t sig, int ok);
+/* Adds n successful calls of g's shape at once (flops: of one call), for
+ * a run of calls of one shape. */
+void fc_counters_add_calls(const fc_gemm *g, fc_u128 flops, uint32_t sig, uint64_t n);
 /* Calls fn for each shape (overflow buckets come with m = n = k = -1). What
  * is still queued in the rings is not in the table yet: drain first
  * (fc_ring_sync) for exact figures. */
@@ -46,7 +53,8 @@ int fc_counters_shape_of(uint32_t sig, fc_gemm *out);
  * not be forwarded at all (no real function found). */
 void fc_counters_add_invalid(void);
 void fc_counters_add_unresolved(void);
-/* Clears everything (the child side of fork: it reports its own calls). */
+/* Clears everything (the child side of fork: it reports its own calls),
+ * giving the table's pages back rather than writing them. */
 void fc_counters_reset(void);
 
 #endif

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lifecycle.c - when the cupti layer works besides the GPU calls: the
  * drainer's ticks (a flush of kernel records and counter samples every
- * 0.5 s just after a drain; their attribution to iterations under the
- * drain lock), the flush before a report, and the end of CUPTI at exit
+ * 0.5 s, run after each of its wake-ups; their attribution to iterations
+ * under the drain lock), the flush before a report, and the end of CUPTI at exit
  * (loader.c registers it with atexit, so it runs before the CUDA
  * libraries' own destructors). A report written from a signal handler
  * never calls CUPTI - the interrupted thread may hold CUPTI's locks - but
- * asks the drainer thread for a flush and waits for it briefly. */
+ * asks the drainer thread for a flush, wakes it, and waits for it
+ * briefly. */
 #include <string.h>
 #include <time.h>
 
@@ -48,6 +49,7 @@ void fc_cupti_before_report(int final, int from_signal)
         return;
     if (from_signal) {
         unsigned want = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
+        fc_ring_wake(); /* its sleep may be 0.1 s long */
         struct timespec ms = {0, 1000000};
         for (int i = 0;
              i < SIGNAL_WAIT_MS && (int)(want - __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE)) > 0;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/diag.h"
+#include "core/dlsym_real.h"
 #include "core/options.h"
 #include "core/resolve.h"
 #include "cupti_internal.h"
@@ -200,11 +201,11 @@ static void *find_library(const struct loaded *l, char *tried, size_t n)
 
 #define NEED(field, name)                                                                          \
     do {                                                                                           \
-        *(void **)&fc_cu.field = dlsym(h, name);                                                   \
+        *(void **)&fc_cu.field = fc_dlsym(h, name);                                                \
         if (fc_cu.field == NULL)                                                                   \
             missing = name;                                                                        \
     } while (0)
-#define OPT(field, name) (*(void **)&fc_cu.field = dlsym(h, name))
+#define OPT(field, name) (*(void **)&fc_cu.field = fc_dlsym(h, name))
 
 /* NULL when every function graphs and kernels need is there, else the
  * name of a missing one. Hardware-counter functions are optional. */
@@ -373,9 +374,9 @@ int fc_driver_resolve(void)
         return d > 0 ? 0 : -1;
     void *drv = forked ? NULL : fc_resolve_loaded_lib(driver_path());
     if (drv != NULL) {
-        *(void **)&fc_drv.StreamGetCaptureInfo = dlsym(drv, "cuStreamGetCaptureInfo");
-        *(void **)&fc_drv.DriverGetVersion = dlsym(drv, "cuDriverGetVersion");
-        *(void **)&fc_drv.CtxGetDevice = dlsym(drv, "cuCtxGetDevice");
+        *(void **)&fc_drv.StreamGetCaptureInfo = fc_dlsym(drv, "cuStreamGetCaptureInfo");
+        *(void **)&fc_drv.DriverGetVersion = fc_dlsym(drv, "cuDriverGetVersion");
+        *(void **)&fc_drv.CtxGetDevice = fc_dlsym(drv, "cuCtxGetDevice");
     }
     __atomic_store_n(&done, drv != NULL ? 1 : -1, __ATOMIC_RELEASE);
     return drv != NULL ? 0 : -1;

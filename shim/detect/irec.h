@@ -15,10 +15,22 @@ enum fc_irec_kind {
     FC_IREC_EVAL_BEGIN, /* flopcount_eval_begin() */
     FC_IREC_EVAL_END,   /* flopcount_eval_end() */
     FC_IREC_NVTX_PUSH,  /* an NVTX range named FLOPCOUNT_NVTX_STEP opened */
-    FC_IREC_NVTX_POP    /* ... and closed */
+    FC_IREC_NVTX_POP,   /* ... and closed */
+    FC_IREC_PHASE,      /* a phase marker (flopcount_forward_begin & co): .phase */
+    FC_IREC_NVTX_PHASE, /* the NVTX phase of the calling thread changed: .phase */
+    FC_IREC_LOST        /* records were lost to the detector before this point */
 };
 
+/* Phases declared by the program (fc_irec.phase). On a GEMM: the phase its
+ * markers or NVTX ranges put it in (NONE: the detector decides). On an
+ * FC_IREC_PHASE record: the marker (FWD, BWD, REC = recompute_begin,
+ * REC_END = recompute_end). On an FC_IREC_NVTX_PHASE record: the thread's
+ * phase from its open NVTX ranges now (NONE when it is in none). */
+enum fc_phase { FC_PH_NONE = 0, FC_PH_FWD, FC_PH_BWD, FC_PH_REC, FC_PH_REC_END };
+
 #define FC_IREC_XEVAL 0x1u /* GEMM inside flopcount_eval_begin/end */
+#define FC_IREC_RECDECL 0x2u /* GEMM of a program that declares its recomputation: a
+                              * declared backward is backward only */
 
 /* Roles: which operand slot a matrix sits in and whether it is transposed
  * there. The low 3 bits of a role key hold the role; the rest identify the
@@ -38,7 +50,7 @@ typedef struct fc_irec {
     uint8_t kind;            /* enum fc_irec_kind */
     uint8_t dtype;           /* enum fc_dtype of the inputs */
     uint8_t flags;           /* FC_IREC_XEVAL */
-    uint8_t pad;
+    uint8_t phase;           /* enum fc_phase (see there) */
 } fc_irec;
 
 static inline uint32_t fc_mix32(uint64_t h)
@@ -107,7 +119,7 @@ static inline void fc_irec_fill(fc_irec *r, const fc_gemm *g, uint64_t flops, ui
     r->kind = FC_IREC_GEMM;
     r->dtype = g->dtype;
     r->flags = 0;
-    r->pad = 0;
+    r->phase = FC_PH_NONE;
 }
 
 #endif

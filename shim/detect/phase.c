@@ -6,10 +6,14 @@
  *
  * Addresses are tracked per segment in a generation-tagged table (no
  * clearing); weights across segments in a bounded table with a trust score.
- * Everything is static and bounded; nothing allocates. */
+ * Everything is bounded; nothing allocates. The tables are mapped at the
+ * process's first GEMM (fc_phase_init) and their pages become resident as
+ * they are used. */
 #include "phase.h"
 
 #include <string.h>
+
+#include "core/lazymem.h"
 
 #define ADDR_MAX (1u << 19)  /* per-segment address table, at most */
 #define W_CAP (1u << 16)     /* weight candidates */
@@ -20,7 +24,12 @@ typedef struct aent {
     const void *addr;
     uint32_t gen, mat, first;
     uint8_t first_role, roles, fwd_roles, bwd_roles;
+    uint8_t first_roles; /* roles of its first call (two for x times itself) */
     uint8_t written : 1;
+    uint8_t rec_used : 1; /* used the forward way in a recompute of this segment */
+    uint8_t two_mats : 1; /* held matrices of two shapes in this segment */
+    uint8_t sliced : 1;   /* a slice of a batched product (an operand advancing by a stride) */
+    uint8_t bwd_first : 1; /* first used by a backward call: a gradient */
 } aent;
 
 typedef struct went {
@@ -29,18 +38,20 @@ typedef struct went {
     uint16_t count;    /* segments whose first use had this key */
     uint8_t notweight; /* written by a GEMM at some point */
     int8_t trust;      /* labelled segments that agreed (+1) or not (-1) */
-    uint32_t last_seg, bwd_seg, mark_seg, judged_seg;
+    uint32_t last_seg, judged_seg;
+    uint32_t bwd_seg; /* the last segment that used it the backward way */
 } went;
 
-static aent atab[ADDR_MAX];
+static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
-static went wtab[W_CAP];
+static went *wtab; /* W_CAP entries */
+static uint32_t *wlist, n_wlist; /* wtab slots ever used, in the order taken */
 
 typedef struct sigset {
     uint32_t sig[SIG_CAP], gen_of[SIG_CAP], pos[SIG_CAP], gen;
 } sigset;
-static sigset fwd_sigs, seen_sigs; /* forward shapes without weights; shapes of this segment */
-static uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
+static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
+static uint8_t *conflict, *cls, *weighted; /* FC_SEG_CAP entries each */
 static int bootstrap = 1;      /* the first segments: nothing confirmed yet */
 static uint32_t newest_seg;     /* id of the last segment learned */
 
@@ -51,7 +62,36 @@ static inline uint32_t hash_ptr(const void *p)
 
 /* ---- per-segment address table (generation-tagged: no clearing) ---- */
 
-static uint32_t alist[ADDR_MAX], n_alist; /* entries created this pass */
+static uint32_t *alist, n_alist; /* entries created this pass (ADDR_MAX at most) */
+
+/* All of the above in one mapping (fc_phase_init). */
+typedef struct phase_mem {
+    aent atab[ADDR_MAX];
+    went wtab[W_CAP];
+    uint32_t alist[ADDR_MAX], wlist[W_CAP];
+    sigset fwd_sigs, seen_sigs;
+    uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
+} phase_mem;
+static phase_mem *mem;
+
+int fc_phase_init(void)
+{
+    if (mem != NULL)
+        return 0;
+    if ((mem = fc_mem_map(sizeof *mem)) == NULL)
+        return -1;
+    atab = mem->atab;
+    wtab = mem->wtab;
+    alist = mem->alist;
+    wlist = mem->wlist;
+    fwd_sigs = &mem->fwd_sigs;
+    seen_sigs = &mem->seen_sigs;
+    conflict = mem->conflict;
+    cls = mem->cls;
+    weighted = mem->weighted;
+    fwd_sigs->gen = seen_sigs->gen = 1;
+    return 0;
+}
 
 static void atab_begin(uint64_t nrec)
 {
@@ -61,7 +101,7 @@ static void atab_begin(uint64_t nrec)
     while (acap < want && acap < ADDR_MAX)
         acap <<= 1;
     if (++agen == 0) { /* wrapped: old tags could alias */
-        memset(atab, 0, sizeof atab);
+        fc_mem_clear(atab, ADDR_MAX * sizeof *atab);
         agen = 1;
     }
 }
@@ -105,6 +145,8 @@ static went *wtab_get(const void *p, int create)
     }
     if (!create || victim == NULL)
         return NULL;
+    if (victim->addr == NULL)
+        wlist[n_wlist++] = (uint32_t)(victim - wtab);
     memset(victim, 0, sizeof *victim);
     victim->addr = p;
     return victim;
@@ -121,6 +163,12 @@ static inline const went *weight_of(const void *p, uint32_t key)
     if (w->trust < 0 || (w->trust == 0 && !bootstrap))
         return NULL;
     return w;
+}
+
+/* Agreed with by labelled segments: a weight, not just an address. */
+static inline int confirmed(const went *w)
+{
+    return w != NULL && w->trust >= 2;
 }
 
 /* Confirmed twice, or any candidate while the first segments are labelled
@@ -189,27 +237,42 @@ static void sig_clear(sigset *t)
     }
 }
 
-/* Notes a use of p in role key k (first use, roles seen); 1 when p is an
- * address seen before in another role of the same matrix. */
-static int note_use(aent *e, int fresh, uint32_t k, uint32_t i)
+/* What note_use saw. */
+#define USE_NEWROLE 1u /* p was seen before, never in this role */
+#define USE_ODD 2u     /* p was seen before, and this is not a role of its first call */
+
+/* Notes a use of p in role key k by call i (first use, roles seen). A
+ * tensor used twice in one call (z z^T, X X) has both roles from its first
+ * call: a forward that multiplies a tensor by itself is no backward. */
+static unsigned note_use(aent *e, int fresh, uint32_t k, uint32_t i)
 {
     if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
         int written = e->written && !fresh;
+        int two_mats = !fresh && (e->two_mats || (e->mat != 0 && e->mat != FC_MAT(k)));
+        int sliced = !fresh && e->sliced;
         uint32_t gen = e->gen;
         const void *p = e->addr;
         memset(e, 0, sizeof *e);
         e->gen = gen;
         e->addr = p;
         e->written = written;
+        e->two_mats = two_mats;
+        e->sliced = sliced;
         e->mat = FC_MAT(k);
         e->first = i;
         e->first_role = (uint8_t)FC_ROLE(k);
-        e->roles = (uint8_t)(1u << FC_ROLE(k));
+        e->roles = e->first_roles = (uint8_t)(1u << FC_ROLE(k));
         return 0;
     }
-    int conflict_here = !(e->roles & (1u << FC_ROLE(k)));
-    e->roles |= (uint8_t)(1u << FC_ROLE(k));
-    return conflict_here;
+    uint8_t bit = (uint8_t)(1u << FC_ROLE(k));
+    if (e->first == i) { /* the other operand of the same call */
+        e->roles |= bit;
+        e->first_roles |= bit;
+        return 0;
+    }
+    unsigned seen = (e->roles & bit ? 0 : USE_NEWROLE) | (e->first_roles & bit ? 0 : USE_ODD);
+    e->roles |= bit;
+    return seen;
 }
 
 /* A GEMM wrote c: whatever tensor the address held is gone, so its next
@@ -228,10 +291,33 @@ static void overwritten(const void *c)
 
 /* ---- learning: first uses of a closed segment ---- */
 
+/* Marks the operands of three consecutive calls of one shape whose A and
+ * B both advance by constant strides: one batched product run as a call
+ * per batch entry (CPU torch's bmm), its operands slices of activations
+ * however stable their addresses, never weights (three same-shaped
+ * Linears in a row share their input, so their B does not advance). */
+static void mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2)
+{
+    if (p1 == NULL || p2 == NULL || r->sig != p1->sig || r->sig != p2->sig)
+        return;
+    intptr_t da = (intptr_t)r->a - (intptr_t)p1->a, db = (intptr_t)r->b - (intptr_t)p1->b;
+    if (da == 0 || db == 0 || da != (intptr_t)p1->a - (intptr_t)p2->a ||
+        db != (intptr_t)p1->b - (intptr_t)p2->b)
+        return;
+    const void *ops[6] = {r->a, r->b, p1->a, p1->b, p2->a, p2->b};
+    for (int i = 0; i < 6; i++) {
+        int fresh;
+        aent *e = ops[i] ? atab_get(ops[i], &fresh) : NULL;
+        if (e != NULL && !fresh)
+            e->sliced = 1;
+    }
+}
+
 void fc_phase_learn(const fc_pend *s)
 {
     newest_seg = s->id;
     atab_begin(s->end - s->start);
+    const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
     for (uint64_t x = s->start; x < s->end; x++) {
         const fc_irec *r = fc_seg_rec(x);
         if (!fc_irec_is_call(r))
@@ -244,13 +330,18 @@ void fc_phase_learn(const fc_pend *s)
             note_use(e, fresh, r->kb, (uint32_t)(x - s->start));
         if (r->c && (e = atab_get(r->c, &fresh)) != NULL)
             e->written = 1;
+        mark_slices(r, p1, p2);
+        p2 = p1;
+        p1 = r;
     }
     for (uint32_t x = 0; x < n_alist; x++) {
         aent *e = &atab[alist[x]];
-        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written);
+        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats && !e->sliced);
         if (w == NULL)
             continue;
-        if (e->written) {
+        if (e->written || e->sliced || e->two_mats) {
+            /* A GEMM wrote it, or it held two shapes in one segment: it is
+             * where activations come and go, however stable the address. */
             w->notweight = 1;
             continue;
         }
@@ -284,13 +375,43 @@ void fc_phase_learn(const fc_pend *s)
  * repeats a shape). Looking only past it keeps an allocator that reuses a
  * freed activation's address inside a forward (no_grad, checkpoints) from
  * passing for a backward. */
-int64_t fc_phase_find_backward(const fc_pend *s)
+static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure);
+
+/* The first call declared backward or recompute, -1: none; *declared: a
+ * call's phase was declared at all. */
+static int64_t declared_backward(const fc_pend *s, int *declared)
 {
-    uint64_t n = s->end - s->start, last_fwd = 0;
+    int64_t first = -1;
+    *declared = 0;
+    for (uint64_t i = 0; i < s->end - s->start; i++) {
+        const fc_irec *r = fc_seg_rec(s->start + i);
+        if (!fc_irec_is_call(r) || r->phase == FC_PH_NONE)
+            continue;
+        *declared = 1;
+        if (r->phase != FC_PH_FWD)
+            return (int64_t)i;
+    }
+    return first;
+}
+
+int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
+{
+    unsigned unsure = 0;
+    int64_t t_bwd = find_backward_auto(s, &unsure);
+    int64_t t_decl = declared_backward(s, &res->declared);
+    if (res->declared)
+        return t_decl;
+    res->unsure |= unsure;
+    return t_bwd;
+}
+
+static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
+{
+    uint64_t n = s->end - s->start, last_fwd = 0, first_wbwd = 0;
     int any_fwd = 0, bwd_started = 0;
     atab_begin(n);
     memset(conflict, 0, n);
-    sig_clear(&seen_sigs);
+    sig_clear(seen_sigs);
     for (uint64_t i = 0; i < n; i++) {
         const fc_irec *r = fc_seg_rec(s->start + i);
         if (!fc_irec_is_call(r))
@@ -298,42 +419,63 @@ int64_t fc_phase_find_backward(const fc_pend *s)
         const void *p[2] = {r->a, r->b};
         uint32_t k[2] = {r->ka, r->kb};
         int fresh_any = 0, weight_first = 0;
+        unsigned use = 0;
         for (int o = 0; o < 2; o++) {
             int fresh;
             aent *e = p[o] ? atab_get(p[o], &fresh) : NULL;
             if (e == NULL)
                 continue;
-            if (note_use(e, fresh, k[o], (uint32_t)i)) {
+            unsigned u = note_use(e, fresh, k[o], (uint32_t)i);
+            use |= u;
+            const went *w = weight_of(p[o], k[o]);
+            /* any use of a proven weight the forward way, before one was
+             * used the backward way: the forward is still going (a second
+             * forward of the same layers, whose shapes are not new) */
+            weight_first |= !bwd_started && proven(w) && w->key == k[o];
+            if (u & USE_NEWROLE) {
                 conflict[i] = 1;
-                if (!bwd_started) { /* a proven weight's backward use */
-                    const went *w = weight_of(p[o], k[o]);
-                    bwd_started = proven(w) && w->key != k[o];
+                if (!bwd_started && proven(w) && w->key != k[o]) {
+                    bwd_started = 1; /* a proven weight's backward use */
+                    first_wbwd = i;
                 }
             } else if (e->first == i) {
                 fresh_any = 1;
-                if (!bwd_started && !weight_first) {
-                    const went *w = weight_of(p[o], k[o]);
-                    weight_first = proven(w) && w->key == k[o];
-                }
+                /* after the backward started only a confirmed weight */
+                weight_first |= proven(w) && w->key == k[o] && (!bwd_started || confirmed(w));
             }
         }
         overwritten(r->c);
         /* Only forward: a shape new to the segment on a new tensor with no
-         * tensor reused in a new role, or a proven weight's first use (its
-         * shape may repeat an earlier layer's, and the other operand may
-         * sit where a freed tensor was used another way). */
-        int novel = !sig_has(&seen_sigs, r->sig);
+         * tensor used in another role than at its first use (in a forward a
+         * tensor keeps its role: an input shared by two layers is used the
+         * same way twice; their two weight gradients use it another way,
+         * the first as a new role, the second as one seen), or a proven
+         * weight's first use (its shape may repeat an earlier layer's, and
+         * the other operand may sit where a freed tensor was used another
+         * way). Once a confirmed weight has been used the backward way
+         * only the latter counts: a second forward after a first backward
+         * (a GAN's discriminator run again) reuses layers, it runs no new
+         * one. */
+        int novel = !sig_has(seen_sigs, r->sig);
         if (novel)
-            sig_add(&seen_sigs, r->sig, (uint32_t)i);
-        if ((novel && fresh_any && !conflict[i]) || weight_first) {
+            sig_add(seen_sigs, r->sig, (uint32_t)i);
+        int frozen = bwd_started && !bootstrap;
+        if ((!frozen && novel && fresh_any && !(use & USE_ODD)) || weight_first) {
             last_fwd = i;
             any_fwd = 1;
         }
     }
-    for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n; i++)
+    int64_t t_bwd = -1;
+    for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n && t_bwd < 0; i++)
         if (conflict[i])
-            return (int64_t)i;
-    return -1;
+            t_bwd = (int64_t)i;
+    /* A weight was used the backward way before the backward found: a
+     * first backward went by as forward (only while weights are not
+     * confirmed yet), or a forward used an activation that passed for a
+     * weight in two ways. */
+    if (bwd_started && (t_bwd < 0 || first_wbwd < (uint64_t)t_bwd))
+        *unsure |= FC_UNSURE_EARLY_BWD;
+    return t_bwd;
 }
 
 /* ---- labels of the calls of one segment ---- */
@@ -348,49 +490,101 @@ static int64_t next_forward_call(const fc_pend *s, int64_t at, uint32_t t_bwd)
     return -1;
 }
 
+/* Labelling state carried from call to call through a segment. */
+typedef struct lstate {
+    int64_t cursor;    /* the forward position a recompute is replaying, -1: none */
+    int64_t run_start; /* where the recompute being replayed started, -1: none */
+    int again;         /* a second forward (after a backward) is going on */
+} lstate;
+
+#define REPLAY_LOOK 4096 /* calls looked ahead for a replay */
+static uint64_t no_replay_before; /* relative index: calls before it replay nothing */
+
+/* 1 when the calls from `at` on repeat the forward from position `from`
+ * (the same shapes in the same order, on the same weights) up to a forward
+ * call of another shape than the first: a recompute running on into the
+ * next product. */
+static int replays_on(const fc_pend *s, uint64_t at, int64_t from, uint32_t t_bwd)
+{
+    if (at < no_replay_before)
+        return 0;
+    uint64_t n = s->end - s->start, j = at;
+    int64_t f = from;
+    uint32_t first = fc_seg_rec(s->start + at)->sig;
+    for (int steps = 0; steps < REPLAY_LOOK && j < n && f >= 0; steps++) {
+        const fc_irec *r = fc_seg_rec(s->start + j);
+        if (!fc_irec_is_call(r)) {
+            j++;
+            continue;
+        }
+        const fc_irec *fr = fc_seg_rec(s->start + (uint64_t)f);
+        uint32_t want = fr->sig;
+        /* the same shape, and the same weight where the forward call had
+         * one: a replay runs the same layers, not others of that shape */
+        if (r->sig != want || (weighted[f] && r->a != fr->a && r->b != fr->b))
+            break;
+        if (want != first)
+            return 1;
+        j++;
+        f = next_forward_call(s, f, t_bwd);
+    }
+    no_replay_before = j; /* the calls up to the break replay nothing either */
+    return 0;
+}
+
 /* A call after the first backward call. e[o] is the running entry of
  * operand o, NULL when this is its first use in the segment. A weight only
  * counts as one when the segment used it before the backward started: an
  * address first seen in the backward is a gradient or a recomputed
  * activation, whatever it held in other segments. *cursor is the forward
  * position a recompute is replaying (-1: none). */
-static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, const fc_irec *r,
-                                   aent *const e[2], uint32_t t_bwd, fc_seg_result *res, int64_t *cursor)
+static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, uint64_t at,
+                                   aent *const e[2], uint32_t t_bwd, fc_seg_result *res, lstate *st)
 {
+    /* declared backward: forward-looking calls are recompute, for sure */
+    int in_bwd = fc_seg_rec(s->start + at)->phase == FC_PH_BWD;
+    int64_t *cursor = &st->cursor;
+    const fc_irec *r = fc_seg_rec(s->start + at);
     const void *p[2] = {r->a, r->b};
     uint32_t k[2] = {r->ka, r->kb};
     int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
+    int again = 0; /* a weight in its forward role after its backward use */
     int64_t replayed = -1;
     for (int o = 0; o < 2; o++) {
         if (p[o] == NULL)
             continue;
-        int seen = e[o] != NULL && e[o]->mat == FC_MAT(k[o]);
+        int seen = e[o] != NULL && e[o]->mat == FC_MAT(k[o]) && e[o]->first_role != NOROLE;
         if (p[o] == ctx->anchor_p && FC_MAT(k[o]) == FC_MAT(ctx->anchor_k) && k[o] != ctx->anchor_k)
             res->anchor_bwd = 1;
         went *w = seen && e[o]->first < t_bwd ? (went *)weight_of(p[o], k[o]) : NULL;
         if (w != NULL && (e[o]->first_role != FC_ROLE(w->key) ||
                           (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
             w = NULL; /* not used in this forward the one way it was elsewhere */
-        if (w != NULL && w->key == k[o] && e[o]->bwd_roles) {
-            /* Its forward role again after its backward use: a block the
-             * allocator reused, not a weight being recomputed. */
-            w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w)) && !in_bwd) {
+            /* Its forward role again after its backward use, and not a
+             * confirmed weight: an activation at an address that passes
+             * for one (freed after its backward, the block reused), or the
+             * first segments, where nothing is confirmed. Judged as no
+             * weight, and the segment is unsure. */
+            res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
             w = NULL;
         }
         if (w != NULL) {
-            if (w->key == k[o]) {
-                fwd_weight = 1;
-                replayed = e[o]->first;
-            } else {
-                bwd_weight = 1;
-                if (w->mark_seg != s->id) {
-                    w->mark_seg = s->id;
-                    res->bwd_weights++;
-                    if (ctx->group_open && w->bwd_seg >= ctx->group_first)
-                        res->bwd_overlap++;
-                    w->bwd_seg = s->id;
-                }
-            }
+            if (w->key != k[o])
+                bwd_weight = 1, w->bwd_seg = s->id;
+            else if (e[o]->bwd_roles)
+                again = e[o]->rec_used ? 2 : 1;
+            else
+                fwd_weight = 1, replayed = e[o]->first;
+            continue;
+        }
+        if (seen && e[o]->bwd_roles && (e[o]->fwd_roles & (1u << FC_ROLE(k[o]))) &&
+            e[o]->first < t_bwd) {
+            /* A saved activation is freed once its backward used it: the
+             * tensor now at its address in its forward role is a new one
+             * (a gradient of the same shape, say), not the activation
+             * being recomputed. */
+            e[o]->first_role = NOROLE;
             continue;
         }
         if (seen && e[o]->fwd_roles && !(e[o]->fwd_roles & (1u << FC_ROLE(k[o])))) {
@@ -405,16 +599,53 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, co
     }
     int64_t expect = *cursor >= 0 ? next_forward_call(s, *cursor, t_bwd) : -1;
     *cursor = -1;
-    if (bwd_weight)
+    if (bwd_weight) {
+        st->again = 0;
+        st->run_start = -1;
         return FC_CLS_BWD;
+    }
+    if (again && in_bwd) {
+        *cursor = -1;
+        return FC_CLS_REC;
+    }
+    if (again) {
+        /* A weight used the forward way after its backward in the same
+         * segment: a second forward before a second backward (a GAN's
+         * discriminator run again for the generator's loss), or a
+         * checkpointed module applied twice being recomputed for its
+         * second use. The GEMMs cannot tell which: recompute when this
+         * weight was recomputed before in the segment, forward otherwise,
+         * and the segment is marked unsure either way. */
+        res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
+        if (again == 2) {
+            *cursor = -1;
+            return FC_CLS_REC;
+        }
+        st->again = 1;
+        /* The "recompute" this call continues began with weights not yet
+         * differentiated: it was the start of the same second forward. */
+        for (int64_t j = st->run_start; j >= 0 && j < (int64_t)at; j++)
+            if (cls[j] == FC_CLS_REC)
+                cls[j] = FC_CLS_FWD;
+        st->run_start = -1;
+        return FC_CLS_FWD;
+    }
+    if (st->again) { /* the second forward goes on until a backward use */
+        if (!reused_new_role)
+            return FC_CLS_FWD;
+        st->again = 0;
+        return FC_CLS_BWD;
+    }
     if (fwd_weight) {
+        if (expect < 0)
+            st->run_start = (int64_t)at;
         *cursor = replayed;
         return FC_CLS_REC;
     }
     /* A recompute replays the forward in order: a call without weights
      * that repeats the next forward call's shape continues it, even when
      * the allocator handed it an address another tensor used. */
-    if (expect >= 0 && !weighted[expect] && fc_seg_rec(s->start + (uint64_t)expect)->sig == r->sig) {
+    if (expect >= 0 && fc_seg_rec(s->start + (uint64_t)expect)->sig == r->sig) {
         *cursor = expect;
         for (int o = 0; o < 2; o++)
             if (reused[o]) /* so a new tensor there: forget the old one's roles */
@@ -423,11 +654,30 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, co
     }
     if (reused_new_role)
         return FC_CLS_BWD; /* a saved activation feeding a gradient */
-    if (!sig_has(&fwd_sigs, r->sig))
+    if (!sig_has(fwd_sigs, r->sig))
         return FC_CLS_BWD;
-    int64_t slot = sig_find(&seen_sigs, r->sig);
-    if (slot >= 0 && seen_sigs.pos[slot] < t_bwd)
-        *cursor = seen_sigs.pos[slot];
+    /* A call without weights that repeats a forward product, nothing
+     * reused in a new role: the start of a recompute (selective: QK^T
+     * again, then attention times V) when the calls after it go on
+     * replaying the forward into another product; a lone repeat is a
+     * backward product that happens to have a forward one's shape and
+     * roles (the gradient of x x^T times x looks like softmax(x x^T)
+     * times x), and the segment is marked unsure. */
+    for (int o = 0; o < 2; o++)
+        if (p[o] != NULL && e[o] != NULL && e[o]->bwd_first && e[o]->mat == FC_MAT(k[o]) &&
+            e[o]->first_role != NOROLE && !(e[o]->roles & (1u << FC_ROLE(k[o])))) {
+            /* a gradient (first used by the backward) in a second role: a
+             * backward product, however much it looks like a forward one */
+            res->unsure |= FC_UNSURE_LONE_REPEAT;
+            return FC_CLS_BWD;
+        }
+    int64_t slot = sig_find(seen_sigs, r->sig);
+    int64_t from = slot >= 0 && seen_sigs->pos[slot] < t_bwd ? (int64_t)seen_sigs->pos[slot] : -1;
+    if (from < 0 || !replays_on(s, at, from, t_bwd)) {
+        res->unsure |= FC_UNSURE_LONE_REPEAT;
+        return FC_CLS_BWD;
+    }
+    *cursor = from;
     return FC_CLS_REC;
 }
 
@@ -439,16 +689,19 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
     uint8_t bit = (uint8_t)(1u << FC_ROLE(k));
     /* In a forward a tensor has one role; a new one is a new tensor the
      * allocator put where a freed one was. */
-    if (c == FC_CLS_FWD && !(e->roles & bit))
+    if (c == FC_CLS_FWD && !(e->roles & bit) && e->first != i)
         e->first_role = NOROLE;
     if (fresh || e->mat != FC_MAT(k) || e->first_role == NOROLE) {
         note_use(e, fresh, k, i);
         e->fwd_roles = e->bwd_roles = 0;
+        e->bwd_first = c == FC_CLS_BWD;
     } else {
         e->roles |= bit;
     }
     if (c == FC_CLS_FWD || c == FC_CLS_REC)
         e->fwd_roles |= bit;
+    if (c == FC_CLS_REC)
+        e->rec_used = 1;
     else if (c == FC_CLS_BWD && e->fwd_roles && !(e->fwd_roles & bit))
         e->bwd_roles |= bit;
 }
@@ -456,7 +709,8 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res)
 {
     uint64_t n = s->end - s->start;
-    int64_t cursor = -1;
+    lstate st = {-1, -1, 0};
+    no_replay_before = 0;
     atab_begin(n);
     for (uint64_t i = 0; i < n; i++) {
         const fc_irec *r = fc_seg_rec(s->start + i);
@@ -473,16 +727,27 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         aent *ea = r->a ? atab_get(r->a, &fa) : NULL;
         aent *eb = r->b ? atab_get(r->b, &fb) : NULL;
         uint8_t c;
-        if (t_bwd < 0) {
-            c = FC_CLS_EVAL;
+        if (r->phase == FC_PH_FWD) {
+            c = FC_CLS_FWD;
+        } else if (r->phase == FC_PH_REC) {
+            c = FC_CLS_REC;
+        } else if (r->phase == FC_PH_BWD && (r->flags & FC_IREC_RECDECL)) {
+            c = FC_CLS_BWD; /* its recomputation is declared apart */
+        } else if (t_bwd < 0) {
+            c = res->declared ? FC_CLS_FWD : FC_CLS_EVAL;
         } else if ((int64_t)i < t_bwd) {
             c = FC_CLS_FWD;
             weighted[i] = (uint8_t)((weight_of(r->a, r->ka) ? 1 : 0) | (weight_of(r->b, r->kb) ? 2 : 0));
+            for (int o = 0; o < 2; o++) {
+                const went *w = weight_of(o ? r->b : r->a, o ? r->kb : r->ka);
+                if (w != NULL && ctx->group_open && w->bwd_seg >= ctx->group_first)
+                    res->fwd_redone++;
+            }
             if (!weighted[i])
-                sig_add(&fwd_sigs, r->sig, 0);
+                sig_add(fwd_sigs, r->sig, 0);
         } else {
             aent *const e[2] = {fa ? NULL : ea, fb ? NULL : eb};
-            c = label_backward_call(s, ctx, r, e, (uint32_t)t_bwd, res, &cursor);
+            c = label_backward_call(s, ctx, i, e, (uint32_t)t_bwd, res, &st);
         }
         cls[i] = c;
         if (t_bwd >= 0) {
@@ -495,7 +760,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         track(eb, fb, r->kb, (uint32_t)i, c);
         overwritten(r->c);
     }
-    res->has_bwd = t_bwd >= 0;
+    res->has_bwd = t_bwd >= 0 || res->declared;
 }
 
 uint8_t fc_phase_class(uint64_t rel)
@@ -521,9 +786,11 @@ int fc_phase_bootstrapping(void)
 uint64_t fc_phase_weights(void)
 {
     uint64_t n = 0;
-    for (uint32_t i = 0; i < W_CAP; i++)
-        if (wtab[i].addr && !wtab[i].notweight && wtab[i].count >= 2 && wtab[i].trust > 0)
+    for (uint32_t j = 0; j < n_wlist; j++) {
+        const went *w = &wtab[wlist[j]];
+        if (w->addr && !w->notweight && w->count >= 2 && w->trust > 0)
             n++;
+    }
     return n;
 }
 
@@ -532,9 +799,9 @@ void fc_phase_reset(void)
     agen = 0;
     bootstrap = 1;
     newest_seg = 0;
-    memset(atab, 0, sizeof atab);
-    memset(wtab, 0, sizeof wtab);
-    memset(&fwd_sigs, 0, sizeof fwd_sigs);
-    memset(&seen_sigs, 0, sizeof seen_sigs);
-    fwd_sigs.gen = seen_sigs.gen = 1;
+    n_alist = n_wlist = 0;
+    if (mem == NULL)
+        return; /* nothing mapped, nothing used */
+    fc_mem_clear(mem, sizeof *mem);
+    fwd_sigs->gen = seen_sigs->gen = 1;
 }

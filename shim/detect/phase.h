@@ -29,10 +29,11 @@ typedef struct fc_phase_ctx {
 } fc_phase_ctx;
 
 typedef struct fc_seg_result {
-    int has_bwd;
+    int has_bwd;          /* a backward, or a forward the program declared (training) */
+    int declared;         /* some call's phase was declared (markers, NVTX) */
+    unsigned unsure;      /* FC_UNSURE_* */
+    uint64_t fwd_redone;  /* weight uses in the forward that the open iteration differentiated already */
     int anchor_bwd;       /* the anchor weight was used the backward way */
-    uint64_t bwd_weights; /* weights used the backward way */
-    uint64_t bwd_overlap; /* ... of which the current iteration had too */
 } fc_seg_result;
 
 /* The record at buffer index idx (segment.c). */
@@ -43,6 +44,9 @@ static inline int fc_irec_is_call(const fc_irec *r)
     return r->kind == FC_IREC_GEMM && !(r->flags & FC_IREC_XEVAL);
 }
 
+/* Maps the tables (once); 0, or -1 when they could not be mapped. */
+int fc_phase_init(void);
+/* Back to nothing learned, the tables' pages given back. */
 void fc_phase_reset(void);
 /* A segment just closed: learn its first uses (weights recur in a role). */
 void fc_phase_learn(const fc_pend *s);
@@ -50,8 +54,11 @@ void fc_phase_learn(const fc_pend *s);
 void fc_phase_set_bootstrap(int on);
 /* 1 while the first segments are labelled (weights not confirmed yet). */
 int fc_phase_bootstrapping(void);
-/* Index (relative) of the first backward call, -1: no backward. */
-int64_t fc_phase_find_backward(const fc_pend *s);
+/* Index (relative) of the first backward call, -1: no backward: the first
+ * call declared backward or recompute when the program declares phases,
+ * else found from the calls (adding FC_UNSURE_* bits to res->unsure).
+ * Sets res->declared. */
+int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res);
 /* Labels every record of s (read back with fc_phase_class). */
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res);
 uint8_t fc_phase_class(uint64_t rel);

@@ -48,8 +48,9 @@ typedef struct fc_profile_view {
 
 void fc_profile_reset(void);
 /* A segment labelled by phase.c (its labels still readable), of kind
- * enum fc_seg_kind: the forward of a new training iteration is taken. */
-void fc_profile_segment(const fc_pend *s, int kind);
+ * enum fc_seg_kind: the forward of a new training iteration is taken,
+ * unless its split is unsure (FC_UNSURE_* bits in unsure). */
+void fc_profile_segment(const fc_pend *s, int kind, unsigned unsure);
 void fc_profile_get(fc_profile_view *out);
 
 #endif

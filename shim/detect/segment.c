@@ -13,21 +13,28 @@
  * reached yet (the first layer was recomputed, which repeats the anchor)
  * continues that iteration; any other starts a new one.
  *
- * Everything is static and bounded; nothing allocates. */
+ * Everything is bounded; nothing allocates. The buffer is mapped at the
+ * process's first GEMM (fc_seg_init) and used as a ring of seg_cap
+ * records, doubled (up to FC_SEG_CAP) when what waits would not fit, so
+ * its pages grow with the longest stretch of calls held, not with how many
+ * calls went through. */
 #include "segment.h"
 
 #include <string.h>
 
+#include "core/base.h"
+#include "core/lazymem.h"
 #include "phase.h"
 #include "profile.h"
 #include "steps.h"
 
-#define SEG_MASK (FC_SEG_CAP - 1)
+#define SEG_MIN 1024u /* records of the buffer at first */
 #define MAX_PEND 16
 #define NCAND 16
 #define LEARN_SEGMENTS 3
 
-static fc_irec buf[FC_SEG_CAP];
+static fc_irec *buf; /* FC_SEG_CAP records mapped, the first seg_cap used */
+static uint64_t seg_cap = SEG_MIN;
 static uint64_t head, tail, open_start;
 static uint64_t last_call_end; /* index + 1 of the latest call; 0 before any */
 static int open_after_step;    /* the open segment was opened by a step marker */
@@ -56,7 +63,29 @@ static fc_seg_stats stats;
 
 static inline const fc_irec *rec_at(uint64_t idx)
 {
-    return &buf[idx & SEG_MASK];
+    return &buf[idx & (seg_cap - 1)];
+}
+
+int fc_seg_init(void)
+{
+    if (buf == NULL && (buf = fc_mem_map(FC_SEG_CAP * sizeof *buf)) == NULL)
+        return -1;
+    return fc_phase_init() == 0 && fc_steps_init() == 0 ? 0 : -1;
+}
+
+/* Doubles the ring: a record at index x moves from x mod seg_cap to x mod
+ * 2 seg_cap, the same slot or one in the new half, which nothing else
+ * uses. 0 when it is at FC_SEG_CAP already. */
+static int grow(void)
+{
+    if (seg_cap >= FC_SEG_CAP)
+        return 0;
+    uint64_t cap = seg_cap * 2;
+    for (uint64_t x = tail; x < head; x++)
+        if ((x & (cap - 1)) != (x & (seg_cap - 1)))
+            buf[x & (cap - 1)] = buf[x & (seg_cap - 1)];
+    seg_cap = cap;
+    return 1;
 }
 
 const fc_irec *fc_seg_rec(uint64_t idx)
@@ -71,7 +100,41 @@ static inline int is_call(const fc_irec *r)
 
 /* ---- deciding what a labelled segment is, and handing it on ---- */
 
-static int decide_kind(const fc_seg_result *res)
+/* Shapes of the forward of the segment that opened the iteration in
+ * progress, in order: a segment whose forward repeats only a beginning of
+ * them is the first layers recomputed in the middle of its backward. */
+#define GROUP_SIGS 16384
+static uint32_t group_sigs[GROUP_SIGS];
+static uint32_t n_group_sigs;
+
+/* 1 when the calls of s before t_bwd repeat, shape for shape, a proper
+ * beginning of the iteration's first forward. */
+static int forward_is_prefix(const fc_pend *s, int64_t t_bwd)
+{
+    uint32_t n = 0;
+    for (int64_t i = 0; i < t_bwd; i++) {
+        const fc_irec *r = rec_at(s->start + (uint64_t)i);
+        if (!is_call(r))
+            continue;
+        if (n >= n_group_sigs || n >= GROUP_SIGS || group_sigs[n] != r->sig)
+            return 0;
+        n++;
+    }
+    return n > 0 && n < n_group_sigs;
+}
+
+static void keep_group_sigs(const fc_pend *s, int64_t t_bwd)
+{
+    n_group_sigs = 0;
+    group_first = 0;
+    for (int64_t i = 0; i < t_bwd && n_group_sigs < GROUP_SIGS; i++) {
+        const fc_irec *r = rec_at(s->start + (uint64_t)i);
+        if (is_call(r))
+            group_sigs[n_group_sigs++] = r->sig;
+    }
+}
+
+static int decide_kind(const fc_pend *s, int64_t t_bwd, const fc_seg_result *res)
 {
     if (!res->has_bwd)
         return FC_SEG_EVAL;
@@ -80,11 +143,12 @@ static int decide_kind(const fc_seg_result *res)
     if (res->anchor_bwd)
         return FC_SEG_CONT; /* the anchor's own backward was still to come */
     /* The anchor weight has no backward use to go by (a first layer whose
-     * input needs no gradient): continue when most weights this segment
-     * differentiates were not differentiated earlier in the iteration. */
-    if (res->bwd_weights > 0 && res->bwd_overlap * 2 < res->bwd_weights)
-        return FC_SEG_CONT;
-    return FC_SEG_NEW;
+     * input needs no gradient): the segment continues the iteration when
+     * its forward is only the first layers of the iteration's forward
+     * again (recomputed), not all of it, on weights the iteration has not
+     * differentiated yet (a GAN's generator run again for its own loss
+     * repeats a beginning too, but its discriminator was differentiated). */
+    return forward_is_prefix(s, t_bwd) && res->fwd_redone == 0 ? FC_SEG_CONT : FC_SEG_NEW;
 }
 
 static void emit(const fc_pend *s)
@@ -93,26 +157,29 @@ static void emit(const fc_pend *s)
     if (s->after_step)
         group_open = 0; /* the optimizer step ended the iteration: nothing to continue */
     fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
-    int64_t t_bwd = fc_phase_find_backward(s);
+    int64_t t_bwd = fc_phase_find_backward(s, &res);
+    if (s->truncated)
+        res.unsure |= FC_UNSURE_TRUNCATED;
     fc_phase_label(s, &ctx, t_bwd, &res);
-    int kind = decide_kind(&res);
+    int kind = decide_kind(s, t_bwd, &res);
     if (kind == FC_SEG_EVAL) {
         group_open = 0;
     } else if (kind == FC_SEG_NEW) {
+        keep_group_sigs(s, t_bwd);
         group_open = 1;
         group_first = s->id;
         group_anchor_bwd = res.anchor_bwd;
     } else {
         group_anchor_bwd |= res.anchor_bwd;
     }
-    fc_steps_segment_begin(kind, s->t0);
+    fc_steps_segment_begin(kind, s->t0, res.unsure);
     for (uint64_t x = s->start; x < s->end; x++) {
         uint8_t c = fc_phase_class(x - s->start);
-        if (kind == FC_SEG_CONT && c == FC_CLS_FWD)
+        if (kind == FC_SEG_CONT && c == FC_CLS_FWD && rec_at(x)->phase != FC_PH_FWD)
             c = FC_CLS_REC; /* the first layer recomputed before its backward */
         fc_steps_record(rec_at(x), c);
     }
-    fc_profile_segment(s, kind);
+    fc_profile_segment(s, kind, res.unsure);
     /* With the anchor's backward done the iteration cannot continue, so it
      * can be closed now rather than at the next segment. */
     fc_steps_segment_end(s->t1, kind != FC_SEG_EVAL && group_anchor_bwd, s->at_end);
@@ -270,8 +337,45 @@ static void hand_over_uncut(void)
     tail = open_start = head;
 }
 
+/* The phase the program declares: its last forward/backward marker (until
+ * flopcount_step), recompute brackets, and the NVTX phase ranges open. */
+static uint8_t mark_phase, nvtx_phase;
+static int rec_depth, rec_declared; /* rec_declared: a recompute marker or range was seen */
+
+static void note_phase(const fc_irec *r)
+{
+    if (r->kind == FC_IREC_STEP) {
+        mark_phase = FC_PH_NONE;
+        rec_depth = 0;
+    } else if (r->kind == FC_IREC_NVTX_PHASE) {
+        nvtx_phase = r->phase;
+        rec_declared |= r->phase == FC_PH_REC;
+    } else if (r->phase == FC_PH_REC) {
+        rec_depth++;
+        rec_declared = 1;
+    } else if (r->phase == FC_PH_REC_END) {
+        rec_depth -= rec_depth > 0;
+    } else {
+        mark_phase = r->phase;
+    }
+}
+
+/* The phase of a call now: a recompute bracket; else the NVTX ranges (a
+ * forward range inside a marked backward is a recompute); else the
+ * markers. */
+static uint8_t declared_phase(void)
+{
+    if (rec_depth > 0)
+        return FC_PH_REC;
+    if (nvtx_phase == FC_PH_FWD && mark_phase == FC_PH_BWD)
+        return FC_PH_REC;
+    return nvtx_phase != FC_PH_NONE ? nvtx_phase : mark_phase;
+}
+
 void fc_seg_push(const fc_irec *in)
 {
+    if (FC_UNLIKELY(buf == NULL) && fc_seg_init() != 0)
+        return; /* nothing could be mapped (the ring layer said so) */
     fc_irec rec = *in;
     const fc_irec *r = &rec;
     if (rec.kind == FC_IREC_EVAL_BEGIN)
@@ -280,7 +384,14 @@ void fc_seg_push(const fc_irec *in)
         xeval_depth--;
     else if (rec.kind == FC_IREC_GEMM && xeval_depth > 0)
         rec.flags |= FC_IREC_XEVAL;
-    if (head - tail >= FC_SEG_CAP)
+    if (rec.kind == FC_IREC_STEP || rec.kind == FC_IREC_PHASE || rec.kind == FC_IREC_NVTX_PHASE)
+        note_phase(&rec);
+    else if (rec.kind == FC_IREC_GEMM) {
+        rec.phase = declared_phase();
+        if (rec_declared)
+            rec.flags |= FC_IREC_RECDECL;
+    }
+    if (head - tail >= seg_cap && !grow())
         make_room();
     if (is_call(r)) {
         if (!anchored) {
@@ -293,7 +404,7 @@ void fc_seg_push(const fc_irec *in)
         if (anchored && head > open_start && matches(r, anchor_p, anchor_k, anchor_slot))
             close_open(head, r->t, 0, 0);
     }
-    buf[head & SEG_MASK] = rec;
+    buf[head & (seg_cap - 1)] = rec;
     head++;
     if (is_call(r))
         last_call_end = head;
@@ -321,6 +432,8 @@ void fc_seg_flush(void)
 
 void fc_seg_reset(void)
 {
+    fc_mem_clear(buf, seg_cap * sizeof *buf);
+    seg_cap = SEG_MIN;
     head = tail = open_start = last_call_end = 0;
     open_after_step = 0;
     n_pend = 0;
@@ -334,8 +447,11 @@ void fc_seg_reset(void)
     anchor_p = NULL;
     anchor_k = 0;
     group_open = group_anchor_bwd = 0;
+    n_group_sigs = 0;
     group_first = 0;
     xeval_depth = 0;
+    mark_phase = nvtx_phase = FC_PH_NONE;
+    rec_depth = rec_declared = 0;
     memset(&stats, 0, sizeof stats);
 }
 

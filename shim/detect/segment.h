@@ -19,6 +19,16 @@ enum fc_seg_kind {
     FC_SEG_EVAL     /* a forward with no backward: an evaluation pass */
 };
 
+/* Why the split of a segment (and of the iterations it is part of) is
+ * unsure: the detector had to guess where the GEMM stream alone cannot
+ * decide. Bits of fc_seg_result.unsure and fc_iteration.unsure. */
+#define FC_UNSURE_LONE_REPEAT 0x1u   /* a weight-less forward product repeated alone in the backward */
+#define FC_UNSURE_FWD_AFTER_BWD 0x2u /* a weight used the forward way after its backward */
+#define FC_UNSURE_EARLY_BWD 0x4u     /* a weight used the backward way before the backward found */
+#define FC_UNSURE_TRUNCATED 0x8u     /* a segment cut at the buffer's size */
+#define FC_UNSURE_LOST 0x10u         /* records lost to the detector (threads, full rings) */
+#define FC_UNSURE_COUNT 5
+
 /* Label of one call. */
 enum fc_cls { FC_CLS_FWD = 0, FC_CLS_BWD, FC_CLS_REC, FC_CLS_EVAL, FC_CLS_XEVAL, FC_CLS_MARK };
 
@@ -29,6 +39,11 @@ typedef struct fc_seg_stats {
     int anchor;          /* 1 once the first forward call's weight was found again */
 } fc_seg_stats;
 
+/* Maps the detector's memory (its buffer, phase.c's and steps.c's
+ * tables), once: at the process's first GEMM. 0, or -1 when it could not
+ * be mapped. */
+int fc_seg_init(void);
+/* Back to an empty detector (a fork child), pages given back. */
 void fc_seg_reset(void);
 /* One event, in stream order. */
 void fc_seg_push(const fc_irec *r);

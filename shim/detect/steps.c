@@ -4,12 +4,15 @@
  * markers (one ends at each marker) and NVTX step ranges (push to pop).
  * The report shows the best the program gave: markers, else NVTX, else
  * automatic. Evaluation passes are counted apart and their time is taken
- * out of the iteration they fall in. */
+ * out of the iteration they fall in. The lists of iterations are mapped at
+ * the process's first GEMM (fc_steps_init) and grow in pages with the
+ * iterations stored. */
 #include "steps.h"
 
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/lazymem.h"
 #include "dtype.h"
 #include "segment.h"
 
@@ -21,14 +24,21 @@ typedef struct mode_state {
     fc_iteration cur;
     uint64_t count, stored;
     fc_u128 fwd, bwd, rec, other;
-    fc_iteration list[LIST_CAP];
+    uint64_t unsure;
+    unsigned unsure_bits;
+    fc_iteration *list;          /* LIST_CAP entries, in lists (NULL: not mapped) */
     fc_iteration recent[RECENT]; /* iteration i (1-based) at [(i - 1) % RECENT] */
 } mode_state;
 
 static mode_state modes[4]; /* indexed by enum fc_steps_mode */
+static fc_iteration *lists; /* modes[m].list = lists + m * LIST_CAP */
 static int seg_kind = -1;   /* kind of the segment being received */
 static uint64_t seg_t0, last_t;
 static int seg_has_eval;
+static unsigned seg_unsure; /* FC_UNSURE_* of the segment being received */
+static int lost_seen;
+static unsigned phase_sources;
+static uint64_t train_calls, declared_calls;
 static int marker_seen, nvtx_seen, nvtx_depth, xeval_depth;
 static uint64_t eval_since, xeval_since; /* start of the evaluation being timed, 0 if none */
 static fc_eval_view eval;
@@ -40,12 +50,28 @@ double fc_iteration_seconds(const fc_iteration *it)
     return fc_ticks_seconds(span > it->excluded ? span - it->excluded : 0);
 }
 
+int fc_steps_init(void)
+{
+    if (lists == NULL && (lists = fc_mem_map(4 * LIST_CAP * sizeof *lists)) == NULL)
+        return -1;
+    for (int m = 0; m < 4; m++)
+        modes[m].list = lists + m * LIST_CAP;
+    return 0;
+}
+
 void fc_steps_reset(void)
 {
     memset(modes, 0, sizeof modes);
+    fc_mem_clear(lists, 4 * LIST_CAP * sizeof *lists);
+    if (lists != NULL)
+        fc_steps_init();
     seg_kind = -1;
     seg_t0 = last_t = 0;
     seg_has_eval = 0;
+    seg_unsure = 0;
+    lost_seen = 0;
+    phase_sources = 0;
+    train_calls = declared_calls = 0;
     marker_seen = nvtx_seen = nvtx_depth = xeval_depth = 0;
     eval_since = xeval_since = 0;
     memset(&eval, 0, sizeof eval);
@@ -85,7 +111,11 @@ static void close_iter(int mode, uint64_t t1, int open_end)
     m->fwd = fc_u128_sat_add(m->fwd, m->cur.fwd);
     m->bwd = fc_u128_sat_add(m->bwd, m->cur.bwd);
     m->rec = fc_u128_sat_add(m->rec, m->cur.rec);
-    if (m->stored < LIST_CAP)
+    if (m->cur.unsure) {
+        m->unsure++;
+        m->unsure_bits |= m->cur.unsure;
+    }
+    if (m->list != NULL && m->stored < LIST_CAP)
         m->list[m->stored++] = m->cur;
     m->recent[m->count % RECENT] = m->cur;
     m->count++;
@@ -101,11 +131,12 @@ static void exclude(uint64_t from, uint64_t to)
             modes[mode].cur.excluded += to - from;
 }
 
-void fc_steps_segment_begin(int kind, uint64_t t0)
+void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure)
 {
     seg_kind = kind;
     seg_t0 = t0;
     seg_has_eval = 0;
+    seg_unsure = unsure;
     if (kind != FC_SEG_CONT)
         close_iter(FC_MODE_AUTO, t0, 0);
     if (kind == FC_SEG_EVAL) {
@@ -155,6 +186,20 @@ static void on_marker(const fc_irec *r)
         if (nvtx_depth++ == 0)
             open_iter(FC_MODE_NVTX, r->t);
         break;
+    case FC_IREC_PHASE:
+        phase_sources |= FC_PHASES_MARKERS;
+        break;
+    case FC_IREC_NVTX_PHASE:
+        phase_sources |= FC_PHASES_NVTX;
+        break;
+    case FC_IREC_LOST: /* the open iterations (or evaluation) miss calls */
+        lost_seen = 1;
+        if (xeval_depth > 0 || seg_kind == FC_SEG_EVAL)
+            eval.unsure++;
+        for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++)
+            if (modes[mode].open)
+                modes[mode].cur.unsure |= FC_UNSURE_LOST;
+        break;
     case FC_IREC_NVTX_POP:
         if (nvtx_depth > 0 && --nvtx_depth == 0)
             close_iter(FC_MODE_NVTX, r->t, 0);
@@ -177,10 +222,14 @@ void fc_steps_record(const fc_irec *r, int cls)
         return;
     }
     by_dtype[r->dtype % FC_DT_COUNT] = fc_u128_sat_add(by_dtype[r->dtype % FC_DT_COUNT], r->flops);
+    train_calls++;
+    declared_calls += r->phase != FC_PH_NONE;
     for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++) {
         mode_state *m = &modes[mode];
-        if (m->open)
+        if (m->open) {
             add_flops(&m->cur, cls, r->flops);
+            m->cur.unsure |= seg_unsure;
+        }
         else
             m->other = fc_u128_sat_add(m->other, r->flops);
     }
@@ -191,6 +240,8 @@ void fc_steps_segment_end(uint64_t t1, int group_final, int at_end)
     if (seg_kind == FC_SEG_EVAL) {
         if (seg_has_eval)
             eval.count++;
+        if (seg_has_eval && seg_unsure)
+            eval.unsure++;
         if (eval_since) {
             exclude(eval_since, t1);
             eval.ticks += t1 - seg_t0;
@@ -228,6 +279,12 @@ void fc_steps_get(int mode, fc_steps_view *out)
     out->fwd = m->fwd;
     out->bwd = m->bwd;
     out->rec = m->rec;
+    out->unsure = m->unsure;
+    out->unsure_bits = m->unsure_bits;
+    out->lost = lost_seen;
+    out->train_calls = train_calls;
+    out->declared_calls = declared_calls;
+    out->phase_sources = phase_sources;
 }
 
 void fc_steps_eval(fc_eval_view *out)

@@ -12,6 +12,9 @@
 #include "u128.h"
 #include "irec.h"
 
+#define FC_PHASES_MARKERS 0x1u /* flopcount_forward_begin & co */
+#define FC_PHASES_NVTX 0x2u    /* NVTX phase ranges */
+
 enum fc_steps_mode { FC_MODE_NONE = 0, FC_MODE_AUTO, FC_MODE_MARKER, FC_MODE_NVTX };
 
 /* One training iteration. */
@@ -21,6 +24,7 @@ typedef struct fc_iteration {
     fc_u128 fwd, bwd, rec;
     uint64_t calls;
     int open_end;      /* t1 is the last call, not the next iteration's start */
+    unsigned unsure;   /* FC_UNSURE_* of the calls in it: its split is a guess */
 } fc_iteration;
 
 /* Seconds of an iteration: its span less the evaluation inside it. */
@@ -33,17 +37,28 @@ typedef struct fc_steps_view {
     uint64_t stored;             /* of which kept in the list */
     const fc_iteration *list;    /* the first `stored` iterations */
     fc_u128 fwd, bwd, rec;       /* over all finished iterations */
+    uint64_t unsure;             /* finished iterations whose split is unsure */
+    unsigned unsure_bits;        /* FC_UNSURE_* over them */
+    int lost;                    /* records were lost to the detector */
+    uint64_t train_calls;        /* calls in iterations (all modes alike) ... */
+    uint64_t declared_calls;     /* ... of which the program declared the phase of */
+    unsigned phase_sources;      /* FC_PHASES_*: how the program declared phases */
 } fc_steps_view;
 
 typedef struct fc_eval_view {
     uint64_t count;
+    uint64_t unsure;  /* passes found in a segment whose split is unsure */
     fc_u128 flops;
     uint64_t ticks;   /* time spent in evaluation passes */
 } fc_eval_view;
 
+/* Maps the lists of iterations (once); 0, or -1 when they could not be. */
+int fc_steps_init(void);
+/* Back to no iterations, the lists' pages given back. */
 void fc_steps_reset(void);
 /* From segment.c, in stream order. */
-void fc_steps_segment_begin(int kind, uint64_t t0);
+/* unsure: FC_UNSURE_* bits of the segment (its calls' iterations get them). */
+void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure);
 void fc_steps_record(const fc_irec *r, int cls);
 /* group_final: the iteration cannot continue in the next segment; at_end:
  * the stream ended here, so t1 is the last call, not a next start. */

@@ -13,20 +13,28 @@ char fc_cublas_op(int op);
 int fc_cublas_dtype(int cuda_type);
 /* 1 when a GEMM with fp32 inputs ran as TF32: compute type 32F_FAST_TF32,
  * or compute 32F (or none, -1) on a handle in CUBLAS_TF32_TENSOR_OP_MATH.
- * Asks the real cublasGetMathMode; any error means "not TF32". */
-int fc_cublas_runs_tf32(const void *handle, int compute);
-/* Ends a cuBLAS hook: for the outermost call, turns fp32 into tf32 when the
- * call ran so (successful calls only: a failed call proves nothing about
- * its handle) and counts g; status 0 is success. Keeps errno. */
-void fc_cublas_finish(int outer, fc_gemm *g, int status, const void *handle);
+ * Asks copy cp's cublasGetMathMode (the handle is that library's); any
+ * error means "not TF32". */
+int fc_cublas_runs_tf32(fc_copy *cp, const void *handle, int compute);
+/* Ends a cuBLAS hook of copy cp: for the outermost call, turns fp32 into
+ * tf32 when the call ran so (successful calls only: a failed call proves
+ * nothing about its handle) and counts g; status 0 is success. Keeps errno. */
+void fc_cublas_finish(fc_copy *cp, int outer, fc_gemm *g, int status, const void *handle);
 
-/* In a cuBLAS hook: resolves sym, or counts the call as unresolved and
- * returns the status a library without a GPU gives. */
-#define FC_CUBLAS_REAL(type, sym, API)                                                    \
-    FC_REAL(FC_LIB_CUBLAS, type, sym);                                                    \
-    if (FC_UNLIKELY(fn_##sym == NULL)) {                                                  \
-        fc_record_unresolved(API);                                                        \
-        return CUBLAS_STATUS_NOT_INITIALIZED;                                             \
-    }
+/* The start of a cuBLAS hook body: fn_##sym is copy cp's function (or the
+ * call is counted as unresolved and gets the status a library without a
+ * GPU gives), the guard is entered (outer, with the cupti layer's bit:
+ * hook.h, fc_hook_begin_gpu), a nested call is sent where
+ * fc_copy_nested says, and a copy other than 0 marks the thread until
+ * FC_CUBLAS_CALLED. */
+#define FC_CUBLAS_BEGIN(cp, sym, SYM, API)                                                \
+    FC_COPY_REAL_OR(cp, sym##_fn, sym, SYM, fc_record_unresolved(API);                    \
+                    return CUBLAS_STATUS_NOT_INITIALIZED);                                \
+    int outer = fc_hook_begin_gpu();                                                      \
+    FC_COPY_NESTED(cp, outer, sym##_fn, sym, SYM);                                        \
+    fc_copy *prev_copy = fc_copy_enter(cp)
+
+/* Right after the real call. */
+#define FC_CUBLAS_CALLED(cp) fc_copy_leave(cp, prev_copy)
 
 #endif

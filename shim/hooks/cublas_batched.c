@@ -24,25 +24,27 @@ typedef uint16_t fc_half; /* see cublas_gemm.c: only pointers to it cross the AB
 
 /* ---- arrays of pointers ---- */
 
+#define FC_BATCHED_PARAMS(T, I)                                                           \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const T *alpha, const T *const A[], I lda, const T *const B[], I ldb, const T *beta, \
+     T *const C[], I ldc, I count)
+#define FC_BATCHED_ARGS (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, count)
+
 #define FC_CUBLAS_BATCHED(sym, T, I, API, FLAGS, DT)                                      \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const T *,             \
-                                       const T *const[], I, const T *const[], I,          \
-                                       const T *, T *const[], I, I);                      \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const T *alpha,     \
-                                 const T *const A[], I lda, const T *const B[], I ldb,    \
-                                 const T *beta, T *const C[], I ldc, I count)             \
+    typedef cublasStatus_t(*sym##_fn) FC_BATCHED_PARAMS(T, I);                            \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_BATCHED_PARAMS(T, I))                            \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(API, FLAGS), API);                             \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc, count);                                         \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
                      .out_dtype = (DT), .compute = -1, .a = A, .b = B, .c = C};           \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS, FC_SYM_OF(API, FLAGS),     \
+                   FC_BATCHED_PARAMS(T, I), FC_BATCHED_ARGS)
 
 #define FC_CUBLAS_BATCHED_PAIR(sym, T, API, DT)                                           \
     FC_CUBLAS_BATCHED(sym, T, int, API, 0, DT)                                            \
@@ -58,59 +60,64 @@ FC_CUBLAS_BATCHED_PAIR(cublasZgemmBatched, cuDoubleComplex, FC_API_CUBLAS_ZGEMM_
 FC_CUBLAS_BATCHED_PAIR(cublasCgemm3mBatched, cuComplex, FC_API_CUBLAS_CGEMM3M_BATCHED,
                        FC_DT_COMPLEX64)
 
+#define FC_BATCHED_EX_PARAMS(I)                                                           \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const void *alpha, const void *const A[], cudaDataType Atype, I lda,                 \
+     const void *const B[], cudaDataType Btype, I ldb, const void *beta, void *const C[], \
+     cudaDataType Ctype, I ldc, I count, cublasComputeType_t compute,                     \
+     cublasGemmAlgo_t algo)
+#define FC_BATCHED_EX_ARGS                                                                \
+    (h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, count, \
+     compute, algo)
+
 #define FC_CUBLAS_BATCHED_EX(sym, I, FLAGS)                                               \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const void *,          \
-                                       const void *const[], cudaDataType, I,              \
-                                       const void *const[], cudaDataType, I,              \
-                                       const void *, void *const[], cudaDataType, I, I,   \
-                                       cublasComputeType_t, cublasGemmAlgo_t);            \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const void *alpha,  \
-                                 const void *const A[], cudaDataType Atype, I lda,        \
-                                 const void *const B[], cudaDataType Btype, I ldb,        \
-                                 const void *beta, void *const C[], cudaDataType Ctype,   \
-                                 I ldc, I count, cublasComputeType_t compute,             \
-                                 cublasGemmAlgo_t algo)                                   \
+    typedef cublasStatus_t(*sym##_fn) FC_BATCHED_EX_PARAMS(I);                            \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_BATCHED_EX_PARAMS(I))                            \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_BATCHED_EX);                     \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(FC_API_CUBLAS_GEMM_BATCHED_EX, FLAGS),         \
+                        FC_API_CUBLAS_GEMM_BATCHED_EX);                                   \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, count, compute, algo);     \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMM_BATCHED_EX, FLAGS, ta, tb, m, n,  \
                                      k, count),                                           \
                      .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
                      .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
                      .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS,                            \
+                   FC_SYM_OF(FC_API_CUBLAS_GEMM_BATCHED_EX, FLAGS), FC_BATCHED_EX_PARAMS(I), \
+                   FC_BATCHED_EX_ARGS)
 
 FC_CUBLAS_BATCHED_EX(cublasGemmBatchedEx, int, 0)
 FC_CUBLAS_BATCHED_EX(cublasGemmBatchedEx_64, int64_t, FC_API_64)
 
 /* ---- one pointer and a stride per operand ---- */
 
+#define FC_STRIDED_PARAMS(T, I)                                                           \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const T *alpha, const T *A, I lda, long long sa, const T *B, I ldb, long long sb,    \
+     const T *beta, T *C, I ldc, long long sc, I count)
+#define FC_STRIDED_ARGS                                                                   \
+    (h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, count)
+
 #define FC_CUBLAS_STRIDED(sym, T, I, API, FLAGS, DT)                                      \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const T *, const T *,  \
-                                       I, long long, const T *, I, long long, const T *,  \
-                                       T *, I, long long, I);                             \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const T *alpha,     \
-                                 const T *A, I lda, long long sa, const T *B, I ldb,      \
-                                 long long sb, const T *beta, T *C, I ldc, long long sc,  \
-                                 I count)                                                 \
+    typedef cublasStatus_t(*sym##_fn) FC_STRIDED_PARAMS(T, I);                            \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_STRIDED_PARAMS(T, I))                            \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(API, FLAGS), API);                             \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb,   \
                                      beta, C, ldc, sc, count);                            \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k, count), .dtype = (DT),  \
                      .out_dtype = (DT), .compute = -1, .a = A, .b = B, .c = C};           \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS, FC_SYM_OF(API, FLAGS),     \
+                   FC_STRIDED_PARAMS(T, I), FC_STRIDED_ARGS)
 
 #define FC_CUBLAS_STRIDED_PAIR(sym, T, API, DT)                                           \
     FC_CUBLAS_STRIDED(sym, T, int, API, 0, DT)                                            \
@@ -129,34 +136,37 @@ FC_CUBLAS_STRIDED_PAIR(cublasZgemmStridedBatched, cuDoubleComplex,
 FC_CUBLAS_STRIDED_PAIR(cublasCgemm3mStridedBatched, cuComplex, FC_API_CUBLAS_CGEMM3M_STRIDED,
                        FC_DT_COMPLEX64)
 
+#define FC_STRIDED_EX_PARAMS(I)                                                           \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const void *alpha, const void *A, cudaDataType Atype, I lda, long long sa,           \
+     const void *B, cudaDataType Btype, I ldb, long long sb, const void *beta, void *C,   \
+     cudaDataType Ctype, I ldc, long long sc, I count, cublasComputeType_t compute,       \
+     cublasGemmAlgo_t algo)
+#define FC_STRIDED_EX_ARGS                                                                \
+    (h, ta, tb, m, n, k, alpha, A, Atype, lda, sa, B, Btype, ldb, sb, beta, C, Ctype,     \
+     ldc, sc, count, compute, algo)
+
 #define FC_CUBLAS_STRIDED_EX(sym, I, FLAGS)                                               \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const void *,          \
-                                       const void *, cudaDataType, I, long long,          \
-                                       const void *, cudaDataType, I, long long,          \
-                                       const void *, void *, cudaDataType, I, long long,  \
-                                       I, cublasComputeType_t, cublasGemmAlgo_t);         \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const void *alpha,  \
-                                 const void *A, cudaDataType Atype, I lda, long long sa,  \
-                                 const void *B, cudaDataType Btype, I ldb, long long sb,  \
-                                 const void *beta, void *C, cudaDataType Ctype, I ldc,    \
-                                 long long sc, I count, cublasComputeType_t compute,      \
-                                 cublasGemmAlgo_t algo)                                   \
+    typedef cublasStatus_t(*sym##_fn) FC_STRIDED_EX_PARAMS(I);                            \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_STRIDED_EX_PARAMS(I))                            \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_STRIDED_EX);                     \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(FC_API_CUBLAS_GEMM_STRIDED_EX, FLAGS),         \
+                        FC_API_CUBLAS_GEMM_STRIDED_EX);                                   \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, sa, B,     \
                                      Btype, ldb, sb, beta, C, Ctype, ldc, sc, count,      \
                                      compute, algo);                                      \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMM_STRIDED_EX, FLAGS, ta, tb, m, n,  \
                                      k, count),                                           \
                      .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
                      .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
                      .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS,                            \
+                   FC_SYM_OF(FC_API_CUBLAS_GEMM_STRIDED_EX, FLAGS), FC_STRIDED_EX_PARAMS(I), \
+                   FC_STRIDED_EX_ARGS)
 
 FC_CUBLAS_STRIDED_EX(cublasGemmStridedBatchedEx, int, 0)
 FC_CUBLAS_STRIDED_EX(cublasGemmStridedBatchedEx_64, int64_t, FC_API_64)
@@ -179,7 +189,7 @@ static int64_t grouped_at(const void *arr, int is64, int64_t i)
 
 /* One record per group. A call whose arrays are missing or whose group
  * count is negative is one invalid record (shape unknown, no FLOPs). */
-static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
+static void grouped_record(fc_copy *cp, int outer, fc_gemm *g, const grouped *gr, int status,
                            const void *handle)
 {
     if (!outer || !fc_is_enabled()) {
@@ -187,11 +197,12 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
         return;
     }
     int saved = errno, ok = status == CUBLAS_STATUS_SUCCESS;
-    if (ok && g->dtype == FC_DT_FP32 && fc_cublas_runs_tf32(handle, g->compute))
+    if (ok && g->dtype == FC_DT_FP32 && fc_cublas_runs_tf32(cp, handle, g->compute))
         g->dtype = FC_DT_TF32;
     int arrays = gr->ta && gr->tb && gr->m && gr->n && gr->k && gr->size;
     g->stream_handle = handle;
     g->stream_kind = FC_STREAM_CUBLAS_HANDLE;
+    g->copy = (uint8_t)fc_copy_index(cp);
     if (gr->count == 0)
         (void)fc_hook_diverted_gpu(outer, g, 0); /* no group: only the kernel-timing pop */
     if (gr->count < 0 || (gr->count > 0 && !arrays)) {
@@ -216,29 +227,30 @@ static void grouped_record(int outer, fc_gemm *g, const grouped *gr, int status,
     fc_leave();
 }
 
+#define FC_GROUPED_PARAMS(T, I)                                                           \
+    (cublasHandle_t h, const cublasOperation_t ta[], const cublasOperation_t tb[],        \
+     const I m[], const I n[], const I k[], const T alpha[], const T *const A[],          \
+     const I lda[], const T *const B[], const I ldb[], const T beta[], T *const C[],      \
+     const I ldc[], I groups, const I size[])
+#define FC_GROUPED_ARGS                                                                   \
+    (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, groups, size)
+
 #define FC_CUBLAS_GROUPED(sym, T, I, API, FLAGS, DT)                                      \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, const cublasOperation_t[],         \
-                                       const cublasOperation_t[], const I[], const I[],   \
-                                       const I[], const T[], const T *const[], const I[], \
-                                       const T *const[], const I[], const T[],            \
-                                       T *const[], const I[], I, const I[]);              \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, const cublasOperation_t ta[],          \
-                                 const cublasOperation_t tb[], const I m[], const I n[],  \
-                                 const I k[], const T alpha[], const T *const A[],        \
-                                 const I lda[], const T *const B[], const I ldb[],        \
-                                 const T beta[], T *const C[], const I ldc[], I groups,   \
-                                 const I size[])                                          \
+    typedef cublasStatus_t(*sym##_fn) FC_GROUPED_PARAMS(T, I);                            \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_GROUPED_PARAMS(T, I))                            \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(API, FLAGS), API);                             \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc, groups, size);                                  \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {.api = (API), .flags = (FLAGS), .dtype = (DT), .out_dtype = (DT),    \
                      .compute = -1, .a = A, .b = B, .c = C};                              \
         grouped gr = {ta, tb, m, n, k, size, groups, (FLAGS) != 0};                       \
-        grouped_record(outer, &g, &gr, st, h);                                            \
+        grouped_record(cp, outer, &g, &gr, st, h);                                        \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS, FC_SYM_OF(API, FLAGS),     \
+                   FC_GROUPED_PARAMS(T, I), FC_GROUPED_ARGS)
 
 FC_CUBLAS_GROUPED(cublasSgemmGroupedBatched, float, int, FC_API_CUBLAS_SGEMM_GROUPED, 0,
                   FC_DT_FP32)
@@ -249,35 +261,36 @@ FC_CUBLAS_GROUPED(cublasDgemmGroupedBatched, double, int, FC_API_CUBLAS_DGEMM_GR
 FC_CUBLAS_GROUPED(cublasDgemmGroupedBatched_64, double, int64_t, FC_API_CUBLAS_DGEMM_GROUPED,
                   FC_API_64, FC_DT_FP64)
 
+#define FC_GROUPED_EX_PARAMS(I)                                                           \
+    (cublasHandle_t h, const cublasOperation_t ta[], const cublasOperation_t tb[],        \
+     const I m[], const I n[], const I k[], const void *alpha, const void *const A[],     \
+     cudaDataType_t Atype, const I lda[], const void *const B[], cudaDataType_t Btype,    \
+     const I ldb[], const void *beta, void *const C[], cudaDataType_t Ctype,              \
+     const I ldc[], I groups, const I size[], cublasComputeType_t compute)
+#define FC_GROUPED_EX_ARGS                                                                \
+    (h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, groups, \
+     size, compute)
+
 #define FC_CUBLAS_GROUPED_EX(sym, I, FLAGS)                                               \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, const cublasOperation_t[],         \
-                                       const cublasOperation_t[], const I[], const I[],   \
-                                       const I[], const void *, const void *const[],      \
-                                       cudaDataType_t, const I[], const void *const[],    \
-                                       cudaDataType_t, const I[], const void *,           \
-                                       void *const[], cudaDataType_t, const I[], I,       \
-                                       const I[], cublasComputeType_t);                   \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, const cublasOperation_t ta[],          \
-                                 const cublasOperation_t tb[], const I m[], const I n[],  \
-                                 const I k[], const void *alpha, const void *const A[],   \
-                                 cudaDataType_t Atype, const I lda[],                     \
-                                 const void *const B[], cudaDataType_t Btype,             \
-                                 const I ldb[], const void *beta, void *const C[],        \
-                                 cudaDataType_t Ctype, const I ldc[], I groups,           \
-                                 const I size[], cublasComputeType_t compute)             \
+    typedef cublasStatus_t(*sym##_fn) FC_GROUPED_EX_PARAMS(I);                            \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_GROUPED_EX_PARAMS(I))                            \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMM_GROUPED_EX);                     \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(FC_API_CUBLAS_GEMM_GROUPED_EX, FLAGS),         \
+                        FC_API_CUBLAS_GEMM_GROUPED_EX);                                   \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, groups, size, compute);    \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {.api = FC_API_CUBLAS_GEMM_GROUPED_EX, .flags = (FLAGS),              \
                      .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
                      .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
                      .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
         grouped gr = {ta, tb, m, n, k, size, groups, (FLAGS) != 0};                       \
-        grouped_record(outer, &g, &gr, st, h);                                            \
+        grouped_record(cp, outer, &g, &gr, st, h);                                        \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS,                            \
+                   FC_SYM_OF(FC_API_CUBLAS_GEMM_GROUPED_EX, FLAGS), FC_GROUPED_EX_PARAMS(I), \
+                   FC_GROUPED_EX_ARGS)
 
 FC_CUBLAS_GROUPED_EX(cublasGemmGroupedBatchedEx, int, 0)
 FC_CUBLAS_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t, FC_API_64)

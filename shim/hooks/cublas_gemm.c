@@ -43,7 +43,7 @@ int fc_cublas_dtype(int cuda_type)
 
 typedef cublasStatus_t (*get_math_mode_fn)(cublasHandle_t, cublasMath_t *);
 
-int fc_cublas_runs_tf32(const void *handle, int compute)
+int fc_cublas_runs_tf32(fc_copy *cp, const void *handle, int compute)
 {
     if (compute == CUBLAS_COMPUTE_32F_FAST_TF32)
         return 1;
@@ -53,7 +53,7 @@ int fc_cublas_runs_tf32(const void *handle, int compute)
         return 0;
     if (handle == NULL)
         return 0;
-    FC_REAL(FC_LIB_CUBLAS, get_math_mode_fn, cublasGetMathMode);
+    FC_COPY_REAL(cp, get_math_mode_fn, cublasGetMathMode, FC_SYM_CUBLAS_GET_MATH_MODE);
     if (fn_cublasGetMathMode == NULL)
         return 0;
     cublasMath_t mode = CUBLAS_DEFAULT_MATH;
@@ -63,17 +63,18 @@ int fc_cublas_runs_tf32(const void *handle, int compute)
     return ((int)mode & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH;
 }
 
-void fc_cublas_finish(int outer, fc_gemm *g, int status, const void *handle)
+void fc_cublas_finish(fc_copy *cp, int outer, fc_gemm *g, int status, const void *handle)
 {
     int ok = status == CUBLAS_STATUS_SUCCESS;
     if (outer && ok && g->dtype == FC_DT_FP32) {
         int saved = errno;
-        if (fc_cublas_runs_tf32(handle, g->compute))
+        if (fc_cublas_runs_tf32(cp, handle, g->compute))
             g->dtype = FC_DT_TF32;
         errno = saved;
     }
     g->stream_handle = handle; /* its stream is read only if an event is recorded */
     g->stream_kind = FC_STREAM_CUBLAS_HANDLE;
+    g->copy = (uint8_t)fc_copy_index(cp);
     fc_hook_end_gpu(outer, g, ok);
 }
 
@@ -84,24 +85,26 @@ void fc_cublas_finish(int outer, fc_gemm *g, int status, const void *handle)
 
 /* Typed GEMM: T is the element type of alpha, A, B, beta and C; I is int
  * (32-bit entry point) or int64_t (the _64 twin). */
+#define FC_TYPED_PARAMS(T, I)                                                             \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const T *alpha, const T *A, I lda, const T *B, I ldb, const T *beta, T *C, I ldc)
+#define FC_TYPED_ARGS (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+
 #define FC_CUBLAS_TYPED(sym, T, I, API, FLAGS, DT)                                        \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const T *, const T *,  \
-                                       I, const T *, I, const T *, T *, I);               \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const T *alpha,     \
-                                 const T *A, I lda, const T *B, I ldb, const T *beta,     \
-                                 T *C, I ldc)                                             \
+    typedef cublasStatus_t(*sym##_fn) FC_TYPED_PARAMS(T, I);                              \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_TYPED_PARAMS(T, I))                              \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(API, FLAGS), API);                             \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,  \
                                      ldc);                                                \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k), .dtype = (DT),         \
                      .out_dtype = (DT), .compute = -1, .a = A, .b = B, .c = C};           \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS, FC_SYM_OF(API, FLAGS),     \
+                   FC_TYPED_PARAMS(T, I), FC_TYPED_ARGS)
 
 #define FC_CUBLAS_TYPED_PAIR(sym, T, API, DT)                                             \
     FC_CUBLAS_TYPED(sym, T, int, API, 0, DT)                                              \
@@ -120,31 +123,32 @@ FC_CUBLAS_TYPED_PAIR(cublasZgemm3m, cuDoubleComplex, FC_API_CUBLAS_ZGEMM3M, FC_D
 /* Ex with an implicit compute type: cublasSgemmEx (fp32), cublasCgemmEx and
  * cublasCgemm3mEx (complex fp32). S is the type of alpha and beta; COMPLEX
  * says the GEMM is complex whatever Atype (C_8I inputs are legal). */
+#define FC_EX_IMPLICIT_PARAMS(S, I)                                                       \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const S *alpha, const void *A, cudaDataType Atype, I lda, const void *B,             \
+     cudaDataType Btype, I ldb, const S *beta, void *C, cudaDataType Ctype, I ldc)
+#define FC_EX_IMPLICIT_ARGS                                                               \
+    (h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc)
+
 #define FC_CUBLAS_EX_IMPLICIT(sym, S, I, API, FLAGS, COMPLEX)                             \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const S *,             \
-                                       const void *, cudaDataType, I, const void *,       \
-                                       cudaDataType, I, const S *, void *, cudaDataType,  \
-                                       I);                                                \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const S *alpha,     \
-                                 const void *A, cudaDataType Atype, I lda, const void *B, \
-                                 cudaDataType Btype, I ldb, const S *beta, void *C,       \
-                                 cudaDataType Ctype, I ldc)                               \
+    typedef cublasStatus_t(*sym##_fn) FC_EX_IMPLICIT_PARAMS(S, I);                        \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_EX_IMPLICIT_PARAMS(S, I))                        \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, API);                                               \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(API, FLAGS), API);                             \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc);                           \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(API, FLAGS, ta, tb, m, n, k),                        \
                      .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
                      .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
                      .compute = CUBLAS_COMPUTE_32F, .a = A, .b = B, .c = C};              \
         if ((COMPLEX) && !fc_dtype_is_complex(g.dtype))                                   \
             g.dtype = FC_DT_COMPLEX64;                                                    \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS, FC_SYM_OF(API, FLAGS),     \
+                   FC_EX_IMPLICIT_PARAMS(S, I), FC_EX_IMPLICIT_ARGS)
 
 #define FC_CUBLAS_EX_IMPLICIT_PAIR(sym, S, API, COMPLEX)                                  \
     FC_CUBLAS_EX_IMPLICIT(sym, S, int, API, 0, COMPLEX)                                   \
@@ -155,31 +159,34 @@ FC_CUBLAS_EX_IMPLICIT_PAIR(cublasCgemmEx, cuComplex, FC_API_CUBLAS_CGEMMEX, 1)
 FC_CUBLAS_EX_IMPLICIT_PAIR(cublasCgemm3mEx, cuComplex, FC_API_CUBLAS_CGEMM3MEX, 1)
 
 /* cublasGemmEx: operand types and the compute type are arguments. */
+#define FC_GEMMEX_PARAMS(I)                                                               \
+    (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,         \
+     const void *alpha, const void *A, cudaDataType Atype, I lda, const void *B,          \
+     cudaDataType Btype, I ldb, const void *beta, void *C, cudaDataType Ctype, I ldc,     \
+     cublasComputeType_t compute, cublasGemmAlgo_t algo)
+#define FC_GEMMEX_ARGS                                                                    \
+    (h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,        \
+     compute, algo)
+
 #define FC_CUBLAS_GEMMEX(sym, I, FLAGS)                                                   \
-    typedef cublasStatus_t (*sym##_fn)(cublasHandle_t, cublasOperation_t,                 \
-                                       cublasOperation_t, I, I, I, const void *,          \
-                                       const void *, cudaDataType, I, const void *,       \
-                                       cudaDataType, I, const void *, void *,             \
-                                       cudaDataType, I, cublasComputeType_t,              \
-                                       cublasGemmAlgo_t);                                 \
-    FC_EXPORT cublasStatus_t sym(cublasHandle_t h, cublasOperation_t ta,                  \
-                                 cublasOperation_t tb, I m, I n, I k, const void *alpha,  \
-                                 const void *A, cudaDataType Atype, I lda, const void *B, \
-                                 cudaDataType Btype, I ldb, const void *beta, void *C,    \
-                                 cudaDataType Ctype, I ldc,                               \
-                                 cublasComputeType_t compute, cublasGemmAlgo_t algo)      \
+    typedef cublasStatus_t(*sym##_fn) FC_GEMMEX_PARAMS(I);                                \
+    FC_HOOK_BODY(cublasStatus_t, sym, FC_GEMMEX_PARAMS(I))                                \
     {                                                                                     \
-        FC_CUBLAS_REAL(sym##_fn, sym, FC_API_CUBLAS_GEMMEX);                              \
-        int outer = fc_hook_begin_gpu();                                                  \
+        FC_CUBLAS_BEGIN(cp, sym, FC_SYM_OF(FC_API_CUBLAS_GEMMEX, FLAGS),                  \
+                        FC_API_CUBLAS_GEMMEX);                                            \
         cublasStatus_t st = fn_##sym(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype,  \
                                      ldb, beta, C, Ctype, ldc, compute, algo);            \
+        FC_CUBLAS_CALLED(cp);                                                             \
         fc_gemm g = {FC_CUBLAS_SHAPE(FC_API_CUBLAS_GEMMEX, FLAGS, ta, tb, m, n, k),       \
                      .dtype = (uint8_t)fc_cublas_dtype(Atype),                            \
                      .out_dtype = (uint8_t)fc_cublas_dtype(Ctype),                        \
                      .compute = (int16_t)compute, .a = A, .b = B, .c = C};                \
-        fc_cublas_finish(outer, &g, st, h);                                               \
+        fc_cublas_finish(cp, outer, &g, st, h);                                           \
         return st;                                                                        \
-    }
+    }                                                                                     \
+    FC_HOOK_DEFINE(cublasStatus_t, return, sym, FC_LIB_CUBLAS,                            \
+                   FC_SYM_OF(FC_API_CUBLAS_GEMMEX, FLAGS), FC_GEMMEX_PARAMS(I),           \
+                   FC_GEMMEX_ARGS)
 
 FC_CUBLAS_GEMMEX(cublasGemmEx, int, 0)
 FC_CUBLAS_GEMMEX(cublasGemmEx_64, int64_t, FC_API_64)

@@ -130,13 +130,14 @@ static int fill_dims(fc_gemm *g, int32_t ta, int32_t tb, const lt_layout *a,
     return 0;
 }
 
-/* Decodes the call into g. On any failure g keeps m = n = k = -1, which
- * fc_record counts as an invalid call. */
-static void lt_decode(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
+/* Decodes the call into g with copy cp's getters (the descriptors are that
+ * library's). On any failure g keeps m = n = k = -1, which fc_record
+ * counts as an invalid call. */
+static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
                       cublasLtMatrixLayout_t bl, cublasLtMatrixLayout_t dl, fc_gemm *g)
 {
-    FC_REAL(FC_LIB_CUBLASLT, lt_desc_get_fn, cublasLtMatmulDescGetAttribute);
-    FC_REAL(FC_LIB_CUBLASLT, lt_layout_get_fn, cublasLtMatrixLayoutGetAttribute);
+    FC_COPY_REAL(cp, lt_desc_get_fn, cublasLtMatmulDescGetAttribute, FC_SYM_LT_DESC_GET);
+    FC_COPY_REAL(cp, lt_layout_get_fn, cublasLtMatrixLayoutGetAttribute, FC_SYM_LT_LAYOUT_GET);
     lt_desc_get_fn dget = fn_cublasLtMatmulDescGetAttribute;
     lt_layout_get_fn lget = fn_cublasLtMatrixLayoutGetAttribute;
     if (dget == NULL || lget == NULL)
@@ -164,25 +165,31 @@ static void lt_decode(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
     *g = shape;
 }
 
-FC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
-                                        const void *alpha, const void *A,
-                                        cublasLtMatrixLayout_t Adesc, const void *B,
-                                        cublasLtMatrixLayout_t Bdesc, const void *beta,
-                                        const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
-                                        cublasLtMatrixLayout_t Ddesc,
-                                        const cublasLtMatmulAlgo_t *algo, void *workspace,
-                                        size_t workspaceSize, cudaStream_t stream)
+#define FC_LT_MATMUL_PARAMS                                                               \
+    (cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void *alpha, const void *A,    \
+     cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc,               \
+     const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D,                  \
+     cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace,         \
+     size_t workspaceSize, cudaStream_t stream)
+#define FC_LT_MATMUL_ARGS                                                                 \
+    (handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,  \
+     workspaceSize, stream)
+#define FC_SYM_LT_MATMUL FC_SYM_OF(FC_API_CUBLASLT_MATMUL, 0)
+
+FC_HOOK_BODY(cublasStatus_t, cublasLtMatmul, FC_LT_MATMUL_PARAMS)
 {
-    FC_REAL(FC_LIB_CUBLASLT, lt_matmul_fn, cublasLtMatmul);
-    if (FC_UNLIKELY(fn_cublasLtMatmul == NULL)) {
-        fc_record_unresolved(FC_API_CUBLASLT_MATMUL);
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    }
+    FC_COPY_REAL_OR(cp, lt_matmul_fn, cublasLtMatmul, FC_SYM_LT_MATMUL,
+                    fc_record_unresolved(FC_API_CUBLASLT_MATMUL);
+                    return CUBLAS_STATUS_NOT_INITIALIZED);
     int outer = fc_hook_begin_gpu();
+    fc_copy *prev_copy;
     if (!outer) { /* called from inside another counted call (libcublas int8 GemmEx) */
+        FC_COPY_NESTED(cp, outer, lt_matmul_fn, cublasLtMatmul, FC_SYM_LT_MATMUL);
+        prev_copy = fc_copy_enter(cp);
         cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C,
                                               Cdesc, D, Ddesc, algo, workspace, workspaceSize,
                                               stream);
+        fc_copy_leave(cp, prev_copy);
         fc_leave();
         return st;
     }
@@ -193,11 +200,16 @@ FC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulD
         /* Read before forwarding: the shape as it was when the GEMM was
          * issued. The getters may touch errno; the caller must not see it. */
         int saved = errno;
-        lt_decode(desc, Adesc, Bdesc, Ddesc != NULL ? Ddesc : Cdesc, &g);
+        lt_decode(cp, desc, Adesc, Bdesc, Ddesc != NULL ? Ddesc : Cdesc, &g);
         errno = saved;
     }
+    prev_copy = fc_copy_enter(cp);
     cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
                                           D, Ddesc, algo, workspace, workspaceSize, stream);
+    fc_copy_leave(cp, prev_copy);
     fc_hook_end_gpu(outer, &g, st == CUBLAS_STATUS_SUCCESS);
     return st;
 }
+
+FC_HOOK_DEFINE(cublasStatus_t, return, cublasLtMatmul, FC_LIB_CUBLASLT, FC_SYM_LT_MATMUL,
+               FC_LT_MATMUL_PARAMS, FC_LT_MATMUL_ARGS)

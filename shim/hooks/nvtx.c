@@ -4,12 +4,15 @@
  * entry point InitializeInjectionNvtx2 is in public.c and calls
  * fc_nvtx_install). A range named
  * FLOPCOUNT_NVTX_STEP ("step") marks one training iteration, push to pop
- * (or start to end); every other range is ignored. */
+ * (or start to end). Push/pop ranges that name a phase (forward,
+ * backward, recompute, and those frameworks emit: phase_of) put the GEMMs
+ * inside them in that phase. Every other range is ignored. */
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 
 #include <stdatomic.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base.h"
 #include "core/options.h"
@@ -22,6 +25,8 @@
 
 static FC_TLS int depth;         /* this thread's push/pop nesting */
 static FC_TLS uint64_t step_bits; /* bit d: the range at level d is a step */
+static FC_TLS uint8_t level_phase[64]; /* enum fc_phase a range at level d declares */
+static FC_TLS uint8_t thread_phase;    /* what the thread's open ranges declare now */
 static _Atomic uint64_t next_id = 1;
 static _Atomic uint64_t started[MAX_STARTED]; /* ids of open start/end step ranges */
 static const char *registered[MAX_STRINGS];
@@ -44,6 +49,65 @@ static const char *message_of(const nvtxEventAttributes_t *a)
     return NULL;
 }
 
+static int starts_with(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int ends_with(const char *s, const char *p)
+{
+    size_t n = strlen(s), m = strlen(p);
+    return n >= m && strcmp(s + n - m, p) == 0;
+}
+
+/* The phase a range's name declares (docs/iterations.md, "NVTX phase
+ * ranges"): forward / backward / recompute by name, any case; PyTorch
+ * autograd's backward functions (emit_nvtx: "MmBackward0, stashed seq =
+ * 12"); TransformerEngine's module backward ("_Linear_backward") and, with
+ * NVTE_NVTX_ENABLED=1, its "transformer_engine.<module>.forward|backward
+ * ..." ranges. Any other range declares nothing. */
+static int phase_of(const char *msg)
+{
+    if (msg == NULL)
+        return FC_PH_NONE;
+    if (strcasecmp(msg, "forward") == 0)
+        return FC_PH_FWD;
+    if (strcasecmp(msg, "backward") == 0)
+        return FC_PH_BWD;
+    if (strcasecmp(msg, "recompute") == 0)
+        return FC_PH_REC;
+    if (strstr(msg, "stashed seq") != NULL)
+        return FC_PH_BWD;
+    if (msg[0] == '_' && ends_with(msg, "_backward"))
+        return FC_PH_BWD;
+    if (starts_with(msg, "transformer_engine.")) {
+        if (strstr(msg, ".backward") != NULL)
+            return FC_PH_BWD;
+        if (strstr(msg, ".forward") != NULL)
+            return FC_PH_FWD;
+    }
+    return FC_PH_NONE;
+}
+
+/* The thread's phase from its open ranges: the innermost one that declares
+ * one; a forward inside a backward is a recompute (a checkpointed module
+ * run again by the backward). Tells the detector when it changes. */
+static void phase_changed(void)
+{
+    int top = depth < 64 ? depth : 64, ph = FC_PH_NONE;
+    for (int d = top - 1; d >= 0 && ph == FC_PH_NONE; d--)
+        if (level_phase[d] != FC_PH_NONE) {
+            ph = level_phase[d];
+            for (int e = d - 1; ph == FC_PH_FWD && e >= 0; e--)
+                if (level_phase[e] == FC_PH_BWD || level_phase[e] == FC_PH_REC)
+                    ph = FC_PH_REC;
+        }
+    if (ph != thread_phase) {
+        thread_phase = (uint8_t)ph;
+        fc_ring_mark_phase(FC_IREC_NVTX_PHASE, ph);
+    }
+}
+
 static int push(const char *msg)
 {
     int level = depth++;
@@ -52,6 +116,9 @@ static int push(const char *msg)
         step_bits = step ? step_bits | 1ull << level : step_bits & ~(1ull << level);
         if (step)
             fc_ring_mark(FC_IREC_NVTX_PUSH);
+        level_phase[level] = (uint8_t)(step ? FC_PH_NONE : phase_of(msg));
+        if (level_phase[level] != FC_PH_NONE)
+            phase_changed();
     }
     return level;
 }
@@ -64,6 +131,10 @@ static int pop(void)
     if (level < 64 && (step_bits >> level & 1)) {
         step_bits &= ~(1ull << level);
         fc_ring_mark(FC_IREC_NVTX_POP);
+    }
+    if (level < 64 && level_phase[level] != FC_PH_NONE) {
+        level_phase[level] = FC_PH_NONE;
+        phase_changed();
     }
     return level;
 }

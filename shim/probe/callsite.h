@@ -15,10 +15,15 @@
  * own slot. The hot path probes the first slot inline (ring/hotpath.h) and
  * calls fc_callsite_note only when it does not hold the key: a later slot
  * of the probe sequence, or a new shape, which is then unwound (unless
- * fc_callsite_enabled() says no). */
+ * fc_callsite_enabled() says no). Mapped by fc_callsite_init, which the
+ * ring layer calls at the process's first GEMM, before any thread has a
+ * ring (so the hot path never sees it NULL). */
 #define FC_CALLSITE_SIG_SLOTS 8192u
-extern _Atomic uint32_t fc_callsite_sigs[FC_CALLSITE_SIG_SLOTS];
+extern _Atomic uint32_t *fc_callsite_sigs;
+/* 0, or -1 when the tables could not be mapped. */
+int fc_callsite_init(void);
 void fc_callsite_note(uint32_t key);
+/* Forgets every shape and site (a fork child), pages given back. */
 void fc_callsite_reset(void);
 
 /* The call site (1..FC_CALLSITE_SITES) of a shape key, 0 when not known. */

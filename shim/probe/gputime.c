@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/copies.h"
 #include "core/resolve.h"
 #include "detect/irec.h"
 
@@ -87,18 +88,18 @@ static int probe(void)
     return 0;
 }
 
-static void *stream_of(uint8_t kind, const void *handle)
+/* The stream a call was queued on. A cuBLAS handle is asked with the
+ * cublasGetStream_v2 of the copy of libcublas that made it (copy: its slot,
+ * core/copies.h). */
+static void *stream_of(uint8_t kind, const void *handle, unsigned copy)
 {
     if (kind == FC_STREAM_DIRECT)
         return (void *)(uintptr_t)handle;
     if (kind != FC_STREAM_CUBLAS_HANDLE || handle == NULL)
         return NULL; /* the legacy default stream */
-    static get_stream_fn get;
-    get_stream_fn fn = __atomic_load_n(&get, __ATOMIC_ACQUIRE);
-    if (fn == NULL) {
-        fn = (get_stream_fn)fc_resolve(FC_LIB_CUBLAS, "cublasGetStream_v2");
-        __atomic_store_n(&get, fn, __ATOMIC_RELEASE);
-    }
+    get_stream_fn fn = (get_stream_fn)fc_copy_fn(&fc_copies[FC_LIB_CUBLAS][copy % FC_COPIES],
+                                                 FC_SYM_CUBLAS_GET_STREAM,
+                                                 "cublasGetStream_v2");
     void *s = NULL;
     if (fn == NULL || fn(handle, &s) != 0)
         return NULL;
@@ -106,7 +107,7 @@ static void *stream_of(uint8_t kind, const void *handle)
 }
 
 /* Records one candidate boundary: an event on the stream, kept with t. */
-static void record(uint64_t t, uint8_t kind, const void *handle)
+static void record(uint64_t t, uint8_t kind, const void *handle, unsigned copy)
 {
     if (__atomic_load_n(&n_claimed, __ATOMIC_RELAXED) >= EV_CAP)
         return;
@@ -118,7 +119,7 @@ static void record(uint64_t t, uint8_t kind, const void *handle)
         return;
     void *ev = NULL;
     int rc = cu.create(&ev, 0);
-    if (rc == 0 && (rc = cu.record(ev, stream_of(kind, handle))) != 0)
+    if (rc == 0 && (rc = cu.record(ev, stream_of(kind, handle, copy))) != 0)
         cu.destroy(ev);
     if (rc != 0) {
         __atomic_store_n(&last_error, rc, __ATOMIC_RELAXED);
@@ -153,7 +154,7 @@ void fc_gputime_on_call(const fc_gemm *g, uint64_t t)
     }
     if (g->a == anchor_a && g->transa == anchor_ta) {
         int saved = errno;
-        record(t, g->stream_kind, g->stream_handle);
+        record(t, g->stream_kind, g->stream_handle, g->copy);
         errno = saved;
     }
 }
@@ -168,13 +169,15 @@ void fc_gputime_on_mark(int kind, uint64_t t)
      * of blocking streams, and a marker cannot know whether the handle or
      * stream of its thread's last GEMM is still alive. */
     int saved = errno;
-    record(t, FC_STREAM_NONE, NULL);
+    record(t, FC_STREAM_NONE, NULL, 0);
     errno = saved;
 }
 
 void fc_gputime_reset(void)
 {
-    for (uint32_t i = 0; i < EV_CAP; i++)
+    /* only the slots claimed so far were ever written */
+    uint32_t n = __atomic_load_n(&n_claimed, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < n && i < EV_CAP; i++)
         __atomic_store_n(&evs[i].ready, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&n_claimed, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&last_error, 0, __ATOMIC_RELAXED);

@@ -20,6 +20,10 @@
 
 static fc_u128 site_flops[SITES + 1]; /* [0]: not attributed */
 static uint64_t site_calls[SITES + 1], site_shapes[SITES + 1];
+/* The entries written by the last rank_sites, so the next one clears and
+ * ranks only those: the cost is the sites in use, not SITES. */
+static uint32_t used[SITES + 1], n_used;
+static uint8_t in_used[SITES + 1];
 static uint32_t order[TOP];
 static int n_top;
 
@@ -27,6 +31,10 @@ static void add_shape(const fc_shape_view *v, void *ctx)
 {
     (void)ctx;
     uint32_t s = v->key.m < 0 ? 0 : fc_callsite_of(fc_site_key(&v->key));
+    if (!in_used[s]) {
+        in_used[s] = 1;
+        used[n_used++] = s;
+    }
     site_flops[s] = fc_u128_sat_add(site_flops[s], v->flops);
     site_calls[s] += v->calls;
     site_shapes[s] += v->calls > 0;
@@ -34,13 +42,26 @@ static void add_shape(const fc_shape_view *v, void *ctx)
 
 static void rank_sites(void)
 {
-    memset(site_flops, 0, sizeof site_flops);
-    memset(site_calls, 0, sizeof site_calls);
-    memset(site_shapes, 0, sizeof site_shapes);
+    for (uint32_t i = 0; i < n_used; i++) {
+        uint32_t s = used[i];
+        site_flops[s] = 0;
+        site_calls[s] = site_shapes[s] = 0;
+        in_used[s] = 0;
+    }
+    n_used = 0;
     fc_counters_foreach(add_shape, NULL);
+    /* in site order, as a walk over every site would see them: ties keep
+     * the lower index first (insertion sort: no allocation, few sites) */
+    for (uint32_t i = 1; i < n_used; i++) {
+        uint32_t v = used[i], j = i;
+        for (; j > 0 && used[j - 1] > v; j--)
+            used[j] = used[j - 1];
+        used[j] = v;
+    }
     n_top = 0;
-    for (uint32_t s = 1; s <= SITES; s++) {
-        if (site_calls[s] == 0)
+    for (uint32_t i = 0; i < n_used; i++) {
+        uint32_t s = used[i];
+        if (s == 0 || site_calls[s] == 0)
             continue;
         int pos = n_top < TOP ? n_top++ : TOP;
         while (pos > 0 && site_flops[order[pos - 1]] < site_flops[s]) {

@@ -28,8 +28,10 @@ static void steady_of(fc_figures *f)
     uint64_t stored = v->stored < FC_FIGURES_MAX_LIST ? v->stored : FC_FIGURES_MAX_LIST, from, to;
     fc_figures_steady_range(v, stored, &from, &to);
     uint64_t n = 0;
+    f->unsure_steady = 0;
     for (uint64_t i = from; i < to; i++) {
         const fc_iteration *it = &v->list[i];
+        f->unsure_steady += it->unsure != 0;
         secs_buf[n] = fc_iteration_seconds(it);
         flops_buf[n] = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
         rec_buf[n] = it->rec;

@@ -22,6 +22,7 @@ typedef struct fc_figures {
     int have_last;             /* last_seconds is set */
     double last_seconds;       /* the last finished iteration */
     uint64_t steady;           /* steady iterations the medians are over (0: none) */
+    uint64_t unsure_steady;    /* ... whose forward/backward/recompute split is a guess */
     double median_seconds;
     fc_u128 flops, rec;        /* medians per steady iteration, taken apart */
     fc_u128 fwd;               /* and of their forward FLOPs */

@@ -6,7 +6,8 @@
  * count exactly. With --hw-flops the line ends with hwHFU, the
  * hardware-measured FLOPs of the latest iteration whose counter samples are
  * all in ("(step N)" when that is an earlier one: samples arrive up to a
- * second late). */
+ * second late). An iteration whose forward/backward/recompute split is a
+ * guess gets " (split unsure)" after the recompute. */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -67,9 +68,9 @@ static void print_line(uint64_t index, const fc_iteration *it)
     }
     char hwl[64] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s\n",
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s\n",
                      who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, formula, hwl);
+                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", formula, hwl);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;

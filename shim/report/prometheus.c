@@ -220,11 +220,17 @@ static void format_figures(const fc_figures *f)
         metric("flopcount_last_iteration_seconds", "gauge",
                "Wall time of the last finished training iteration, evaluation passes left out.", "",
                num(f->last_seconds, v, sizeof v));
-    if (f->v.count > 0)
+    if (f->v.count > 0) {
         metric("flopcount_recompute_ratio", "gauge",
                "Recompute (activation checkpointing) FLOPs over all FLOPs of the finished training "
-               "iterations.",
+               "iterations (an estimate when flopcount_split_guessed_iterations > 0).",
                "", num(f->recompute_fraction, v, sizeof v));
+        metric("flopcount_split_guessed_iterations", "gauge",
+               "Finished training iterations whose forward/backward/recompute split is a guess "
+               "(the GEMM stream could not decide; phase markers make it exact): recompute and MFU "
+               "rest on it.",
+               "", num((double)f->v.unsure, v, sizeof v));
+    }
     if (!f->util_ok)
         return;
     metric("flopcount_hfu_ratio", "gauge",
@@ -233,7 +239,8 @@ static void format_figures(const fc_figures *f)
            "", num(f->hfu, v, sizeof v));
     metric("flopcount_mfu_ratio", "gauge",
            "Measured model FLOPs utilization: as flopcount_hfu_ratio with the recompute FLOPs left "
-           "out (counted FLOPs less recompute; no model formula is involved).",
+           "out (counted FLOPs less recompute; no model formula is involved; an estimate when "
+           "flopcount_split_guessed_iterations > 0).",
            "", num(f->mfu, v, sizeof v));
     char extra[96];
     snprintf(extra, sizeof extra, ",source=\"%s\",dtype=\"%s\"", f->pc.source, fc_dtype_name(f->pc.dtype));

@@ -270,7 +270,10 @@ int fc_report_write(const char *status)
         return -1;
     }
     write_json(fd, status);
-    int bad = fsync(fd) != 0 && errno != EINVAL;
+    /* fsync so a report survives a crash of the machine; not for a process
+     * that counted nothing (a shell, a launcher), which would pay the
+     * disk's latency for a report of zeros */
+    int bad = counted && fsync(fd) != 0 && errno != EINVAL;
     bad |= close(fd) != 0;
     if (bad || json_writer.err) {
         fc_warn_once(&warned, "cannot write %s: %s; report not written", path, strerror(errno));

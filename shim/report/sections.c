@@ -77,6 +77,88 @@ static void method_text(int mode, char *out, size_t size)
                             "forward, backward and recompute told apart by how weights are used");
 }
 
+/* ---- how sure the forward / backward / recompute split is ---- */
+
+/* One sentence per FC_UNSURE_* bit (segment.h), in bit order. */
+static const char *const unsure_text[FC_UNSURE_COUNT] = {
+    "a backward product had the shape and operand roles of a forward one, alone: backward or "
+    "recompute cannot be told from the GEMMs",
+    "weights were used the forward way again after their backward in one step (a second forward, "
+    "as in a GAN, or a module used twice and recomputed): forward or recompute cannot be told",
+    "weights were used the backward way before the backward the detector found (a backward then a "
+    "second forward in one step, while the weights were not confirmed yet)",
+    "a segment longer than the detector's buffer was cut",
+    "GEMM records were lost to the detector (more threads than rings, or a ring that stayed full): "
+    "the totals are exact, the iterations miss those calls",
+};
+
+static void unsure_reason(unsigned bits, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int b = 0; b < FC_UNSURE_COUNT; b++)
+        if (bits >> b & 1u) {
+            int k = snprintf(out + n, size - n, "%s%s", n ? "; " : "", unsure_text[b]);
+            if (k < 0 || (size_t)k >= size - n)
+                return;
+            n += (size_t)k;
+        }
+}
+
+/* What would make the split exact, given what the program declares
+ * already; NULL when nothing would (records lost, a cut segment). */
+static const char *advice(unsigned bits, unsigned sources)
+{
+    if (!(bits & (FC_UNSURE_LONE_REPEAT | FC_UNSURE_FWD_AFTER_BWD | FC_UNSURE_EARLY_BWD)))
+        return NULL;
+    if (sources == 0)
+        return "declare the phases: flopcount_forward_begin() before each forward and "
+               "flopcount_backward_begin() before each backward (flopcount_recompute_begin/end "
+               "around recomputation), or NVTX ranges named forward, backward, recompute "
+               "(docs/iterations.md)";
+    if (!(bits & FC_UNSURE_LONE_REPEAT))
+        return "declare every forward and backward (calls outside declared phases were left to the "
+               "detector)";
+    return "declare recomputation too: flopcount_recompute_begin/end or an NVTX range named "
+           "recompute around the function a checkpoint runs again";
+}
+
+static const char *split_name(const fc_steps_view *v)
+{
+    if (v->declared_calls == 0)
+        return "automatic";
+    return v->declared_calls == v->train_calls ? "declared" : "partly declared";
+}
+
+static const char *sources_name(unsigned sources)
+{
+    switch (sources) {
+    case FC_PHASES_MARKERS: return "markers";
+    case FC_PHASES_NVTX: return "nvtx";
+    case FC_PHASES_MARKERS | FC_PHASES_NVTX: return "markers+nvtx";
+    default: return "none";
+    }
+}
+
+static unsigned unsure_bits(const fc_steps_view *v)
+{
+    return v->unsure_bits | (v->lost ? FC_UNSURE_LOST : 0u);
+}
+
+static void write_split(fc_jw *w, const fc_steps_view *v)
+{
+    unsigned bits = unsure_bits(v);
+    fc_jw_str(w, "split", split_name(v));
+    fc_jw_str(w, "phase_markers", sources_name(v->phase_sources));
+    fc_jw_u64(w, "ambiguous_iterations", v->unsure);
+    fc_jw_arr_begin(w, "ambiguous_reasons");
+    for (int b = 0; b < FC_UNSURE_COUNT; b++)
+        if (bits >> b & 1u)
+            fc_jw_str(w, NULL, unsure_text[b]);
+    fc_jw_arr_end(w);
+    fc_jw_str(w, "advice", v->unsure ? advice(bits, v->phase_sources) : NULL);
+}
+
 static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
 {
     const fc_steps_view *v = &f->v;
@@ -115,8 +197,10 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_bool(w, "anchor_found", st.anchor);
     fc_jw_u64(w, "dropped_records", fc_ring_dropped());
     fc_jw_obj_end(w);
+    write_split(w, v);
     fc_jw_bool(w, "list_truncated", v->stored < v->count);
     fc_jw_arr_begin(w, "list");
+    static char why[1200];
     for (uint64_t i = 0; i < v->stored; i++) {
         const fc_iteration *it = &v->list[i];
         fc_jw_obj_begin(w, NULL);
@@ -132,6 +216,11 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         fc_jw_u128(w, "backward_flops", it->bwd);
         fc_jw_u128(w, "recompute_flops", it->rec);
         fc_jw_u64(w, "calls", it->calls);
+        fc_jw_bool(w, "ambiguous", it->unsure != 0);
+        if (it->unsure) {
+            unsure_reason(it->unsure, why, sizeof why);
+            fc_jw_str(w, "ambiguous_reason", why);
+        }
         if (it->open_end)
             fc_jw_bool(w, "open_end", 1);
         fc_jw_obj_end(w);
@@ -161,6 +250,9 @@ static void write_utilization(fc_jw *w, const fc_figures *f)
     fc_jw_double(w, "achieved_flops_per_second", fc_u128_to_double(f->flops) / f->median_seconds);
     fc_jw_double(w, "hfu", f->hfu);
     fc_jw_double(w, "mfu", f->mfu);
+    /* model FLOPs (and so MFU) are hardware less recompute: a guess when
+     * the split of a steady iteration is */
+    fc_jw_bool(w, "split_ambiguous", f->unsure_steady > 0);
     fc_jw_obj_end(w);
 }
 
@@ -184,10 +276,12 @@ void fc_report_sections_json(fc_jw *w, int final, int interrupted)
     fc_jw_u64(w, "count", f.ev.count);
     fc_jw_u128(w, "flops", f.ev.flops);
     fc_jw_double(w, "seconds", fc_ticks_seconds(f.ev.ticks));
+    fc_jw_u64(w, "ambiguous", f.ev.unsure);
     fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "recompute");
     fc_jw_u128(w, "flops", f.v.rec);
     fc_jw_double(w, "fraction", f.recompute_fraction);
+    fc_jw_bool(w, "ambiguous", f.v.unsure != 0);
     fc_jw_obj_end(w);
     write_utilization(w, &f);
     fc_callsite_report_json(w);
@@ -208,7 +302,7 @@ static void say(int fd, const char *line, int n)
 
 void fc_report_sections_text(int fd, int interrupted)
 {
-    char line[600];
+    char line[1024];
     static fc_figures x;
     int locked = take(&x, 1, interrupted);
     const fc_steps_view *v = &x.v;
@@ -225,12 +319,21 @@ void fc_report_sections_text(int fd, int interrupted)
                                "forward %.1f%% backward %.1f%% recompute %.1f%%\n",
                                (unsigned long long)v->count, mode_name(v->mode, v->count), x.median_seconds, gpu,
                                fc_u128_to_double(x.flops), 100 * f / hw, 100 * b / hw, 100 * r / hw));
+        if (v->unsure > 0) {
+            const char *adv = advice(unsure_bits(v), v->phase_sources);
+            say(fd, line, snprintf(line, sizeof line,
+                                   "flopcount: the forward/backward/recompute split is a guess in %llu of "
+                                   "%llu iterations: recompute %% and MFU are estimates%s%.400s\n",
+                                   (unsigned long long)v->unsure, (unsigned long long)v->count,
+                                   adv ? "; to make it exact, " : "", adv ? adv : ""));
+        }
         const fc_peak_choice *pc = &x.pc;
         if (x.util_ok)
             say(fd, line, snprintf(line, sizeof line,
-                                   "flopcount: HFU %.1f%% MFU %.1f%% of %.4g TFLOP/s (%s, %s%s%s)\n",
-                                   100 * x.hfu, 100 * x.mfu, pc->flops / 1e12, fc_dtype_name(pc->dtype),
-                                   pc->source, pc->device[0] ? ": " : "", pc->device));
+                                   "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s, %s%s%s)\n",
+                                   100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
+                                   pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
+                                   pc->device[0] ? ": " : "", pc->device));
         else if (x.steady > 0 && x.median_seconds > 0)
             say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
         if (locked) /* its buffers are the drainer's too */

@@ -31,7 +31,7 @@
 #include "detect/irec.h"
 #include "probe/callsite.h"
 
-#define FC_NRINGS 32
+#define FC_NRINGS 128 /* threads with a ring at once (more: their calls miss the detector) */
 #define FC_RING_CAP 4096u /* records per thread ring, a power of two */
 #define FC_RING_MASK (FC_RING_CAP - 1)
 
@@ -49,26 +49,31 @@ typedef struct fc_crec {
     char transa, transb;
     uint8_t kind;   /* enum fc_irec_kind */
     uint8_t status; /* FC_CREC_COUNTED */
-    uint8_t pad[2];
+    uint8_t phase;  /* markers: enum fc_phase */
+    uint8_t pad;
 } fc_crec;
 _Static_assert(sizeof(fc_crec) == 64, "one record, one cache line");
 
+/* A thread's ring. The records are mapped when a thread first claims the
+ * ring (core/lazymem.h), and kept for the next thread that claims it. */
 typedef struct fc_ring {
     _Atomic uint64_t head; /* written by the owner thread only */
     uint64_t tail_seen;    /* owner's last look at tail */
-    char pad0[48];
+    fc_crec *rec;          /* FC_RING_CAP records; set before the ring's first record */
+    char pad0[40];
     _Atomic uint64_t tail; /* written by whoever holds the drain lock */
     _Atomic int state;     /* 0 free, 1 owned, 2 owner gone (drain then free) */
     char pad1[52];
-    fc_crec rec[FC_RING_CAP];
 } fc_ring;
 
 /* What the hot path reads on every call (its own line, written rarely),
  * then what the out-of-line help reads and the drainer writes. */
 typedef struct fc_ring_ctl {
-    /* a caller calls fc_ring_help once this many records are pending; 1
-     * (every call) while the drainer sleeps, so the next record wakes it,
-     * and when there is no drainer thread, so the time rule is checked */
+    /* a caller calls fc_ring_help once this many of its records are
+     * pending: half a ring while a drainer thread runs (the caller rings
+     * its bell if it sleeps: a wake-up by fill level, never per record);
+     * 1 (every call) when there is no drainer thread, so the time rule is
+     * checked */
     _Atomic uint64_t drain_at;
     char pad[56];
     _Atomic uint64_t help_at;          /* pending records that make a caller drain */
@@ -82,8 +87,9 @@ extern fc_ring_ctl fc_ring_ctl_;
 extern FC_TLS fc_ring *fc_my_ring; /* NULL until the thread claims one; reset in a fork child */
 
 /* Out of line, rarely: drain_at was reached (h is the new head): wake a
- * sleeping drainer, or drain when the ring is filling up (or, without a
- * drainer, when the last drain is old). */
+ * sleeping drainer (half a ring pending), or drain when the ring is
+ * filling up (the drainer is late; or, without a drainer, when the last
+ * drain is old). */
 void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t);
 /* The slow path (ring.c): counts one finished call at once - invalid when a
  * dimension is negative, failed when status_ok is 0 - and queues a
@@ -150,7 +156,7 @@ static inline void fc_ring_put(fc_ring *r, uint64_t h, const fc_gemm *g, uint32_
     e->transb = g->transb;
     e->kind = FC_IREC_GEMM;
     e->status = status;
-    e->pad[0] = e->pad[1] = 0;
+    e->phase = e->pad = 0;
     fc_call_noted(g, t);
     fc_ring_publish(r, h, t);
 }

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ring.c - the rings between the hooks and the counters and detector.
  *
- * Hooks append 64-byte records to per-thread rings (claimed once from a
- * static pool of FC_NRINGS; the fast path is in hotpath.h). Whoever holds
- * the drain lock - the drainer thread (drainer.c) as a rule, a caller whose
- * ring is 3/4 full when the drainer is late (1/4, or the last drain 0.1 s
- * old, without a drainer thread), a reader of the counters - feeds all
- * rings, merged by time, to the shape table (count/counters.c) and the
- * detector (detect/segment.c -> detect/steps.c). A caller that drains does
- * so with SIGINT and SIGTERM blocked, so a report written from their handler
- * never finds its own thread holding the lock. A ring still full after a
- * bounded wait takes the record the slow way: counted by the caller, lost
- * to the detector only (fc_ring_dropped). */
+ * Nothing here costs a process anything until its first GEMM or marker
+ * (activate): then the clock is calibrated, the tables of the counters,
+ * the detector and the call sites are mapped (core/lazymem.h) and the
+ * drainer thread starts. Hooks append 64-byte records to per-thread rings
+ * (claimed once from a pool of FC_NRINGS, their records mapped at the
+ * first claim; the fast path is in hotpath.h). Whoever holds the drain
+ * lock - the drainer thread (drainer.c) as a rule, a caller whose ring is
+ * 3/4 full when the drainer is late (1/4, or the last drain 0.1 s old,
+ * without a drainer thread), a reader of the counters - feeds all rings,
+ * merged by time, to the shape table (count/counters.c) and the detector
+ * (detect/segment.c -> detect/steps.c). A caller that drains does so with
+ * SIGINT and SIGTERM blocked, so a report written from their handler never
+ * finds its own thread holding the lock. A ring still full after a bounded
+ * wait takes the record the slow way: counted by the caller, lost to the
+ * detector only (fc_ring_dropped). */
 #include "ring.h"
 
 #include <errno.h>
@@ -20,8 +24,10 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/diag.h"
+#include "core/lazymem.h"
 #include "core/options.h"
 #include "count/counters.h"
 #include "detect/segment.h"
@@ -32,6 +38,8 @@
 #include "ring_internal.h"
 
 #define FULL_WAIT_YIELDS 20000 /* a full ring waits this long for a drain */
+#define READER_YIELDS 2000     /* a reader waits for the drain lock: yields, */
+#define READER_SLEEPS_MS 5000  /* then 1 ms sleeps */
 
 static fc_ring rings[FC_NRINGS] __attribute__((aligned(64)));
 fc_ring_ctl fc_ring_ctl_ __attribute__((aligned(64))) = {
@@ -39,6 +47,7 @@ fc_ring_ctl fc_ring_ctl_ __attribute__((aligned(64))) = {
 FC_TLS fc_ring *fc_my_ring;
 
 static atomic_int drain_lock;
+static atomic_int readers_waiting; /* threads in lock_for_reader */
 static FC_TLS int holding; /* this thread holds drain_lock */
 static _Atomic uint64_t dropped, drain_every_ticks;
 static pthread_key_t ring_key;
@@ -46,6 +55,10 @@ static int have_key, enabled;
 static atomic_int finished; /* the detector's stream was ended for the final report */
 #define MAX_TICKS 4
 static void (*_Atomic tick_fns[2][MAX_TICKS])(void); /* [with the drain lock] */
+static void (*_Atomic first_use_fn)(void);
+/* 0 nothing set up yet (no GEMM or marker so far), 1 being set up, 2 set
+ * up, 3 could not be (calls are counted, nothing is queued) */
+static atomic_int activation;
 
 #define CTL (&fc_ring_ctl_)
 
@@ -53,7 +66,7 @@ void fc_ring_callers_help_late(void)
 {
     atomic_store(&CTL->help_at, FC_DRAIN_AT_FALLBACK);
     atomic_store(&CTL->help_every_ticks, FC_TICKS_NEVER); /* the drainer keeps the clock */
-    atomic_store(&CTL->drain_at, FC_DRAIN_AT_FALLBACK);
+    atomic_store(&CTL->drain_at, FC_WAKE_AT);
 }
 
 void fc_ring_callers_drain(void)
@@ -104,6 +117,55 @@ void fc_ring_run_tick(int with_lock)
     }
 }
 
+void fc_ring_wake(void)
+{
+    fc_drainer_wake();
+}
+
+void fc_ring_set_first_use(void (*fn)(void))
+{
+    atomic_store(&first_use_fn, fn);
+}
+
+/* The process's first GEMM or marker, on whichever thread makes it: the
+ * clock, then the tables of the counters, the detector and the call
+ * sites. A thread that comes while another sets up waits for it (a few
+ * system calls and the clock's 0.2 ms). 1 when rings may be used. */
+static int activate(void)
+{
+    int st = atomic_load_explicit(&activation, memory_order_acquire);
+    if (FC_LIKELY(st >= 2))
+        return st == 2;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&activation, &expect, 1)) {
+        while ((st = atomic_load_explicit(&activation, memory_order_acquire)) == 1)
+            sched_yield();
+        return st == 2;
+    }
+    int saved = errno;
+    fc_clock_init();
+    /* A drain at least every 100 ms keeps the live line current when calls
+     * are few and slow and no drainer thread runs. */
+    atomic_store(&drain_every_ticks, (uint64_t)(fc_ticks_per_second() / 10));
+    atomic_store(&CTL->last_drain, fc_ticks());
+    fc_ring_callers_drain();
+    int ok = fc_counters_init() == 0 && fc_seg_init() == 0 && fc_callsite_init() == 0;
+    if (!ok)
+        fc_warn("cannot map memory for the counters and the iteration detector; calls are counted, "
+                "shapes may be lumped together and iterations are not detected");
+    atomic_store_explicit(&activation, ok ? 2 : 3, memory_order_release);
+    void (*fn)(void) = atomic_load(&first_use_fn);
+    if (fn != NULL)
+        fn();
+    errno = saved;
+    return ok;
+}
+
+int fc_ring_active(void)
+{
+    return atomic_load_explicit(&activation, memory_order_acquire) == 2;
+}
+
 static void ring_release(void *p)
 {
     fc_ring *r = p;
@@ -111,14 +173,24 @@ static void ring_release(void *p)
         atomic_store_explicit(&r->state, 2, memory_order_release);
 }
 
-/* Claims a ring for this thread (once); NULL when all are taken. The first
- * claim of the process starts the drainer thread. */
+/* Claims a ring for this thread (once); NULL when all are taken or nothing
+ * could be set up. The first claim of the process starts the drainer
+ * thread. */
 static fc_ring *claim_ring(void)
 {
+    if (!activate())
+        return NULL;
     for (int i = 0; i < FC_NRINGS; i++) {
         int expect = 0;
         if (atomic_compare_exchange_strong(&rings[i].state, &expect, 1)) {
             fc_ring *r = &rings[i];
+            if (r->rec == NULL && (r->rec = fc_mem_map(FC_RING_CAP * sizeof(fc_crec))) == NULL) {
+                atomic_store(&r->state, 0);
+                static int warned_map;
+                fc_warn_once(&warned_map, "cannot map a ring; this thread's calls are counted but "
+                                          "not seen by the iteration detector");
+                return NULL;
+            }
             r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
             fc_my_ring = r;
             if (have_key)
@@ -135,33 +207,93 @@ static fc_ring *claim_ring(void)
 
 /* ---- consumer side (holds drain_lock) ---- */
 
+/* The shape of the GEMM record fed last and what was worked out from it,
+ * so a run of records of one shape (a bmm issued as one sgemm per head,
+ * identical layers in a row) skips the FLOPs, the signature, the role keys
+ * and the shape table: the run's calls go into the table in one add when
+ * the shape changes and at the end of every drain (flush_run), before the
+ * drain lock is released - so whoever reads the table after draining sees
+ * them all. */
+static struct run {
+    int valid;
+    fc_gemm shape;    /* operand addresses NULL */
+    fc_u128 flops;    /* of one call */
+    uint64_t pending; /* calls of this shape not in the table yet */
+    fc_irec rec;      /* the detector's record, but for t and the operands */
+} run;
+
+static int same_shape(const fc_crec *c, const fc_gemm *g)
+{
+    return c->m == g->m && c->n == g->n && c->k == g->k && c->batch == g->batch &&
+           c->api == g->api && c->flags == g->flags && c->dtype == g->dtype &&
+           c->out_dtype == g->out_dtype && c->compute == g->compute && c->transa == g->transa &&
+           c->transb == g->transb;
+}
+
+static void flush_run(void)
+{
+    if (run.pending > 0)
+        fc_counters_add_calls(&run.shape, run.flops, run.rec.sig, run.pending);
+    run.pending = 0;
+}
+
 /* One record to the counters (unless its caller counted it) and the
  * detector. */
 static void feed(const fc_crec *c)
 {
     fc_irec ir;
-    if (c->kind == FC_IREC_GEMM) {
+    if (c->kind == FC_IREC_GEMM && c->status == 0 && run.valid && same_shape(c, &run.shape)) {
+        run.pending++;
+        ir = run.rec;
+    } else if (c->kind == FC_IREC_GEMM) {
         fc_gemm g = {.api = c->api, .flags = c->flags, .dtype = c->dtype,
                      .out_dtype = c->out_dtype, .compute = c->compute, .transa = c->transa,
-                     .transb = c->transb, .m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
-                     .a = c->a, .b = c->b, .c = c->c};
+                     .transb = c->transb, .m = c->m, .n = c->n, .k = c->k, .batch = c->batch};
         int valid;
         fc_u128 f = fc_gemm_flops(&g, &valid);
         uint32_t sig = c->sig;
-        if (!(c->status & FC_CREC_COUNTED)) {
+        if (!(c->status & FC_CREC_COUNTED))
             sig = fc_gemm_sig(&g);
-            fc_counters_add(&g, f, sig, 1);
-        }
         fc_irec_fill(&ir, &g, f > UINT64_MAX ? UINT64_MAX : (uint64_t)f, c->t, sig);
+        if (!(c->status & FC_CREC_COUNTED)) { /* a new run */
+            flush_run();
+            run.valid = 1;
+            run.shape = g;
+            run.flops = f;
+            run.pending = 1;
+            run.rec = ir;
+        }
     } else {
         memset(&ir, 0, sizeof ir);
         ir.kind = c->kind;
-        ir.t = c->t;
+        ir.phase = c->phase;
     }
+    ir.t = c->t;
+    ir.a = c->a;
+    ir.b = c->b;
+    ir.c = c->c;
     fc_seg_push(&ir);
 }
 
-void fc_ring_drain_locked(void)
+/* Tells the detector that records were lost since the last drain (a ring
+ * stayed full, or a thread found no ring): the iteration in progress then
+ * misses calls, which the counters have. */
+static uint64_t dropped_told; /* under the drain lock */
+
+static void tell_lost(void)
+{
+    uint64_t d = atomic_load_explicit(&dropped, memory_order_relaxed);
+    if (d == dropped_told)
+        return;
+    dropped_told = d;
+    fc_irec ir;
+    memset(&ir, 0, sizeof ir);
+    ir.kind = FC_IREC_LOST;
+    ir.t = fc_ticks();
+    fc_seg_push(&ir);
+}
+
+int fc_ring_drain_some(uint64_t budget)
 {
     uint64_t end[FC_NRINGS], pos[FC_NRINGS];
     int act[FC_NRINGS], n_act = 0;
@@ -173,7 +305,7 @@ void fc_ring_drain_locked(void)
         if (pos[i] < end[i])
             act[n_act++] = i;
     }
-    while (n_act > 0) {
+    while (n_act > 0 && budget > 0) {
         int best = 0;
         for (int j = 1; j < n_act; j++)
             if (rings[act[j]].rec[pos[act[j]] & FC_RING_MASK].t <
@@ -183,12 +315,17 @@ void fc_ring_drain_locked(void)
         uint64_t *p = &pos[act[best]];
         /* with one ring left, take its records in a run */
         uint64_t stop = n_act == 1 ? end[act[best]] : *p + 1;
+        if (stop - *p > budget)
+            stop = *p + budget;
+        budget -= stop - *p;
         for (; *p < stop; (*p)++)
             feed(&r->rec[*p & FC_RING_MASK]);
         atomic_store_explicit(&r->tail, *p, memory_order_release);
         if (*p == end[act[best]])
             act[best] = act[--n_act];
     }
+    flush_run();
+    tell_lost();
     for (int i = 0; i < FC_NRINGS; i++) { /* rings of exited threads go back to the pool */
         fc_ring *r = &rings[i];
         if (atomic_load_explicit(&r->state, memory_order_acquire) == 2 &&
@@ -198,6 +335,17 @@ void fc_ring_drain_locked(void)
     }
     fc_clock_recalibrate();
     atomic_store_explicit(&CTL->last_drain, fc_ticks(), memory_order_relaxed);
+    return n_act > 0;
+}
+
+void fc_ring_drain_locked(void)
+{
+    fc_ring_drain_some(UINT64_MAX);
+}
+
+int fc_ring_readers_waiting(void)
+{
+    return atomic_load_explicit(&readers_waiting, memory_order_relaxed);
 }
 
 int fc_ring_pending(void)
@@ -245,14 +393,26 @@ static int try_drain(void)
 
 /* Readers: wait for the lock a little (another thread may be draining)
  * rather than not at all. */
+/* Readers: wait for the lock (another thread may be draining: the drainer
+ * gives way between its batches, a caller finishes its drain) - yielding
+ * at first, then sleeping 1 ms at a time, 5 s at most: a holder that never
+ * lets go (a thread stopped by a debugger) must not hang the exit. */
 static int lock_for_reader(void)
 {
-    for (int i = 0; i < 20000; i++) {
-        if (fc_ring_lock_try())
-            return 1;
-        sched_yield();
+    int ok = 0;
+    atomic_fetch_add_explicit(&readers_waiting, 1, memory_order_relaxed);
+    for (int i = 0; i < READER_YIELDS + READER_SLEEPS_MS && !ok; i++) {
+        if ((ok = fc_ring_lock_try()))
+            break;
+        if (i < READER_YIELDS) {
+            sched_yield();
+        } else {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
     }
-    return 0;
+    atomic_fetch_sub_explicit(&readers_waiting, 1, memory_order_relaxed);
+    return ok;
 }
 
 int fc_ring_sync(void)
@@ -273,13 +433,15 @@ int fc_ring_sync(void)
 
 void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t)
 {
+    /* the drainer may have moved the tail since we last looked */
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint64_t pending = h - r->tail_seen;
+    if (pending < atomic_load_explicit(&CTL->drain_at, memory_order_relaxed))
+        return;
     if (atomic_load_explicit(&CTL->asleep, memory_order_relaxed))
         fc_drainer_wake();
-    uint64_t at = atomic_load_explicit(&CTL->help_at, memory_order_relaxed);
-    if (h - r->tail_seen >= at) {
-        /* the drainer may have moved the tail since we last looked */
-        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (h - r->tail_seen < at || !try_drain())
+    if (pending >= atomic_load_explicit(&CTL->help_at, memory_order_relaxed)) {
+        if (!try_drain())
             return;
     } else if ((int64_t)(t - atomic_load_explicit(&CTL->last_drain, memory_order_relaxed)) >
                (int64_t)atomic_load_explicit(&CTL->help_every_ticks, memory_order_relaxed)) {
@@ -363,6 +525,7 @@ void fc_record(const fc_gemm *g, int status_ok)
         return;
     }
     int saved = errno;
+    activate(); /* the shape table exists from the first counted call on */
     uint32_t h = fc_gemm_sig(g);
     fc_counters_add(g, flops, h, status_ok);
     if (status_ok)
@@ -378,6 +541,11 @@ void fc_record_unresolved(int api)
 
 void fc_ring_mark(int kind)
 {
+    fc_ring_mark_phase(kind, FC_PH_NONE);
+}
+
+void fc_ring_mark_phase(int kind, int phase)
+{
     if (!enabled)
         return;
     fc_ring *r;
@@ -389,6 +557,7 @@ void fc_ring_mark(int kind)
     }
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
+    e->phase = (uint8_t)phase;
     e->t = fc_ticks();
     fc_gputime_on_mark(kind, e->t);
     fc_ring_publish(r, h, e->t);
@@ -396,23 +565,31 @@ void fc_ring_mark(int kind)
 
 /* ---- lifecycle ---- */
 
+/* The child side of fork: the child's only thread starts with empty rings
+ * and detector, the parent's pages given back rather than copied. */
 static void reset_all(void)
 {
     for (int i = 0; i < FC_NRINGS; i++) {
         atomic_store(&rings[i].head, 0);
         atomic_store(&rings[i].tail, 0);
         atomic_store(&rings[i].state, 0);
+        fc_mem_clear(rings[i].rec, FC_RING_CAP * sizeof(fc_crec));
     }
-    /* run by the constructor, and in a fork child by its only thread: no
-     * other thread holds a ring, this one claims one afresh */
+    /* no other thread holds a ring, this one claims one afresh */
     fc_my_ring = NULL;
+    /* a set-up in progress in a thread that did not survive fork: redo it
+     * (each table is mapped once; what was mapped stays) */
+    if (atomic_load(&activation) == 1)
+        atomic_store(&activation, 0);
     atomic_store(&finished, 0);
     fc_drainer_reset();
     fc_ring_callers_drain();
     atomic_store(&CTL->asleep, 0);
     atomic_store(&dropped, 0);
+    dropped_told = 0;
     atomic_store(&drain_lock, 0);
     holding = 0;
+    memset(&run, 0, sizeof run); /* the table it was for was cleared */
     fc_seg_reset();
     fc_steps_reset();
     fc_callsite_reset();
@@ -420,15 +597,10 @@ static void reset_all(void)
     fc_gputime_reset();
 }
 
+/* The constructor's part: nothing is mapped, calibrated or started here. */
 void fc_ring_init(void)
 {
-    fc_clock_init();
     have_key = pthread_key_create(&ring_key, ring_release) == 0;
-    /* A drain at least every 100 ms keeps the live line current when calls
-     * are few and slow. */
-    atomic_store(&drain_every_ticks, (uint64_t)(fc_ticks_per_second() / 10));
-    atomic_store(&CTL->last_drain, fc_ticks());
-    reset_all();
     enabled = fc_is_enabled();
 }
 
@@ -455,7 +627,8 @@ int fc_ring_collect(int final)
         return -1;
     fc_ring_drain_locked();
     if (final && !atomic_load(&finished)) {
-        fc_seg_flush();
+        if (fc_ring_active()) /* else the detector never saw anything */
+            fc_seg_flush();
         atomic_store(&finished, 1); /* the drainer thread exits when it sees this */
         fc_ring_callers_drain();
     }

@@ -9,7 +9,11 @@
 
 #include "core/gemm.h"
 
+/* The constructor's part: no memory, clock or thread until the process's
+ * first GEMM or marker. */
 void fc_ring_init(void);
+/* 1 once the first GEMM or marker set up the rings, counters and detector. */
+int fc_ring_active(void);
 /* pthread_atfork prepare handler, and the child's reset (the child's only
  * thread starts with empty rings, counters and detector). */
 void fc_ring_before_fork(void);
@@ -21,6 +25,8 @@ void fc_record_unresolved(int api);
  * stream: flopcount_step(), the evaluation brackets, NVTX step ranges.
  * Ignored before fc_ring_init and when counting is disabled. */
 void fc_ring_mark(int kind);
+/* The same with a phase (enum fc_phase): FC_IREC_PHASE, FC_IREC_NVTX_PHASE. */
+void fc_ring_mark_phase(int kind, int phase);
 
 /* Drains the rings (into the counters and the detector) so that readers of
  * the counters see every finished call; waits briefly for a drain in
@@ -48,5 +54,13 @@ int fc_ring_add_tick(void (*fn)(void));
  * CUPTI flush) without holding up readers of the detector. At most 4, as
  * above. */
 int fc_ring_add_tick_unlocked(void (*fn)(void));
+/* Wakes the drainer thread now if it sleeps (it drains and runs its ticks
+ * at once, instead of at the end of its sleep): for a signal handler that
+ * wants a tick's work done (the CUPTI flush). Async-signal-safe. */
+void fc_ring_wake(void);
+/* A function called once, right after the process's first GEMM or marker
+ * set everything up (on that thread, holding nothing): the snapshot
+ * thread's start. One; set by the top layer at start-up. */
+void fc_ring_set_first_use(void (*fn)(void));
 
 #endif

@@ -9,6 +9,7 @@
 #include "hotpath.h"
 
 #define FC_DRAIN_AT_INLINE (FC_RING_CAP / 4)        /* no drainer thread: callers drain */
+#define FC_WAKE_AT (FC_RING_CAP / 2)                /* a caller rings a sleeping drainer */
 #define FC_DRAIN_AT_FALLBACK (FC_RING_CAP / 4 * 3)  /* the drainer is late: help it */
 #define FC_TICKS_NEVER (UINT64_MAX / 2)             /* a tick difference never reached */
 
@@ -20,10 +21,15 @@ void fc_ring_lock_release(void);
 /* Feeds every published record to the counters and the detector, oldest
  * first across rings. Drain lock held. */
 void fc_ring_drain_locked(void);
+/* The same, budget records at most; 1 when some were left. */
+int fc_ring_drain_some(uint64_t budget);
+/* Threads waiting for the drain lock to read (the drainer gives way). */
+int fc_ring_readers_waiting(void);
 /* 1 when some ring has published records not drained yet. */
 int fc_ring_pending(void);
-/* Who drains: the drainer thread, callers helping only when it is late
- * (help_late), or the callers themselves (callers_drain: no thread). */
+/* Who drains: the drainer thread, woken by a caller whose ring is half
+ * full and helped by callers only when it is late (help_late), or the
+ * callers themselves (callers_drain: no thread). */
 void fc_ring_callers_help_late(void);
 void fc_ring_callers_drain(void);
 /* 1 once the final report ended the detector's stream. */
@@ -39,7 +45,7 @@ void fc_ring_run_tick(int with_lock);
 /* Starts the drainer thread once per process (and once in a fork child);
  * on failure the callers drain. */
 void fc_drainer_start(void);
-/* Wakes the drainer if it sleeps (the next record after an idle spell). */
+/* Wakes the drainer if it sleeps (a caller whose ring is half full). */
 void fc_drainer_wake(void);
 /* 1 while a drainer thread may be running or starting. */
 int fc_drainer_running(void);

@@ -12,7 +12,7 @@ find_library(FC_REAL_CUBLAS NAMES libcublas.so.13 cublas PATHS ${FLOPCOUNT_CUDA_
 # programs linked with it hold versioned references (cublasSgemm_v2@
 # libcublas.so.13) exactly as with the real one.
 set(FC_CUBLAS_EMU_MAP ${CMAKE_CURRENT_BINARY_DIR}/cublas_emu.map)
-file(WRITE ${FC_CUBLAS_EMU_MAP} "libcublas.so.13 { global: cublas*; local: *; };\n")
+file(WRITE ${FC_CUBLAS_EMU_MAP} "libcublas.so.13 { global: cublas*; fc_emu_cublas_*; local: *; };\n")
 add_library(fc_cublas_emu SHARED ${FC_TESTS_DIR}/emu/cublas_emu.c)
 target_include_directories(fc_cublas_emu PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(fc_cublas_emu PRIVATE m)
@@ -21,7 +21,8 @@ set_target_properties(fc_cublas_emu PROPERTIES OUTPUT_NAME cublas SOVERSION 13
                       LIBRARY_OUTPUT_DIRECTORY ${FC_CUBLAS_EMU_DIR}
                       LINK_DEPENDS ${FC_CUBLAS_EMU_MAP})
 
-add_library(fc_cublas_check STATIC ${CMAKE_CURRENT_LIST_DIR}/cublas_check.c)
+add_library(fc_cublas_check STATIC ${CMAKE_CURRENT_LIST_DIR}/cublas_check.c
+            ${FC_TESTS_DIR}/emu/real_symbol.c)
 target_include_directories(fc_cublas_check PUBLIC ${FC_TESTS_DIR} ${CMAKE_SOURCE_DIR}/include
                            ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(fc_cublas_check PUBLIC cmocka PkgConfig::JSONC m ${CMAKE_DL_LIBS})

@@ -33,7 +33,8 @@ set_target_properties(fc_emu_cublaslt PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${FC_L
 set_target_properties(fc_emu_cublaslt_missing PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${FC_LT_STUB_DIR})
 
 function(fc_lt_program name)
-  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c ${CMAKE_CURRENT_LIST_DIR}/lt_check.c)
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c ${CMAKE_CURRENT_LIST_DIR}/lt_check.c
+                 ${FC_TESTS_DIR}/emu/real_symbol.c)
   target_include_directories(${name} PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR} ${FC_TESTS_DIR})
   target_link_libraries(${name} PRIVATE ${ARGN} cmocka PkgConfig::JSONC ${CMAKE_DL_LIBS})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${FC_LT_WORK})

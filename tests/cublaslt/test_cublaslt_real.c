@@ -5,8 +5,9 @@
  * Without a GPU the descriptor functions work for real, and cublasLtMatmul
  * on a NULL handle fails. So each call checks that it went through the shim
  * to the real library: the status is the one the real function gives for
- * the same arguments (called directly through dlsym on the library's handle,
- * which the shim does not see), and the report (--check) shows every call
+ * the same arguments (called directly at its address in the library's ELF
+ * symbol table, emu/real_symbol.c: dlsym on the library's handle would
+ * answer with the shim's hook), and the report (--check) shows every call
  * failed, with exactly the shape, types and transposes decoded from the
  * real descriptors by the real getters.
  *
@@ -23,6 +24,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "emu/real_symbol.h"
 #include "lt_check.h"
 
 typedef cublasStatus_t (*matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,
@@ -87,7 +89,7 @@ static void test_shim_in_front(void **state)
     (void)state;
     void *lib = dlopen("libcublasLt.so.13", RTLD_LAZY | RTLD_NOLOAD);
     assert_non_null(lib);
-    real_matmul = (matmul_fn)dlsym(lib, "cublasLtMatmul");
+    real_matmul = (matmul_fn)real_symbol(lib, "cublasLtMatmul", NULL);
     assert_non_null(real_matmul);
     const char *under = getenv("FC_LT_UNDER_SHIM");
     if (under != NULL && strcmp(under, "1") == 0) /* the name we call is not the library's */

@@ -18,15 +18,32 @@
  * One deliberate nesting: cublasGemmEx with fp32 A, B, C and a fp32
  * compute type calls cublasSgemm_v2 through the PLT, as the real library
  * calls cublasLtMatmul on one path, so a preloaded counter sees a GEMM
- * inside a GEMM and must count it once. */
+ * inside a GEMM and must count it once.
+ *
+ * Per-copy call counts (cublas_emu.h) let a test that loads this library
+ * twice, from two paths, see which copy a call reached. */
 #include <cublas_api.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cublas_emu.h"
 #include "emu_launch.h"
 
 #define EMU_MAGIC 0x656d7563u
+
+static atomic_ulong emu_gemm_calls, emu_mode_queries;
+
+unsigned long fc_emu_cublas_gemm_calls(void)
+{
+    return atomic_load(&emu_gemm_calls);
+}
+
+unsigned long fc_emu_cublas_mode_queries(void)
+{
+    return atomic_load(&emu_mode_queries);
+}
 
 struct cublasContext {
     unsigned magic;
@@ -239,6 +256,7 @@ static void launch(cublasHandle_t h, const problem *p, int64_t count)
 
 static cublasStatus_t gemm_one(cublasHandle_t h, const problem *p)
 {
+    atomic_fetch_add(&emu_gemm_calls, 1);
     cublasStatus_t st = check(h, p);
     if (st == CUBLAS_STATUS_SUCCESS) {
         run(p);
@@ -277,6 +295,7 @@ typedef struct batch {
 
 static cublasStatus_t gemm_batch(cublasHandle_t h, problem p, const batch *b, int64_t count)
 {
+    atomic_fetch_add(&emu_gemm_calls, 1);
     cublasStatus_t st = check(h, &p);
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
@@ -335,6 +354,7 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
 
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
 {
+    atomic_fetch_add(&emu_mode_queries, 1);
     if (!handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (mode == NULL)
@@ -507,6 +527,7 @@ static problem group_problem(const groups *g, int64_t i)
 
 static cublasStatus_t gemm_groups(cublasHandle_t h, const groups *g)
 {
+    atomic_fetch_add(&emu_gemm_calls, 1);
     if (!handle_ok(h))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (g->count < 0)

@@ -206,11 +206,19 @@ EMU_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_
     return CUBLAS_STATUS_SUCCESS;
 }
 
+static atomic_ulong getter_calls;
+
+EMU_EXPORT unsigned long fc_emu_lt_getter_calls(void)
+{
+    return atomic_load(&getter_calls);
+}
+
 EMU_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t l,
                                                            cublasLtMatrixLayoutAttribute_t attr,
                                                            void *buf, size_t size,
                                                            size_t *written)
 {
+    atomic_fetch_add(&getter_calls, 1);
     emu_layout e;
     size_t have = 0;
     if (load_layout(l, &e))
@@ -280,6 +288,7 @@ EMU_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
                                                          cublasLtMatmulDescAttributes_t attr,
                                                          void *buf, size_t size, size_t *written)
 {
+    atomic_fetch_add(&getter_calls, 1);
     emu_desc e;
     size_t have = 0;
     if (load_desc(d, &e))

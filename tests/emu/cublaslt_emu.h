@@ -9,4 +9,9 @@
  * status: lets a test see that the shim forwarded each call exactly once. */
 unsigned long fc_emu_lt_matmul_calls(void);
 
+/* How many cublasLtMatrixLayoutGetAttribute and cublasLtMatmulDescGetAttribute
+ * calls reached this copy of the emulation (a test that loads two copies
+ * checks that each descriptor is read by the copy that made it). */
+unsigned long fc_emu_lt_getter_calls(void);
+
 #endif

@@ -70,6 +70,19 @@ expect tiny-selective 45088768 "$WORK/tiny-sel.json" hardware_flops_per_iteratio
 run_json "$WORK/tiny-half.json" $TINY --causal-attention half
 expect tiny-half 42467328 "$WORK/tiny-half.json" model_flops_per_iteration
 expect tiny-half '"half"' "$WORK/tiny-half.json" conventions causal_attention
+# Sliding window of 8 keys (test_formula.c test_sliding_window): the core
+# drops from 1,048,576 to 262,144 (full) and 229,376 (causal half).
+run_json "$WORK/tiny-win.json" $TINY --sliding-window 8
+expect tiny-window 262144 "$WORK/tiny-win.json" forward_breakdown attention_core
+expect tiny-window 8 "$WORK/tiny-win.json" model sliding_window
+expect tiny-window 2 "$WORK/tiny-win.json" model window_layers
+run_json "$WORK/tiny-win-half.json" $TINY --sliding-window=8 --causal-attention half
+expect tiny-window-half 229376 "$WORK/tiny-win-half.json" forward_breakdown attention_core
+printf '{"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "intermediate_size": 256, "hidden_act": "gelu", "sliding_window": 8}' >"$WORK/mistral-like.json"
+run_json "$WORK/tiny-win-cfg.json" --config "$WORK/mistral-like.json" --seq 32 --batch 2
+expect tiny-window-config 262144 "$WORK/tiny-win-cfg.json" forward_breakdown attention_core
+run_json "$WORK/tiny-win-off.json" --config "$WORK/mistral-like.json" --seq 32 --batch 2 --sliding-window 0
+expect tiny-window-off 1048576 "$WORK/tiny-win-off.json" forward_breakdown attention_core
 
 # GPT-2 small (REFERENCE.md §2), by flags and by its config.json.
 run_json "$WORK/gpt2.json" --layers 12 --hidden 768 --heads 12 --vocab 50257 --seq 1024 --batch 8 \
@@ -154,6 +167,9 @@ expect_error "--iter-time" $TINY --gpus 8 --peak-tflops 312
 expect_error "cannot open" $TINY --config "$WORK/missing.json"
 expect_error "--kv-heads 3 must divide --heads 4" $TINY --kv-heads 3
 expect_error "--topk" $TINY --experts 8
+expect_error "--window-layers needs --sliding-window" $TINY --window-layers 1
+printf '{"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 64, "sliding_window": 8}' >"$WORK/gemma3.json"
+expect_error "which layers are windowed is not known" $TINY --config "$WORK/gemma3.json"
 printf '{"hidden_size": "big"}' >"$WORK/bad.json"
 expect_error "hidden_size is not an integer" $TINY --config "$WORK/bad.json"
 

@@ -221,6 +221,58 @@ static void test_swiglu_head_dim_and_causal(void **state)
     EQ(f.palm_flops_per_iteration, (6ull * 380064 + 12ull * 3 * 128 * 8) * 40);
 }
 
+/* Sliding-window attention on the tiny model (l=2 h=64 a=4 d=16, s=32,
+ * B=2; the core without a window is 1,048,576 full, 524,288 causal-half).
+ * A window of w' = 8 keys per query:
+ *   full  4*B*s*w'*(a*d) per layer = 4*2*32*8*64  = 131,072; 2 layers 262,144
+ *   half  2*B*w'*(2s - w')*(a*d)   = 2*2*8*56*64  = 114,688; 2 layers 229,376
+ *         (the band under min(i, w') for i in [0, s]: s*w' - w'^2/2 = 224
+ *         query-key pairs per head and sequence, 4*d FLOPs each)
+ * On one layer only: the other keeps its 524,288 (full) / 262,144 (half).
+ * A window not shorter than s changes nothing. Selective recompute adds
+ * the (windowed) core again. */
+static void test_sliding_window(void **state)
+{
+    (void)state;
+    fc_model m = dense(2, 64, 4, 128, 32, 2);
+    fc_flops none = run(&m);
+    m.window = 8;
+    fc_flops f = run(&m);
+    EQ(f.attention_core_forward, 262144);
+    EQ(f.forward_flops_per_iteration, none.forward_flops_per_iteration - 1048576 + 262144);
+    EQ(f.model_flops_per_iteration, 3 * f.forward_flops_per_iteration);
+    m.recompute = FC_RECOMPUTE_SELECTIVE;
+    f = run(&m);
+    EQ(f.hardware_flops_per_iteration, f.model_flops_per_iteration + 262144);
+    m.recompute = FC_RECOMPUTE_NONE;
+    m.causal = FC_CAUSAL_HALF;
+    f = run(&m);
+    EQ(f.attention_core_forward, 229376);
+    m.window_layers = 1;
+    f = run(&m);
+    EQ(f.attention_core_forward, 114688 + 262144);
+    m.causal = FC_CAUSAL_FULL;
+    f = run(&m);
+    EQ(f.attention_core_forward, 131072 + 524288);
+    m.window = 32; /* = s */
+    m.window_layers = 0;
+    f = run(&m);
+    EQ(f.attention_core_forward, 1048576);
+    m.window = 4096;
+    m.causal = FC_CAUSAL_HALF;
+    f = run(&m);
+    EQ(f.attention_core_forward, 524288);
+    char err[200];
+    m.window = 0;
+    m.window_layers = 1;
+    assert_int_equal(fc_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--window-layers needs --sliding-window"));
+    m.window = 8;
+    m.window_layers = 3;
+    assert_int_equal(fc_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "larger than --layers"));
+}
+
 /* MoE: l=4 h=32 a=4 (d=8), V=50, s=8, B=2, T=16; dense ffn 128 gated;
  * 8 experts, top-2, expert ffn 48, 1 shared expert of ffn 64, MoE every 2nd
  * layer from layer 1 on: layers i in [1,4) with i%2 == 0 -> only layer 2.
@@ -519,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_reduces_to_72_form),
         cmocka_unit_test(test_gqa),
         cmocka_unit_test(test_swiglu_head_dim_and_causal),
+        cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_moe_layer_count),
         cmocka_unit_test(test_identities),

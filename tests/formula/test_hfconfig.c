@@ -205,6 +205,69 @@ static void test_errors(void **state)
     assert_non_null(strstr(err, "no-such.json"));
 }
 
+static fc_model parse_ok(const char *json, unsigned *found)
+{
+    fc_model m;
+    memset(&m, 0, sizeof m);
+    char err[300] = "";
+    int rc = fc_hfconfig_parse(json, strlen(json), &m, found, err, sizeof err);
+    if (rc != 0)
+        print_message("%s\n", err);
+    assert_int_equal(rc, 0);
+    return m;
+}
+
+/* sliding_window: which layers each family windows (read_window). */
+static void test_sliding_window(void **state)
+{
+    (void)state;
+    unsigned found;
+    /* Mistral: every layer */
+    fc_model m = parse_ok("{\"model_type\": \"mistral\", \"num_hidden_layers\": 32,"
+                          " \"sliding_window\": 4096}", &found);
+    assert_int_equal(m.window, 4096);
+    assert_int_equal(m.window_layers, 32);
+    assert_true(found & FC_HF_WINDOW);
+    /* null: none */
+    m = parse_ok("{\"model_type\": \"mistral\", \"num_hidden_layers\": 32, \"sliding_window\": null}",
+                 &found);
+    assert_int_equal(m.window, 0);
+    assert_false(found & FC_HF_WINDOW);
+    /* Gemma 2: layers 0, 2, 4 ... of 42: 21 */
+    m = parse_ok("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 42, \"sliding_window\": 4096}",
+                 &found);
+    assert_int_equal(m.window_layers, 21);
+    /* Gemma 3: one global layer in 6 (layers 5, 11, ...): 26 layers, 4 global */
+    m = parse_ok("{\"model_type\": \"gemma3_text\", \"num_hidden_layers\": 26,"
+                 " \"sliding_window\": 512, \"sliding_window_pattern\": 6}", &found);
+    assert_int_equal(m.window_layers, 22);
+    /* layer_types wins */
+    m = parse_ok("{\"model_type\": \"gemma3_text\", \"num_hidden_layers\": 3, \"sliding_window\": 512,"
+                 " \"layer_types\": [\"sliding_attention\", \"full_attention\", \"sliding_attention\"]}",
+                 &found);
+    assert_int_equal(m.window_layers, 2);
+    /* Qwen2: not used unless use_sliding_window; then from max_window_layers on */
+    m = parse_ok("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 28, \"sliding_window\": 4096,"
+                 " \"use_sliding_window\": false, \"max_window_layers\": 21}", &found);
+    assert_int_equal(m.window, 0);
+    m = parse_ok("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 28, \"sliding_window\": 4096,"
+                 " \"use_sliding_window\": true, \"max_window_layers\": 21}", &found);
+    assert_int_equal(m.window, 4096);
+    assert_int_equal(m.window_layers, 7);
+    /* refused rather than guessed */
+    expect_parse_error("{\"model_type\": \"gemma3_text\", \"num_hidden_layers\": 26, \"sliding_window\": 512}",
+                       "which layers are windowed is not known");
+    expect_parse_error("{\"num_hidden_layers\": 2, \"sliding_window\": 64,"
+                       " \"layer_types\": [\"chunked_attention\", \"full_attention\"]}",
+                       "layer_types entry 'chunked_attention' is not modelled");
+    expect_parse_error("{\"num_hidden_layers\": 2, \"layer_types\": [\"sliding_attention\", \"full_attention\"]}",
+                       "sliding_window is missing");
+    expect_parse_error("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 28, \"sliding_window\": 4096,"
+                       " \"use_sliding_window\": true}", "max_window_layers");
+    expect_parse_error("{\"num_hidden_layers\": 2, \"sliding_window\": \"4096\"}",
+                       "sliding_window is not an integer");
+}
+
 /* Multimodal configs nest the language model; DeepSeek-style keys. */
 static void test_nesting_and_deepseek_keys(void **state)
 {
@@ -248,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_mixtral),      cmocka_unit_test(test_gpt2),
         cmocka_unit_test(test_qwen15_moe),   cmocka_unit_test(test_qwen3_moe),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_nesting_and_deepseek_keys),
+        cmocka_unit_test(test_sliding_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

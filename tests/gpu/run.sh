@@ -218,8 +218,17 @@ if [ "$mode" = dry-run ]; then
     grep -q '"reason": "timed out after 3 s' "$out/robustness/hang/result.json" &&
         grep -q '"reason": "exited with status 3' "$out/robustness/crash/result.json" ||
         { echo "robustness: FAILED"; status=1; }
-    if kill -0 "$(cat "$out/robustness/hang/program.pid" 2>/dev/null || echo 999999999)" 2>/dev/null; then
-        echo "robustness: the hanging check's program survived"; status=1
+    # Killed means gone or a zombie: its parent (the check) was killed too, so
+    # it waits for whichever process adopts it to reap it; allow that 5 s.
+    hang_pid=$(cat "$out/robustness/hang/program.pid" 2>/dev/null || echo 999999999)
+    alive=1
+    for _ in $(seq 50); do
+        state=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$hang_pid/stat" 2>/dev/null)
+        case $state in "" | Z | X) alive=0; break ;; esac
+        sleep 0.1
+    done
+    if [ $alive -eq 1 ]; then
+        echo "robustness: the hanging check's program survived (state $state)"; status=1
     fi
     echo "== summary shape"
     "$PY" "$HERE/lib/summary.py" validate "$out/summary.json" --dry-run || status=1

@@ -53,3 +53,8 @@ set_tests_properties(report_tiny_gpt PROPERTIES LABELS torch TIMEOUT 200)
 add_test(NAME report_stats_identity
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/stats_identity.py
           ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK}/stats-identity)
+if(FLOPCOUNT_SANITIZE STREQUAL "address")
+  # The program is a Python interpreter (as merge_mpirun's ranks).
+  set_tests_properties(report_stats_identity PROPERTIES ENVIRONMENT
+                       "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
+endif()

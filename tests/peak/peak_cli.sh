@@ -71,7 +71,7 @@ run 0 --gpu "NVIDIA A100-PCIE-40GB" --dtype tf32 --json && json 'd["device"] == 
 
 # Errors: unknown GPU, unknown dtype, dtype the device lacks, bad flags.
 usage_error "unknown GPU 'NVIDIA Foo 9000'; pass --peak-tflops" --gpu "NVIDIA Foo 9000"
-usage_error "unknown GPU 'NVIDIA GeForce RTX 3090 Ti'" --gpu "NVIDIA GeForce RTX 3090 Ti" --json
+usage_error "unknown GPU 'NVIDIA GeForce RTX 3080 Ti'" --gpu "NVIDIA GeForce RTX 3080 Ti" --json
 usage_error "unknown dtype 'fp7'" --gpu h100 --dtype fp7
 usage_error "unknown dtype 'fp7'" --dtype fp7
 usage_error "A100-SXM has no dense fp8_e4m3 figure" --gpu a100 --dtype fp8
@@ -114,7 +114,7 @@ for k in V100-SXM2 A100-SXM A100-PCIe A10 A10G L4 L40 L40S RTX-3090 RTX-4090 H10
     grep -q "^$k " "$OUT" || bad "table lacks $k"
 done
 run 0 --json &&
-    json 'd["local"] is None and "no CUDA driver" in d["local_error"] and len({p["device"] for p in d["peaks"]}) == 20 and all(p["peak_flops"] > 0 and p["source"] for p in d["peaks"])'
+    json 'd["local"] is None and "no CUDA driver" in d["local_error"] and len({p["device"] for p in d["peaks"]}) == 35 and all(p["peak_flops"] > 0 and p["source"] for p in d["peaks"])'
 run 0 --json --dtype fp8 && json 'all(p["dtype"] == "fp8_e4m3" for p in d["peaks"]) and "A100-SXM" not in {p["device"] for p in d["peaks"]}'
 
 # Table with the fake H100 at 1.83 GHz: clock-derived = 132 x 4096 x 1.83e9
@@ -129,7 +129,7 @@ run 0 &&
 # 132 x 4096 x 1.98e9 = 1070.5e12.
 grep -q "fp16 dense, from clock:    1070.5 TFLOP/s" "$OUT" || bad "clock-derived text"
 # An unknown local GPU: named, with the advice, never a borrowed figure.
-export FAKE_CUDA_NAME="NVIDIA H800"
+export FAKE_CUDA_NAME="NVIDIA A40"
 run 0 --json &&
     json 'd["local"]["device"] is None and d["local"]["table_peak_flops"] is None and d["local"]["clock_derived_peak_flops"] is None'
 # cuInit failing is reported as such.

@@ -67,6 +67,24 @@ static void test_driver_names(void **state)
     expect_match("NVIDIA GeForce RTX 3090", "RTX-3090");
     expect_match("NVIDIA GeForce RTX 4090", "RTX-4090");
     expect_match("AMD Instinct MI300X", "MI300X");
+    expect_match("NVIDIA H800", "H800-SXM");
+    expect_match("NVIDIA H800 PCIe", "H800-PCIe");
+    expect_match("NVIDIA A800-SXM4-80GB", "A800");
+    expect_match("NVIDIA A800 80GB PCIe", "A800");
+    expect_match("NVIDIA A800 40GB Active", "A800");
+    expect_match("NVIDIA H20", "H20");
+    expect_match("NVIDIA L20", "L20");
+    expect_match("Tesla T4", "T4");
+    expect_match("Tesla V100S-PCIE-32GB", "V100S");
+    expect_match("NVIDIA GeForce RTX 3090 Ti", "RTX-3090-Ti");
+    expect_match("NVIDIA GeForce RTX 4090 D", "RTX-4090-D");
+    expect_match("NVIDIA RTX 6000 Ada Generation", "RTX-6000-Ada");
+    expect_match("AMD Instinct MI250X", "MI250X");
+    expect_match("AMD Instinct MI250X/MI250", "MI250X");
+    expect_match("AMD Instinct MI325X", "MI325X");
+    expect_match("NVIDIA B100", "B100");
+    expect_match("NVIDIA B300 SXM6 AC", "B300");
+    expect_match("NVIDIA GB300", "GB300");
 }
 
 static void test_keys_and_case(void **state)
@@ -113,18 +131,18 @@ static void test_unknown_names(void **state)
     expect_unknown("");
     expect_unknown("NVIDIA");
     expect_unknown("cpu");
-    expect_unknown("NVIDIA GeForce RTX 3090 Ti");
-    expect_unknown("NVIDIA GeForce RTX 4090 D");
+    expect_unknown("NVIDIA GeForce RTX 3080 Ti");
+    expect_unknown("NVIDIA GeForce RTX 3090 Ti Laptop GPU");
     expect_unknown("NVIDIA GeForce RTX 4090 Laptop GPU");
-    expect_unknown("Tesla V100S-PCIE-32GB");
+    expect_unknown("NVIDIA GeForce RTX 4090 D Laptop GPU");
     expect_unknown("NVIDIA A100X");
-    expect_unknown("NVIDIA A800-SXM4-80GB");
-    expect_unknown("NVIDIA H800");
-    expect_unknown("NVIDIA H20");
     expect_unknown("NVIDIA A40");
     expect_unknown("NVIDIA RTX A6000");
-    expect_unknown("Tesla T4");
-    expect_unknown("AMD Instinct MI250X");
+    expect_unknown("Quadro RTX 6000");
+    expect_unknown("NVIDIA RTX 6000");
+    expect_unknown("Tesla T40");
+    expect_unknown("AMD Instinct MI250");
+    expect_unknown("NVIDIA H20x");
     expect_unknown("NVIDIA L40SX");
     expect_unknown("NVIDIA H100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 }
@@ -174,6 +192,40 @@ static const expect published[] = {
     /* MI300X data sheet dense column: 81.7 / 163.4 / 163.4 / 653.7 / 1307.4 / 2614.9. */
     {"MI300X", 81.7e12, 163.4e12, 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12, 0,
      2614.9e12},
+    /* H800 data sheets: H100 compute with FP64 cut to 1 (SXM) / 0.8 (PCIe);
+     * TF32 989* and 756*, BF16 1979* and 1513*, FP8 3958* and 3026*, halved. */
+    {"H800-SXM", 1e12, 1e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12},
+    {"H800-PCIe", 0.8e12, 0.8e12, 51e12, 378e12, 756.5e12, 756.5e12, 1513e12, 0, 1513e12},
+    /* A800 data sheets: the A100's figures (TF32 312*, FP16 624*, INT8 1248*, halved). */
+    {"A800", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12},
+    /* H20: partner sheets, dense: FP32 44, TF32 74, BF16 148, FP8/INT8 296, FP64 1. */
+    {"H20", 1e12, 1e12, 44e12, 74e12, 148e12, 148e12, 296e12, 0, 296e12},
+    /* L20 data sheet: TF32 119.5*, BF16 239*, FP8/INT8 478*, halved. */
+    {"L20", 0, 0, 59.8e12, 59.8e12, 119.5e12, 119.5e12, 239e12, 0, 239e12},
+    /* T4 data sheet: FP32 8.1, FP16/FP32 mixed 65, INT8 130 (Turing: dense). */
+    {"T4", 0, 0, 8.1e12, 0, 65e12, 0, 0, 0, 130e12},
+    /* V100S data sheet: FP64 8.2, FP32 16.4, Tensor 130. */
+    {"V100S", 8.2e12, 0, 16.4e12, 0, 130e12, 0, 0, 0, 0},
+    /* RTX 3090 Ti: 84 SMs x 1.86 GHz; FP32 x 256 = 40.0, FP16/BF16 (FP32
+     * accumulate) x 512 = 80.0, INT8 x 2048 = 320.0; FP64 40 / 64. */
+    {"RTX-3090-Ti", 0.625e12, 0, 40e12, 40e12, 80e12, 80e12, 0, 0, 320e12},
+    /* RTX 4090 D: 114 SMs x 2.52 GHz; FP32 x 256 = 73.5, FP16 x 512 = 147.1,
+     * FP8 x 1024 = 294.2, INT8 x 2048 = 588.3; FP64 73.5 / 64 = 1.149. */
+    {"RTX-4090-D", 1.149e12, 0, 73.5e12, 73.5e12, 147.1e12, 147.1e12, 294.2e12, 0, 588.3e12},
+    /* RTX 6000 Ada: FP8 1457* / 2 = 728.5, FP16 half that, TF32 a quarter. */
+    {"RTX-6000-Ada", 1.423e12, 0, 91.1e12, 182.1e12, 364.2e12, 364.2e12, 728.5e12, 0, 728.5e12},
+    {"MI325X", 81.7e12, 163.4e12, 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12, 0,
+     2614.9e12},
+    /* MI250X package / 2 GCDs: FP64 47.9 / 2, matrix 95.7 / 2, FP16 383 / 2. */
+    {"MI250X", 23.95e12, 47.85e12, 47.85e12, 0, 191.5e12, 191.5e12, 0, 0, 191.5e12},
+    /* B100 per GPU: TF32 1.8P*, FP16 3.5P*, FP8/INT8 7P*, FP4 14P*, halved. */
+    {"B100", 30e12, 30e12, 60e12, 900e12, 1750e12, 1750e12, 3500e12, 7000e12, 3500e12},
+    /* HGX B300 / 8: FP64 10 -> 1.25, FP32 600 -> 75, TF32 18P* -> 1125,
+     * FP16 36P* -> 2250, FP8 72P* -> 4500, FP4 108P dense -> 13500; no INT8. */
+    {"B300", 1.25e12, 1.25e12, 75e12, 1125e12, 2250e12, 2250e12, 4500e12, 13500e12, 0},
+    /* GB300 NVL72 / 72: FP64 100 -> 1.389, TF32 180P* -> 1250, FP16 360P* ->
+     * 2500, FP8 720P* -> 5000, FP4 1080P dense -> 15000; no INT8. */
+    {"GB300", 1.389e12, 1.389e12, 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 15000e12, 0},
 };
 
 static void check_figure(const fc_peak_device *d, int dt, double want)

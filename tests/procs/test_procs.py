@@ -78,6 +78,13 @@ def gemm(n, d, *more):
     return [os.path.join(BIN, "procs_gemm"), "gemm", str(n), str(d), *more]
 
 
+def at_once(n, d):
+    """n GEMMs of d, then a second alive: started together, two of these
+    overlap in time (a run is told from the next by time, and a process the
+    shim no longer slows can end before the other one starts)."""
+    return [os.path.join(BIN, "procs_gemm"), "sleep", str(n), str(d), "1"]
+
+
 class Case(unittest.TestCase):
     def path(self, name):
         p = os.path.join(WORK, name)
@@ -292,7 +299,10 @@ class Direct(Case):
     def test_two_at_once_same_path(self):
         out = self.path("twice.json")
         env = clean_env({"LD_PRELOAD": preload(), "FLOPCOUNT_OUTPUT": out})
-        ps = [subprocess.Popen(gemm(3, 4), env=env), subprocess.Popen(gemm(2, 5), env=env)]
+        # each lives a second after its GEMMs, so the two overlap in time
+        # however fast the shim lets them start and end
+        ps = [subprocess.Popen(at_once(3, 4), env=env, stdout=subprocess.DEVNULL),
+              subprocess.Popen(at_once(2, 5), env=env, stdout=subprocess.DEVNULL)]
         self.assertEqual([p.wait(timeout=60) for p in ps], [0, 0])
         r, _ = report_json(out)
         self.assertEqual(r["totals"]["gemm_flops"], flops(3, 4) + flops(2, 5))
@@ -320,7 +330,7 @@ class Direct(Case):
         for rank, d in ((0, 4), (1, 5)):
             env = clean_env({"LD_PRELOAD": preload(), "FLOPCOUNT_OUTPUT": out, "RANK": str(rank),
                              "LOCAL_RANK": str(rank), "WORLD_SIZE": "2"})
-            ps.append(subprocess.Popen(gemm(3, d), env=env))
+            ps.append(subprocess.Popen(at_once(3, d), env=env, stdout=subprocess.DEVNULL))
         self.assertEqual([p.wait(timeout=60) for p in ps], [0, 0])
         m = subprocess.run([EXE, "merge", out, "--json"], capture_output=True, text=True)
         self.assertEqual(m.returncode, 0, m.stderr)

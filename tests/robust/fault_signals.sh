@@ -79,6 +79,16 @@ killed int-default INT wait 5
 [ "$base" = 130 ] || fail "int-default: expected death by SIGINT (130), got $base"
 json "$WORK/int-default.json" 'r["status"] == "interrupted" and r["totals"]["gemm_calls"] == 5'
 
+# SIGTERM while the shim's drainer thread sleeps with calls still queued
+# (it wakes every 10 ms while calls come, every 0.1 s once they stopped for
+# 0.1 s: the 0.3 s pause puts it in the long sleep, and the signal follows
+# the last 5 calls within microseconds): the handler drains them itself;
+# the report has all 10 calls, 480 FLOPs.
+ran asleep-term --default-signal=INT asleep 5
+[ "$base" = 143 ] || fail "asleep-term: expected death by SIGTERM (143), got $base"
+json "$WORK/asleep-term.json" \
+    'r["status"] == "interrupted" and r["totals"]["gemm_calls"] == 10 and r["totals"]["gemm_flops"] == 480'
+
 # The program's handler, installed after the shim's constructor, runs and
 # the program goes on: 3 calls, then 2 after the signal = 5 calls, 240 FLOPs.
 for sig in TERM INT; do

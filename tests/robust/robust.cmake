@@ -41,8 +41,9 @@ set(fc_robust_targets fc_fault_blas fc_fault_module test_fault_stress test_fault
 find_library(FC_ROBUST_CUBLAS cublas PATHS ${FLOPCOUNT_CUDA_LIBDIR} NO_DEFAULT_PATH)
 find_library(FC_ROBUST_CUBLASLT cublasLt PATHS ${FLOPCOUNT_CUDA_LIBDIR} NO_DEFAULT_PATH)
 if(FC_ROBUST_CUBLAS AND FC_ROBUST_CUBLASLT)
-  add_executable(test_fault_cuda_input ${CMAKE_CURRENT_LIST_DIR}/test_fault_cuda_input.c)
-  target_include_directories(test_fault_cuda_input PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+  add_executable(test_fault_cuda_input ${CMAKE_CURRENT_LIST_DIR}/test_fault_cuda_input.c
+                 ${FC_TESTS_DIR}/emu/real_symbol.c)
+  target_include_directories(test_fault_cuda_input PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${FC_TESTS_DIR})
   target_link_libraries(test_fault_cuda_input PRIVATE ${FC_ROBUST_CUBLAS} ${FC_ROBUST_CUBLASLT}
                                                       cmocka ${CMAKE_DL_LIBS})
   list(APPEND fc_robust_targets test_fault_cuda_input)

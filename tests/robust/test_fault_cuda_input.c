@@ -3,8 +3,9 @@
  * a machine with or without a GPU: a NULL handle, negative dimensions,
  * unknown operation and data-type values, NULL and garbage descriptors.
  * Each call's status must be exactly what the real library returns for the
- * same arguments (called directly: dlsym on the library's own handle, found
- * from a function the shim does not interpose), the process must survive, and the
+ * same arguments (called directly, at its address in the library's ELF
+ * symbol table: emu/real_symbol.c; dlsym on the library's handle answers
+ * with the shim's hook), the process must survive, and the
  * counters must move as the rules say: unreadable or negative shapes are
  * invalid, a valid shape whose call failed is a failed call, nothing is a
  * counted success. Needs the shim preloaded. */
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include "../../include/flopcount.h"
+#include "emu/real_symbol.h"
 
 static int (*snap_get)(flopcount_snapshot *);
 static flopcount_snapshot before;
@@ -32,7 +34,8 @@ static int setup(void **state)
 }
 
 /* The library's own definition of name: RTLD_NEXT from an executable would
- * find the preloaded shim (the executable comes first, then LD_PRELOAD). */
+ * find the preloaded shim (the executable comes first, then LD_PRELOAD),
+ * and dlsym on the library's handle the shim's hook. */
 static void *real_fn(void *inside_lib, const char *name)
 {
     Dl_info info;
@@ -41,7 +44,7 @@ static void *real_fn(void *inside_lib, const char *name)
     void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
     if (h == NULL)
         return NULL;
-    void *fn = dlsym(h, name);
+    void *fn = real_symbol(h, name, NULL);
     dlclose(h); /* still loaded: the executable links it */
     return fn;
 }

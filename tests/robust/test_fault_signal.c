@@ -24,7 +24,11 @@
  *   exec          execv("/bin/true"): the process image is replaced
  *   fork          fork; the child makes 2 calls and exits normally, the
  *                 parent waits for it, makes 1 more call and exits
- *   fork-exit     as fork, but the child ends with _exit(0) */
+ *   fork-exit     as fork, but the child ends with _exit(0)
+ *   asleep        sleep 0.3 s (the shim's drainer thread drains the calls
+ *                 and goes to its long sleep), make N more calls, then
+ *                 raise(SIGTERM) at once: the signal comes while the
+ *                 drainer sleeps with those calls still queued */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,7 @@ void sgemm_(const char *, const char *, const int *, const int *, const int *, c
             const int *, size_t, size_t);
 
 static volatile sig_atomic_t got;
+static int n_calls; /* N */
 
 static void gemms(int n)
 {
@@ -196,6 +201,13 @@ static int run_exit_mode(const char *mode)
     }
     if (strcmp(mode, "fork") == 0 || strcmp(mode, "fork-exit") == 0)
         return run_fork(strcmp(mode, "fork-exit") == 0);
+    if (strcmp(mode, "asleep") == 0) {
+        sleep_ms(300);
+        gemms(n_calls);
+        raise(SIGTERM);
+        say("survived");
+        return 1;
+    }
     return -1;
 }
 
@@ -205,7 +217,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_fault_signal MODE N\n");
         return 2;
     }
-    gemms(atoi(argv[2]));
+    n_calls = atoi(argv[2]);
+    gemms(n_calls);
     int rc = run_signal_mode(argv[1]);
     if (rc < 0)
         rc = run_exit_mode(argv[1]);

@@ -27,7 +27,9 @@ static void cards(fc_html *h, const fc_merge *m)
     fc_html_card(h, peak ? "utilization.hfu" : NULL, "cluster HFU", fc_fmt_pct(m->hfu, a, sizeof a),
                  peak ? "median step's FLOPs on all ranks / (ranks x peak x time)" : nopeak);
     fc_html_card(h, peak ? "utilization.mfu" : NULL, "cluster MFU", fc_fmt_pct(m->mfu, a, sizeof a),
-                 "measured: counted FLOPs less recompute");
+                 m->n_ambiguous_steps ? "measured: counted FLOPs less recompute; an estimate, the "
+                                        "split is a guess"
+                                      : "measured: counted FLOPs less recompute");
     fc_html_card(h, steps ? "iterations.median_seconds" : NULL, "median step",
                  fc_fmt_seconds(m->median_step_seconds, a, sizeof a), "slowest rank per step");
     snprintf(b, sizeof b, "%s FLOPs on all ranks",
@@ -123,9 +125,10 @@ static void summary(fc_html *h, const fc_merge *m)
                  fc_fmt_seconds(m->median_step_seconds, t, sizeof t));
         fig_row(h, "iterations", "iterations.count", s, line);
         if (m->n_steps) {
-            snprintf(line, sizeof line, "(%s) on all ranks; recompute %s",
+            snprintf(line, sizeof line, "(%s) on all ranks; recompute %s%s",
                      fc_fmt_flop(m->flops_per_iteration, s, sizeof s),
-                     fc_u128_to_str(m->recompute_per_iteration, e2));
+                     fc_u128_to_str(m->recompute_per_iteration, e2),
+                     m->n_ambiguous_steps ? " (the split is a guess in some steps)" : "");
             fig_row(h, "per iteration", "iterations.flops_per_iteration",
                     fc_u128_to_str(m->flops_per_iteration, e), line);
         }
@@ -138,9 +141,10 @@ static void summary(fc_html *h, const fc_merge *m)
         fig_row(h, "utilization", NULL, "n/a", line);
     } else {
         snprintf(line, sizeof line,
-                 "cluster HFU; MFU %s (measured: counted FLOPs less recompute) on %zu ranks; "
+                 "cluster HFU; MFU %s (measured: counted FLOPs less recompute%s) on %zu ranks; "
                  "peak %s",
-                 fc_fmt_pct(m->mfu, u, sizeof u), m->n_used, m->peak_desc);
+                 fc_fmt_pct(m->mfu, u, sizeof u), m->n_ambiguous_steps ? "; an estimate" : "",
+                 m->n_used, m->peak_desc);
         fig_row(h, "utilization", "utilization.hfu", fc_fmt_pct(m->hfu, s, sizeof s), line);
     }
     fc_html_table_end(h);

@@ -30,14 +30,16 @@ static void cards(fc_html *h, const fc_report_view *v)
                  : peak ? "all counted FLOPs / (GPUs x peak x time)"
                         : nopeak);
     fc_html_card(h, "measured.mfu", "MFU measured", fc_fmt_pct(v->mfu, a, sizeof a),
-                 "counted FLOPs less recompute");
+                 v->n_ambiguous ? "counted FLOPs less recompute; an estimate: the split is a guess"
+                                : "counted FLOPs less recompute");
     fc_html_card(h, v->has_model ? "formula.mfu" : NULL, "MFU formula",
                  fc_fmt_pct(v->formula_mfu, a, sizeof a),
                  v->has_model ? "model FLOPs / (GPUs x peak x measured time)"
                               : "give the model (--layers ... or --config hf.json)");
     fc_html_card(h, it ? "recompute_share" : NULL, "recompute",
                  fc_fmt_pct(it ? share(v->job_recompute, v->job_flops) : NAN, a, sizeof a),
-                 "of the counted FLOPs per iteration");
+                 v->n_ambiguous ? "of the counted FLOPs per iteration; a guess (see the split)"
+                                : "of the counted FLOPs per iteration");
     if (it)
         snprintf(b, sizeof b, "median of %zu steady iteration%s", v->n_steady,
                  v->n_steady == 1 ? "" : "s");
@@ -110,12 +112,16 @@ static void totals_table(fc_html *h, const fc_report_view *v)
 static void measured_table(fc_html *h, const fc_report_view *v)
 {
     static const char *const head[] = {"", "#figure", "what"};
-    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[512];
+    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[1024];
     fc_html_table_begin(h, "measured", "measured, per iteration");
     fc_html_head_row(h, head, 3);
     if (!v->has_iterations) {
+        const char *by = v->rep.iterations.detected_by;
         fig_row(h, "counted FLOPs", NULL, "n/a",
-                "no iterations found (mark them with flopcount_step() or an NVTX range)");
+                strcmp(by, "marker") == 0 || strcmp(by, "nvtx") == 0
+                    ? "no iterations found, though the program marks its steps: every GEMM was "
+                      "evaluation or outside the marked steps"
+                    : "no iterations found (mark them with flopcount_step() or an NVTX range)");
         fc_html_table_end(h);
         return;
     }
@@ -128,8 +134,9 @@ static void measured_table(fc_html *h, const fc_report_view *v)
         snprintf(line, sizeof line, "%s", v->rep.is_merge ? "all ranks" : "");
     fig_row(h, "counted FLOPs", "measured.flops_per_iteration", fc_u128_to_str(v->job_flops, e1),
             line);
-    snprintf(line, sizeof line, "(%s of counted)",
-             fc_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p));
+    snprintf(line, sizeof line, "(%s of counted)%s",
+             fc_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p),
+             v->n_ambiguous ? "; the split is a guess in some iterations" : "");
     fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
             fc_u128_to_str(v->job_recompute, e1), line);
     fig_row(h, "time", "measured.seconds_per_iteration", fc_fmt_seconds(v->seconds, t, sizeof t),
@@ -142,7 +149,15 @@ static void measured_table(fc_html *h, const fc_report_view *v)
                  (long long)v->gpus, v->gpus == 1 ? "" : "s", fc_report_gpus_from(v), v->peak_desc);
         fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
         fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p),
-                "counted FLOPs less recompute");
+                v->n_ambiguous ? "counted FLOPs less recompute (an estimate: the split is a guess)"
+                               : "counted FLOPs less recompute");
+    }
+    if (v->rep.iterations.ambiguous_iterations > 0 || v->n_ambiguous > 0) {
+        snprintf(line, sizeof line, "a guess in %llu of %llu iterations: %.300s%s%.200s",
+                 (unsigned long long)v->rep.iterations.ambiguous_iterations,
+                 (unsigned long long)v->rep.iterations.count, v->rep.iterations.ambiguous_reasons,
+                 v->rep.iterations.advice[0] ? ". To make it exact: " : "", v->rep.iterations.advice);
+        fig_row(h, "split", "iterations.ambiguous_iterations", "unsure", line);
     }
     fc_html_table_end(h);
 }

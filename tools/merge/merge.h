@@ -35,6 +35,8 @@ typedef struct fc_merge_rank {
     double median_seconds;       /* of the listed iterations; NaN without */
     fc_u128 flops_per_iteration; /* median of the listed iterations */
     double peak_flops;           /* the rank's own utilization.peak_flops, or NaN */
+    char ambiguous_reasons[1024];/* the rank's, joined; "" when its split is sure */
+    char advice[512];            /* what would make its split exact; "" when nothing */
     int duplicate;               /* a later report of a rank seen before */
     fc_infer_facts *facts;       /* its forward profile read (NULL: none) */
 } fc_merge_rank;
@@ -57,6 +59,7 @@ typedef struct fc_merge_step { /* one iteration index present on every rank */
     double seconds;      /* of the slowest rank */
     long slowest_rank;
     fc_u128 flops, forward, backward, recompute; /* summed over ranks */
+    int ambiguous;       /* some rank's split of this step is a guess */
 } fc_merge_step;
 
 enum fc_flops_verdict {
@@ -104,6 +107,9 @@ typedef struct fc_merge {
     double median_step_seconds;      /* median over steps of the slowest rank */
     fc_u128 flops_per_iteration;     /* median over steps of the summed FLOPs */
     fc_u128 recompute_per_iteration;
+    size_t n_ambiguous_steps;        /* steps whose split is a guess on some rank */
+    const char *ambiguous_reasons;   /* the first such rank's reasons (points into ranks) */
+    const char *advice;              /* ... and its advice */
     /* straggler (by median step time; by wall time without iterations) */
     long straggler;                  /* -1 when fewer than two ranks */
     int straggler_by_wall;

@@ -131,6 +131,12 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_str(w, "detected_by", "merge: indices every rank listed");
     fc_jw_double(w, "median_seconds", m->median_step_seconds);
     fc_jw_u128(w, "flops_per_iteration", m->flops_per_iteration);
+    fc_jw_u64(w, "ambiguous_iterations", m->n_ambiguous_steps);
+    fc_jw_arr_begin(w, "ambiguous_reasons");
+    if (m->ambiguous_reasons && m->ambiguous_reasons[0])
+        fc_jw_str(w, NULL, m->ambiguous_reasons);
+    fc_jw_arr_end(w);
+    fc_jw_str(w, "advice", m->advice && m->advice[0] ? m->advice : NULL);
     fc_jw_arr_begin(w, "list");
     for (size_t i = 0; i < m->n_steps; i++) {
         const fc_merge_step *st = &m->steps[i];
@@ -142,6 +148,7 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_u128(w, "forward_flops", st->forward);
         fc_jw_u128(w, "backward_flops", st->backward);
         fc_jw_u128(w, "recompute_flops", st->recompute);
+        fc_jw_bool(w, "ambiguous", st->ambiguous);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);
@@ -152,6 +159,7 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
                  m->gemm_flops ? fc_u128_to_double(m->recompute_flops) /
                                      fc_u128_to_double(m->gemm_flops)
                                : NAN);
+    fc_jw_bool(w, "ambiguous", m->n_ambiguous_steps > 0);
     fc_jw_obj_end(w);
 }
 
@@ -165,6 +173,7 @@ static void json_utilization(fc_jw *w, const fc_merge *m)
     fc_jw_u64(w, "gpus", m->n_used);
     fc_jw_double(w, "hfu", m->hfu);
     fc_jw_double(w, "mfu", m->mfu);
+    fc_jw_bool(w, "split_ambiguous", m->n_ambiguous_steps > 0);
     fc_jw_obj_end(w);
 }
 

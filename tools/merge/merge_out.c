@@ -107,10 +107,17 @@ static void text_iterations(const fc_merge *m)
            fc_fmt_seconds(m->median_step_seconds, t, sizeof t));
     if (m->n_steps == 0)
         return;
-    printf("  per iteration    %s (%s) on all ranks; recompute %s\n",
+    printf("  per iteration    %s (%s) on all ranks; recompute %s%s\n",
            fc_u128_to_str(m->flops_per_iteration, e1),
            fc_fmt_flop(m->flops_per_iteration, f1, sizeof f1),
-           fc_u128_to_str(m->recompute_per_iteration, e2));
+           fc_u128_to_str(m->recompute_per_iteration, e2),
+           m->n_ambiguous_steps ? " (the split is a guess: see below)" : "");
+    if (m->n_ambiguous_steps) {
+        printf("  split            a guess in %zu of %zu steps: %s\n", m->n_ambiguous_steps, m->n_steps,
+               m->ambiguous_reasons && m->ambiguous_reasons[0] ? m->ambiguous_reasons : "see the ranks' reports");
+        if (m->advice && m->advice[0])
+            printf("                   to make it exact: %s\n", m->advice);
+    }
 }
 
 char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size)
@@ -183,10 +190,10 @@ static void text_utilization(const fc_merge *m)
         printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
         return;
     }
-    printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less recompute) "
+    printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less recompute%s) "
            "on %zu ranks; peak %s\n",
-           fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u), m->n_used,
-           m->peak_desc);
+           fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
+           m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used, m->peak_desc);
 }
 
 static void text_inferred(const fc_merge *m)

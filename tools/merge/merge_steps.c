@@ -42,6 +42,7 @@ static int build_step(const fc_merge *m, uint64_t index, fc_merge_step *st)
         st->forward = fc_u128_sat_add(st->forward, it->forward_flops);
         st->backward = fc_u128_sat_add(st->backward, it->backward_flops);
         st->recompute = fc_u128_sat_add(st->recompute, it->recompute_flops);
+        st->ambiguous |= it->ambiguous;
     }
     return 1;
 }
@@ -66,6 +67,16 @@ static int step_medians(fc_merge *m)
     m->median_step_seconds = fc_median_double(t, nt);
     m->flops_per_iteration = fc_median_u128(f, m->n_steps);
     m->recompute_per_iteration = fc_median_u128(rc, m->n_steps);
+    m->n_ambiguous_steps = 0;
+    for (size_t i = 0; i < m->n_steps; i++)
+        m->n_ambiguous_steps += m->steps[i].ambiguous != 0;
+    m->ambiguous_reasons = m->advice = "";
+    for (size_t r = 0; r < m->n_used; r++)
+        if (m->ranks[r].ambiguous_reasons[0]) {
+            m->ambiguous_reasons = m->ranks[r].ambiguous_reasons;
+            m->advice = m->ranks[r].advice;
+            break;
+        }
     free(t);
     free(f);
     free(rc);

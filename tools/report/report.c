@@ -134,6 +134,7 @@ static int steady_medians(fc_report_view *v)
         f[i] = it->flops;
         rc[i] = it->recompute_flops;
         fw[i] = it->forward_flops;
+        v->n_ambiguous += it->ambiguous != 0;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
     }

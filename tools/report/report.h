@@ -57,6 +57,7 @@ typedef struct fc_report_view {
     fc_inferred inf;
     const char *model_from;   /* "the stream", "flags", "the stream and flags" */
     char formula_reason[300]; /* no formula: why */
+    size_t n_ambiguous;       /* steady iterations whose split is a guess (recompute, MFU) */
     /* formula */
     int has_model;
     fc_model model;

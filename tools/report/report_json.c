@@ -105,6 +105,11 @@ static void json_iterations(fc_jw *w, const fc_report_view *v)
     fc_jw_u64(w, "steady", v->n_steady);
     fc_jw_str(w, "detected_by", r->iterations.detected_by);
     fc_jw_double(w, "median_seconds", v->seconds);
+    fc_jw_str(w, "split", r->iterations.split[0] ? r->iterations.split : NULL);
+    fc_jw_u64(w, "ambiguous_iterations", r->iterations.ambiguous_iterations);
+    fc_jw_u64(w, "ambiguous_steady", v->n_ambiguous);
+    fc_jw_str(w, "ambiguous_reasons", r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : NULL);
+    fc_jw_str(w, "advice", r->iterations.advice[0] ? r->iterations.advice : NULL);
     fc_jw_obj_end(w);
 }
 
@@ -127,6 +132,8 @@ static void json_measured(fc_jw *w, const fc_report_view *v)
         fc_jw_null(w, "peak_source");
     fc_jw_double(w, "hfu", v->hfu);
     fc_jw_double(w, "mfu", v->mfu);
+    /* recompute and MFU rest on the split; true when a steady one is a guess */
+    fc_jw_bool(w, "split_ambiguous", v->n_ambiguous > 0);
     fc_jw_obj_end(w);
 }
 

@@ -110,6 +110,28 @@ static void text_totals(const fc_report_view *v)
     }
 }
 
+/* 1 when the program marked its steps (flopcount_step or NVTX step
+ * ranges), so advising those markers would be advising what is there. */
+static int steps_marked(const fc_report *r)
+{
+    return strcmp(r->iterations.detected_by, "marker") == 0 ||
+           strcmp(r->iterations.detected_by, "nvtx") == 0;
+}
+
+/* How sure the split is: one line when some iteration's is a guess. */
+static void text_split(const fc_report_view *v)
+{
+    const fc_report *r = &v->rep;
+    if (r->iterations.ambiguous_iterations == 0 && v->n_ambiguous == 0)
+        return;
+    printf("  split          a guess in %llu of %llu iterations (%zu of the %zu steady): %s\n",
+           (unsigned long long)r->iterations.ambiguous_iterations,
+           (unsigned long long)r->iterations.count, v->n_ambiguous, v->n_steady,
+           r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : "see the report");
+    if (r->iterations.advice[0])
+        printf("                 to make it exact: %s\n", r->iterations.advice);
+}
+
 static void text_iterations(const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
@@ -128,6 +150,7 @@ static void text_iterations(const fc_report_view *v)
         printf("  eval passes    %llu, %s FLOPs (not in the iterations)\n",
                (unsigned long long)r->eval_passes.count,
                fc_u128_to_str(r->eval_passes.flops, e));
+    text_split(v);
 }
 
 const char *fc_report_gpus_from(const fc_report_view *v)
@@ -141,7 +164,13 @@ static void text_measured(const fc_report_view *v)
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p1[16], p2[16];
     printf("measured, per iteration\n");
     if (!v->has_iterations) {
-        printf("  n/a: no iterations found (mark them with flopcount_step() or an NVTX range)\n");
+        if (steps_marked(&v->rep))
+            printf("  n/a: no iterations found, though the program marks its steps (%s): every "
+                   "GEMM was evaluation or outside the marked steps\n",
+                   strcmp(v->rep.iterations.detected_by, "marker") == 0 ? "flopcount_step()"
+                                                                         : "NVTX step ranges");
+        else
+            printf("  n/a: no iterations found (mark them with flopcount_step() or an NVTX range)\n");
         return;
     }
     if (v->scale > 1)
@@ -152,8 +181,10 @@ static void text_measured(const fc_report_view *v)
         printf("  counted FLOPs  %s%s\n", fc_u128_to_str(v->job_flops, e1),
                v->rep.is_merge ? " (all ranks)" : "");
     double jf = fc_u128_to_double(v->job_flops);
-    printf("  recompute      %s (%s of counted)\n", fc_u128_to_str(v->job_recompute, e2),
-           fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1));
+    const char *unsure = v->n_ambiguous ? "; the split is a guess (see above)" : "";
+    printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
+           fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
+           unsure);
     printf("  time           %s (median)\n", fc_fmt_seconds(v->seconds, t, sizeof t));
     if (v->peak <= 0) {
         printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
@@ -162,8 +193,8 @@ static void text_measured(const fc_report_view *v)
     printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
            fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
            fc_report_gpus_from(v), v->peak_desc);
-    printf("  MFU measured   %s   counted FLOPs less recompute\n",
-           fc_fmt_pct(v->mfu, p2, sizeof p2));
+    printf("  MFU measured   %s   counted FLOPs less recompute%s\n", fc_fmt_pct(v->mfu, p2, sizeof p2),
+           v->n_ambiguous ? " (an estimate: the recompute it leaves out is a guess)" : "");
 }
 
 char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
@@ -279,7 +310,8 @@ static void text_gap(const fc_report_view *v)
         printf("%s%s\n", g->sign > 0 ? "    " : "  ", fc_report_gap_verdict(v, line, sizeof line));
     if (g->sign < 0)
         text_terms(g);
-    printf("  recompute      %s\n", fc_report_recompute_sentence(v, line, sizeof line));
+    printf("  recompute      %s%s\n", fc_report_recompute_sentence(v, line, sizeof line),
+           v->n_ambiguous ? " (the measured recompute rests on a guessed split)" : "");
 }
 
 void fc_report_print_text(const fc_report_view *v)
