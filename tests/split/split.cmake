@@ -14,6 +14,7 @@ target_link_libraries(fixture_nvtx_py PRIVATE ${CMAKE_DL_LIBS})
 set_target_properties(fixture_nvtx_py PROPERTIES C_VISIBILITY_PRESET hidden)
 
 set(FC_SPLIT_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-split)
+file(MAKE_DIRECTORY ${FC_SPLIT_WORK})
 set(FC_SPLIT_ENV "FC_NVTX_FIXTURE=$<TARGET_FILE:fixture_nvtx_py>")
 
 # One run of every program of each class, in every mode, in processes
@@ -55,6 +56,7 @@ target_link_libraries(test_split_nvtx PRIVATE ${FC_SPLIT_LIBBLAS} PkgConfig::JSO
 foreach(mode torch te plain)
   add_test(NAME split_nvtx_${mode}
            COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
 rm -f "$1"
 LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$3" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
   ASAN_OPTIONS=detect_leaks=0 "$4" RUN "$5"
