@@ -63,6 +63,14 @@ system_lib() {
 }
 copied=()
 queue=("$PREFIX/bin/flopcount" "$PREFIX/lib/libflopcount.so")
+# libunwind is loaded at run time (dlopen at the first call-site unwind), so
+# ldd does not show it; the shim's RUNPATH ($ORIGIN) finds this copy.
+uw=$(ldconfig -p | awk '$1 == "libunwind.so.8" && !n++ { print $NF }')
+[ -n "$uw" ] || die "libunwind.so.8 is not installed here (call sites need it): apt-get install libunwind8"
+cp -L "$uw" "$PREFIX/lib/libunwind.so.8"
+chmod u+w "$PREFIX/lib/libunwind.so.8"
+copied+=(libunwind.so.8)
+queue+=("$PREFIX/lib/libunwind.so.8")
 while [ ${#queue[@]} -gt 0 ]; do
     f=${queue[0]}
     queue=("${queue[@]:1}")

@@ -13,7 +13,8 @@ Needs no GPU (the dry run passes it on the CPU machine). Asserts:
   * the trivial program libexec/flopcount-gpu/fcgpu_bringup (three sgemm_
     calls through the prefix's own tiny BLAS) under `flopcount run`: 3 calls
     and 2*(2*3*4 + 5*6*7 + 16*16*16) = 8660 FLOPs, by hand; its output is the
-    same as without the shim; `flopcount report` reads the report."""
+    same as without the shim; the call sites have frames (libunwind, loaded
+    at run time, comes from the prefix); `flopcount report` reads the report."""
 import json
 import os
 import shutil
@@ -114,6 +115,12 @@ def run(c):
             "counted %s calls, %s FLOPs via %s; expected 3 calls, %d FLOPs via sgemm_"
             % (tot.get("gemm_calls"), tot.get("gemm_flops"), list(rep.get("by_api", {})), EXPECTED_FLOPS)
         )
+    # libunwind comes with the prefix (dlopen'ed at the first unwind, found
+    # through the shim's RUNPATH): the call sites must have frames.
+    top = (rep.get("callsites") or {}).get("top") or []
+    if not top or not top[0].get("frames"):
+        problems.append("no call-site frames in the report (libunwind from the prefix not loaded?): %s"
+                        % json.dumps(rep.get("callsites"))[:200])
     c.run_ok([c.flopcount, "report", os.path.join(c.out, reports[0])], "report", 30)
     if problems:
         raise fcgpu.Fail("; ".join(problems))
