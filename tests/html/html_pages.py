@@ -96,6 +96,11 @@ def scenario_report(gen, cli, work):
     name = os.path.join(work, 'we<i>rd & "q" \'s.json')
     command = "python train.py --tag '<x>' & echo \"done\""
     rep = tiny_report(name, 40108032, command)
+    # the third iteration's split a guess (as the detector marks one)
+    rep["iterations"]["list"][2].update(ambiguous=True, ambiguous_reason="a reason")
+    rep["iterations"].update(ambiguous_iterations=1, ambiguous_reasons=["a reason"])
+    with open(name, "w") as f:
+        json.dump(rep, f)
     out = os.path.join(work, "report.html")
     args = [name] + MODEL + ["--peak-tflops", "0.1"]
     j = json.loads(run([cli, "report"] + args + ["--json"]).stdout)
@@ -137,6 +142,7 @@ def scenario_report(gen, cli, work):
         need(row[:6] == want, f"iteration row {row} != {want}")
     need(rows[1][6] == "then 0.2500 s in no iteration", f"pause note {rows[1]}")
     need(rows[0][6] == "warm-up (not in the median)", f"warm-up note {rows[0]}")
+    need(rows[2][6] == "split a guess" and rows[3][6] == "", f"unsure note {rows[2]} {rows[3]}")
     # Phases, summed over 4 iterations.
     _, rows = hc.table(root, "phase-table")
     need(rows[0][:2] == ["forward", str(4 * (40108032 // 3))], f"phase rows {rows}")

@@ -234,6 +234,8 @@ static void iter_note(const fc_html_iter *it, const binned *bs, char *buf, size_
         o += (size_t)snprintf(buf + o, size - o, "warm-up (not in the median)");
     if (it->open_end && o < size)
         o += (size_t)snprintf(buf + o, size - o, "%sopen end (not in the median)", o ? "; " : "");
+    if (it->ambiguous && o < size)
+        o += (size_t)snprintf(buf + o, size - o, "%ssplit a guess", o ? "; " : "");
     if (is_pause(bs, it->pause_after) && o < size)
         snprintf(buf + o, size - o, "%sthen %s in no iteration", o ? "; " : "",
                  fc_fmt_seconds(it->pause_after, t, sizeof t));

@@ -158,7 +158,8 @@ static int steps_sections(fc_html *h, const fc_merge *m)
     for (size_t i = 0; i < m->n_steps; i++) {
         const fc_merge_step *st = &m->steps[i];
         it[i] = (fc_html_iter){st->index,    st->seconds,   NAN, st->flops, st->forward,
-                               st->backward, st->recompute, 0,   0,         st->slowest_rank};
+                               st->backward, st->recompute, 0,   0,         st->slowest_rank,
+                               st->ambiguous};
     }
     char about[256];
     if (m->n_with_iterations < m->n_used)

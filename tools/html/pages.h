@@ -27,6 +27,7 @@ typedef struct fc_html_iter {
     fc_u128 flops, fwd, bwd, rc;
     int warmup, open_end; /* left out of the medians (fc_report_steady) */
     long slowest_rank;    /* a merge step's slowest rank; -1 otherwise */
+    int ambiguous;        /* its forward/backward/recompute split is a guess */
 } fc_html_iter;
 
 typedef struct fc_html_iters {

@@ -157,7 +157,9 @@ static void measured_table(fc_html *h, const fc_report_view *v)
                  (unsigned long long)v->rep.iterations.ambiguous_iterations,
                  (unsigned long long)v->rep.iterations.count, v->rep.iterations.ambiguous_reasons,
                  v->rep.iterations.advice[0] ? ". To make it exact: " : "", v->rep.iterations.advice);
-        fig_row(h, "split", "iterations.ambiguous_iterations", "unsure", line);
+        char cnt[24];
+        snprintf(cnt, sizeof cnt, "%llu", (unsigned long long)v->rep.iterations.ambiguous_iterations);
+        fig_row(h, "split unsure", "iterations.ambiguous_iterations", cnt, line);
     }
     fc_html_table_end(h);
 }
@@ -208,7 +210,7 @@ static int iterations(fc_html *h, const fc_report_view *v)
         const fc_report_iter *ri = &r->iterations.list[i];
         it[i] = (fc_html_iter){
             ri->index,          ri->seconds,         NAN,      ri->flops, ri->forward_flops,
-            ri->backward_flops, ri->recompute_flops, i < from, i >= to,   -1};
+            ri->backward_flops, ri->recompute_flops, i < from, i >= to,   -1, ri->ambiguous};
         if (i + 1 < n)
             it[i].pause_after = r->iterations.list[i + 1].start_seconds - ri->start_seconds -
                                 ri->seconds; /* NaN when a start is missing */
