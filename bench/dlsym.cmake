@@ -3,7 +3,7 @@
 # shim (bench/README.md). Paths of libflopcount.so and of the no-op BLAS
 # (bench/shim.cmake) are compiled in; --shim and --blas override them.
 add_executable(dlsym_overhead ${CMAKE_CURRENT_LIST_DIR}/dlsym_overhead.c)
-target_link_libraries(dlsym_overhead PRIVATE ${CMAKE_DL_LIBS})
+target_link_libraries(dlsym_overhead PRIVATE fc_analysis ${CMAKE_DL_LIBS})
 target_compile_definitions(dlsym_overhead PRIVATE
   FC_BENCH_SHIM="$<TARGET_FILE:flopcount>" FC_BENCH_BLAS="$<TARGET_FILE:fc_noop_blas>")
 add_dependencies(dlsym_overhead flopcount fc_noop_blas)

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats.h"
+
 #ifndef FC_BENCH_SHIM
 #define FC_BENCH_SHIM "libflopcount.so"
 #endif
@@ -37,16 +39,10 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* Medians as everywhere in flopcount: the lower middle (analysis/stats.h). */
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return fc_median_double(v, (size_t)n);
 }
 
 /* The child: ns per lookup of each name, median over batches. */

@@ -6,7 +6,7 @@
 add_library(fc_noop_blas SHARED ${CMAKE_CURRENT_LIST_DIR}/noop_blas.c)
 add_executable(shim_overhead ${CMAKE_CURRENT_LIST_DIR}/shim_overhead.c
                              ${CMAKE_CURRENT_LIST_DIR}/naive_logger.c)
-target_link_libraries(shim_overhead PRIVATE ${CMAKE_DL_LIBS} pthread)
+target_link_libraries(shim_overhead PRIVATE fc_analysis ${CMAKE_DL_LIBS} pthread)
 target_compile_definitions(shim_overhead PRIVATE
   FC_BENCH_SHIM="$<TARGET_FILE:flopcount>" FC_BENCH_BLAS="$<TARGET_FILE:fc_noop_blas>")
 add_dependencies(shim_overhead flopcount fc_noop_blas fc_noop_cublas)

@@ -55,6 +55,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats.h"
+
 #include "../include/flopcount.h"
 #include "naive_logger.h"
 
@@ -290,16 +292,10 @@ static unsigned long work_iters(long ns)
     return best > 0 ? (unsigned long)((double)ns / best + 0.5) : 0;
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
+/* Medians as everywhere in flopcount: the lower middle (analysis/stats.h). */
 static double median(double *v, long n)
 {
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return fc_median_double(v, (size_t)n);
 }
 
 typedef struct timing {
