@@ -11,116 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_get.h"
 #include "kernel_class.h"
 #include "report_read.h"
-
-typedef struct ctx {
-    char *err;
-    size_t errlen;
-    int failed;
-} ctx;
-
-static void fail(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(ctx *c, const char *fmt, ...)
-{
-    if (c->failed)
-        return;
-    c->failed = 1;
-    if (c->err && c->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err, c->errlen, fmt, ap);
-        va_end(ap);
-    }
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    return o != NULL && json_object_is_type(o, json_type_object) &&
-                   json_object_object_get_ex(o, key, &v)
-               ? v
-               : NULL;
-}
-
-static void get_u64(ctx *c, json_object *o, const char *where, const char *key, uint64_t *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return;
-    fc_u128 x = 0;
-    if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
-        *out = (uint64_t)json_object_get_int64(v);
-    else if (json_object_is_type(v, json_type_string) &&
-             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), &x) ==
-                 0 &&
-             x <= UINT64_MAX)
-        *out = (uint64_t)x;
-    else
-        fail(c, "%s.%s: expected a non-negative integer", where, key);
-}
-
-static void get_u128(ctx *c, json_object *o, const char *where, const char *key, fc_u128 *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return;
-    if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
-        *out = (fc_u128)json_object_get_int64(v);
-    else if (!json_object_is_type(v, json_type_string) ||
-             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out) !=
-                 0)
-        fail(c, "%s.%s: expected a non-negative integer", where, key);
-}
-
-static void get_i64(ctx *c, json_object *o, const char *where, const char *key, int64_t *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL)
-        return;
-    if (json_object_is_type(v, json_type_int))
-        *out = json_object_get_int64(v);
-    else
-        fail(c, "%s.%s: expected an integer", where, key);
-}
-
-/* NaN stays when absent or null. */
-static void get_double(ctx *c, json_object *o, const char *where, const char *key, double *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return;
-    if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
-        *out = json_object_get_double(v);
-    else if (json_object_is_type(v, json_type_string) &&
-             fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v),
-                           &(fc_u128){0}) == 0)
-        *out = strtod(json_object_get_string(v), NULL); /* a quoted big integer */
-    else
-        fail(c, "%s.%s: expected a number", where, key);
-}
-
-static void get_str(ctx *c, json_object *o, const char *where, const char *key, char *out, size_t n)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return;
-    if (json_object_is_type(v, json_type_string))
-        snprintf(out, n, "%s", json_object_get_string(v));
-    else
-        fail(c, "%s.%s: expected a string", where, key);
-}
-
-static void get_bool(ctx *c, json_object *o, const char *where, const char *key, int *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL)
-        return;
-    if (json_object_is_type(v, json_type_boolean))
-        *out = json_object_get_boolean(v);
-    else
-        fail(c, "%s.%s: expected true or false", where, key);
-}
 
 int fc_rgpu_class_index(const char *name)
 {
@@ -130,37 +23,37 @@ int fc_rgpu_class_index(const char *name)
     return -1;
 }
 
-static void read_graphs(ctx *c, json_object *g, fc_report_gpu *out)
+static void read_graphs(fc_jctx *c, json_object *g, fc_report_gpu *out)
 {
     if (g == NULL || !json_object_is_type(g, json_type_object))
         return;
     out->has_graphs = 1;
-    get_bool(c, g, "graphs", "replays_visible", &out->replays_visible);
-    get_str(c, g, "graphs", "reason", out->graphs_reason, sizeof out->graphs_reason);
-    get_u64(c, g, "graphs", "captures", &out->captures);
-    get_u64(c, g, "graphs", "captured_calls", &out->captured_calls);
-    get_u128(c, g, "graphs", "captured_flops", &out->captured_flops);
-    get_u64(c, g, "graphs", "instantiations", &out->instantiations);
-    get_u64(c, g, "graphs", "launches", &out->launches);
-    get_u64(c, g, "graphs", "launched_calls", &out->launched_calls);
-    get_u128(c, g, "graphs", "launched_flops", &out->launched_flops);
-    get_u64(c, g, "graphs", "unknown_launches", &out->unknown_launches);
-    get_u64(c, g, "graphs", "never_launched_calls", &out->never_launched_calls);
-    get_u128(c, g, "graphs", "never_launched_flops", &out->never_launched_flops);
+    fc_jget_bool(c, g, "graphs", "replays_visible", &out->replays_visible);
+    fc_jget_str(c, g, "graphs", "reason", out->graphs_reason, sizeof out->graphs_reason);
+    fc_jget_u64(c, g, "graphs", "captures", &out->captures, 0);
+    fc_jget_u64(c, g, "graphs", "captured_calls", &out->captured_calls, 0);
+    fc_jget_u128(c, g, "graphs", "captured_flops", &out->captured_flops, 0);
+    fc_jget_u64(c, g, "graphs", "instantiations", &out->instantiations, 0);
+    fc_jget_u64(c, g, "graphs", "launches", &out->launches, 0);
+    fc_jget_u64(c, g, "graphs", "launched_calls", &out->launched_calls, 0);
+    fc_jget_u128(c, g, "graphs", "launched_flops", &out->launched_flops, 0);
+    fc_jget_u64(c, g, "graphs", "unknown_launches", &out->unknown_launches, 0);
+    fc_jget_u64(c, g, "graphs", "never_launched_calls", &out->never_launched_calls, 0);
+    fc_jget_u128(c, g, "graphs", "never_launched_flops", &out->never_launched_flops, 0);
 }
 
-static void read_shapes(ctx *c, json_object *arr, fc_report_gpu *out)
+static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
 {
     if (arr == NULL)
         return;
     if (!json_object_is_type(arr, json_type_array)) {
-        fail(c, "kernels.shapes: expected an array");
+        fc_jfail(c, "kernels.shapes: expected an array");
         return;
     }
     size_t n = json_object_array_length(arr);
     out->shapes = calloc(n ? n : 1, sizeof *out->shapes);
     if (out->shapes == NULL) {
-        fail(c, "out of memory");
+        fc_jfail(c, "out of memory");
         return;
     }
     for (size_t i = 0; i < n && !c->failed; i++) {
@@ -168,68 +61,68 @@ static void read_shapes(ctx *c, json_object *arr, fc_report_gpu *out)
         fc_rgpu_shape *r = &out->shapes[out->n_shapes++];
         char ta[4] = "?", tb[4] = "?";
         r->achieved = r->peak_fraction = r->lost_seconds = NAN;
-        get_str(c, s, "kernels.shapes", "api", r->api, sizeof r->api);
-        get_str(c, s, "kernels.shapes", "dtype", r->dtype, sizeof r->dtype);
-        get_i64(c, s, "kernels.shapes", "m", &r->m);
-        get_i64(c, s, "kernels.shapes", "n", &r->n);
-        get_i64(c, s, "kernels.shapes", "k", &r->k);
-        get_i64(c, s, "kernels.shapes", "batch", &r->batch);
-        get_str(c, s, "kernels.shapes", "transa", ta, sizeof ta);
-        get_str(c, s, "kernels.shapes", "transb", tb, sizeof tb);
+        fc_jget_str(c, s, "kernels.shapes", "api", r->api, sizeof r->api);
+        fc_jget_str(c, s, "kernels.shapes", "dtype", r->dtype, sizeof r->dtype);
+        fc_jget_i64(c, s, "kernels.shapes", "m", &r->m);
+        fc_jget_i64(c, s, "kernels.shapes", "n", &r->n);
+        fc_jget_i64(c, s, "kernels.shapes", "k", &r->k);
+        fc_jget_i64(c, s, "kernels.shapes", "batch", &r->batch);
+        fc_jget_str(c, s, "kernels.shapes", "transa", ta, sizeof ta);
+        fc_jget_str(c, s, "kernels.shapes", "transb", tb, sizeof tb);
         r->transa = ta[0];
         r->transb = tb[0];
-        get_u64(c, s, "kernels.shapes", "calls", &r->calls);
-        get_u64(c, s, "kernels.shapes", "calls_timed", &r->calls_timed);
-        get_u64(c, s, "kernels.shapes", "kernels", &r->kernels);
-        get_double(c, s, "kernels.shapes", "kernel_seconds", &r->kernel_seconds);
-        get_u128(c, s, "kernels.shapes", "flops_timed", &r->flops_timed);
-        get_double(c, s, "kernels.shapes", "achieved_flops_per_second", &r->achieved);
-        get_double(c, s, "kernels.shapes", "peak_fraction", &r->peak_fraction);
-        get_double(c, s, "kernels.shapes", "lost_seconds", &r->lost_seconds);
+        fc_jget_u64(c, s, "kernels.shapes", "calls", &r->calls, 0);
+        fc_jget_u64(c, s, "kernels.shapes", "calls_timed", &r->calls_timed, 0);
+        fc_jget_u64(c, s, "kernels.shapes", "kernels", &r->kernels, 0);
+        fc_jget_double(c, s, "kernels.shapes", "kernel_seconds", &r->kernel_seconds);
+        fc_jget_u128(c, s, "kernels.shapes", "flops_timed", &r->flops_timed, 0);
+        fc_jget_double(c, s, "kernels.shapes", "achieved_flops_per_second", &r->achieved);
+        fc_jget_double(c, s, "kernels.shapes", "peak_fraction", &r->peak_fraction);
+        fc_jget_double(c, s, "kernels.shapes", "lost_seconds", &r->lost_seconds);
     }
 }
 
-static void read_kernels(ctx *c, json_object *root, fc_report_gpu *out)
+static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
 {
-    get_str(c, root, "report", "kernels_reason", out->kernels_reason, sizeof out->kernels_reason);
-    json_object *k = member(root, "kernels");
+    fc_jget_str(c, root, "report", "kernels_reason", out->kernels_reason, sizeof out->kernels_reason);
+    json_object *k = fc_jmember(root, "kernels");
     if (k == NULL || !json_object_is_type(k, json_type_object))
         return;
     out->has_kernels = 1;
     int64_t dev = 0;
-    get_u64(c, k, "kernels", "kernels", &out->kernels);
-    get_u64(c, k, "kernels", "dropped_records", &out->dropped_records);
-    get_i64(c, k, "kernels", "devices", &dev);
+    fc_jget_u64(c, k, "kernels", "kernels", &out->kernels, 0);
+    fc_jget_u64(c, k, "kernels", "dropped_records", &out->dropped_records, 0);
+    fc_jget_i64(c, k, "kernels", "devices", &dev);
     out->devices = (int)dev;
-    get_double(c, k, "kernels", "kernel_seconds", &out->kernel_seconds);
-    get_double(c, k, "kernels", "gpu_busy_seconds", &out->busy_seconds);
-    get_double(c, k, "kernels", "gpu_span_seconds", &out->span_seconds);
-    get_double(c, k, "kernels", "outside_iterations_seconds", &out->outside_seconds);
-    json_object *bc = member(k, "by_class"), *tn = member(k, "top_names");
+    fc_jget_double(c, k, "kernels", "kernel_seconds", &out->kernel_seconds);
+    fc_jget_double(c, k, "kernels", "gpu_busy_seconds", &out->busy_seconds);
+    fc_jget_double(c, k, "kernels", "gpu_span_seconds", &out->span_seconds);
+    fc_jget_double(c, k, "kernels", "outside_iterations_seconds", &out->outside_seconds);
+    json_object *bc = fc_jmember(k, "by_class"), *tn = fc_jmember(k, "top_names");
     for (int i = 0; i < FC_RGPU_CLASSES && !c->failed; i++) {
-        json_object *one = member(bc, fc_kclass_name(i));
-        get_double(c, one, "kernels.by_class", "seconds", &out->class_seconds[i]);
-        get_u64(c, one, "kernels.by_class", "kernels", &out->class_kernels[i]);
-        json_object *names = member(tn, fc_kclass_name(i));
+        json_object *one = fc_jmember(bc, fc_kclass_name(i));
+        fc_jget_double(c, one, "kernels.by_class", "seconds", &out->class_seconds[i]);
+        fc_jget_u64(c, one, "kernels.by_class", "kernels", &out->class_kernels[i], 0);
+        json_object *names = fc_jmember(tn, fc_kclass_name(i));
         if (names == NULL || !json_object_is_type(names, json_type_array))
             continue;
         for (size_t j = 0; j < json_object_array_length(names) && out->n_names[i] < FC_RGPU_NAMES;
              j++) {
             json_object *x = json_object_array_get_idx(names, j);
             fc_rgpu_name *r = &out->names[i][out->n_names[i]++];
-            get_str(c, x, "kernels.top_names", "name", r->name, sizeof r->name);
-            get_double(c, x, "kernels.top_names", "seconds", &r->seconds);
-            get_u64(c, x, "kernels.top_names", "kernels", &r->kernels);
+            fc_jget_str(c, x, "kernels.top_names", "name", r->name, sizeof r->name);
+            fc_jget_double(c, x, "kernels.top_names", "seconds", &r->seconds);
+            fc_jget_u64(c, x, "kernels.top_names", "kernels", &r->kernels, 0);
         }
     }
-    read_shapes(c, member(k, "shapes"), out);
-    json_object *it = member(k, "iterations");
-    get_u64(c, it, "kernels.iterations", "count", &out->kernel_iterations);
-    get_double(c, it, "kernels.iterations", "median_busy_fraction", &out->median_busy_fraction);
-    get_double(c, it, "kernels.iterations", "median_gemm_seconds", &out->median_gemm_seconds);
+    read_shapes(c, fc_jmember(k, "shapes"), out);
+    json_object *it = fc_jmember(k, "iterations");
+    fc_jget_u64(c, it, "kernels.iterations", "count", &out->kernel_iterations, 0);
+    fc_jget_double(c, it, "kernels.iterations", "median_busy_fraction", &out->median_busy_fraction);
+    fc_jget_double(c, it, "kernels.iterations", "median_gemm_seconds", &out->median_gemm_seconds);
 }
 
-static void read_values(ctx *c, json_object *o, const char *where, fc_rgpu_value *out, size_t *n)
+static void read_values(fc_jctx *c, json_object *o, const char *where, fc_rgpu_value *out, size_t *n)
 {
     if (o == NULL || !json_object_is_type(o, json_type_object))
         return;
@@ -245,22 +138,22 @@ static void read_values(ctx *c, json_object *o, const char *where, fc_rgpu_value
         else if (json_object_is_type(val, json_type_string))
             v->value = 0; /* coverage text */
         else if (!json_object_is_type(val, json_type_null))
-            fail(c, "%s.%s: expected a number", where, key);
+            fc_jfail(c, "%s.%s: expected a number", where, key);
     }
 }
 
-static void read_hw(ctx *c, json_object *h, fc_report_gpu *out)
+static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
 {
     if (h == NULL || !json_object_is_type(h, json_type_object))
         return;
     out->has_hw = 1;
-    get_str(c, h, "hw_flops", "status", out->hw_status, sizeof out->hw_status);
-    get_str(c, h, "hw_flops", "reason", out->hw_reason, sizeof out->hw_reason);
-    get_str(c, h, "hw_flops", "mode", out->hw_mode, sizeof out->hw_mode);
-    get_str(c, h, "hw_flops", "chip", out->hw_chip, sizeof out->hw_chip);
-    get_u64(c, h, "hw_flops", "samples", &out->hw_samples);
-    read_values(c, member(h, "totals"), "hw_flops.totals", out->hw_totals, &out->n_hw_totals);
-    json_object *cov = member(h, "coverage");
+    fc_jget_str(c, h, "hw_flops", "status", out->hw_status, sizeof out->hw_status);
+    fc_jget_str(c, h, "hw_flops", "reason", out->hw_reason, sizeof out->hw_reason);
+    fc_jget_str(c, h, "hw_flops", "mode", out->hw_mode, sizeof out->hw_mode);
+    fc_jget_str(c, h, "hw_flops", "chip", out->hw_chip, sizeof out->hw_chip);
+    fc_jget_u64(c, h, "hw_flops", "samples", &out->hw_samples, 0);
+    read_values(c, fc_jmember(h, "totals"), "hw_flops.totals", out->hw_totals, &out->n_hw_totals);
+    json_object *cov = fc_jmember(h, "coverage");
     if (cov != NULL && json_object_is_type(cov, json_type_object)) {
         json_object_object_foreach(cov, key, val)
         {
@@ -271,42 +164,42 @@ static void read_hw(ctx *c, json_object *h, fc_report_gpu *out)
                          sizeof out->hw_coverage_left[0].name, "%s", key);
         }
     }
-    json_object *it = member(h, "iterations");
-    get_u64(c, it, "hw_flops.iterations", "count", &out->hw_iterations);
-    get_double(c, it, "hw_flops.iterations", "median_flops", &out->hw_median_flops);
-    get_double(c, it, "hw_flops.iterations", "median_hfu", &out->hw_median_hfu);
-    get_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted",
+    json_object *it = fc_jmember(h, "iterations");
+    fc_jget_u64(c, it, "hw_flops.iterations", "count", &out->hw_iterations, 0);
+    fc_jget_double(c, it, "hw_flops.iterations", "median_flops", &out->hw_median_flops);
+    fc_jget_double(c, it, "hw_flops.iterations", "median_hfu", &out->hw_median_hfu);
+    fc_jget_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted",
                &out->hw_median_minus_counted);
 }
 
 int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen)
 {
-    ctx c = {err, errlen, 0};
+    fc_jctx c = {err, errlen, 0};
     memset(out, 0, sizeof *out);
     out->median_busy_fraction = out->median_gemm_seconds = NAN;
     out->hw_median_flops = out->hw_median_hfu = out->hw_median_minus_counted = NAN;
     size_t qlen;
     char *quoted = fc_report_quote_big_ints(text, len, &qlen);
     if (quoted == NULL) {
-        fail(&c, "out of memory");
+        fc_jfail(&c, "out of memory");
         return -1;
     }
     json_object *root = json_tokener_parse(quoted);
     free(quoted);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
-        fail(&c, "not a JSON object");
+        fc_jfail(&c, "not a JSON object");
         json_object_put(root);
         return -1;
     }
-    json_object *cu = member(root, "cupti");
+    json_object *cu = fc_jmember(root, "cupti");
     if (cu != NULL && json_object_is_type(cu, json_type_object)) {
         out->has_cupti = 1;
-        get_str(&c, cu, "cupti", "status", out->cupti_status, sizeof out->cupti_status);
-        get_str(&c, cu, "cupti", "reason", out->cupti_reason, sizeof out->cupti_reason);
+        fc_jget_str(&c, cu, "cupti", "status", out->cupti_status, sizeof out->cupti_status);
+        fc_jget_str(&c, cu, "cupti", "reason", out->cupti_reason, sizeof out->cupti_reason);
     }
-    read_graphs(&c, member(root, "graphs"), out);
+    read_graphs(&c, fc_jmember(root, "graphs"), out);
     read_kernels(&c, root, out);
-    read_hw(&c, member(root, "hw_flops"), out);
+    read_hw(&c, fc_jmember(root, "hw_flops"), out);
     json_object_put(root);
     if (c.failed) {
         fc_report_gpu_free(out);

@@ -4,6 +4,8 @@
  * parsed here into fc_u128. Every field is type-checked; errors name the
  * field ("totals.gemm_flops: expected a non-negative integer"). */
 #include "report_read.h"
+
+#include "json_get.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -16,254 +18,97 @@
 
 #define MAX_FILE_BYTES (512u << 20)
 
-typedef struct ctx {
-    char *err;
-    size_t errlen;
-    int failed;
-} ctx;
-
-static void fail(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(ctx *c, const char *fmt, ...)
-{
-    if (c->failed)
-        return; /* the first reason is the useful one */
-    c->failed = 1;
-    if (c->err == NULL || c->errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, c->errlen, fmt, ap);
-    va_end(ap);
-}
-
-/* ---- typed getters: absent members keep the default ---- */
-
-static json_object *member(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (o == NULL || !json_object_object_get_ex(o, key, &v))
-        return NULL;
-    return v;
-}
-
-/* Integer from a JSON int (>= 0) or a string of digits (big values). */
-static int to_u128(json_object *v, fc_u128 *out)
-{
-    if (json_object_is_type(v, json_type_int)) {
-        int64_t x = json_object_get_int64(v);
-        if (x < 0)
-            return -1;
-        *out = (fc_u128)x;
-        return 0;
-    }
-    if (json_object_is_type(v, json_type_string))
-        return fc_u128_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out);
-    return -1;
-}
-
-static void get_u128(ctx *c, json_object *o, const char *sec, const char *key, fc_u128 *out,
-                     int required)
-{
-    json_object *v = member(o, key);
-    if (v == NULL) {
-        if (required)
-            fail(c, "%s%s%s: missing", sec, *sec ? "." : "", key);
-        return;
-    }
-    if (to_u128(v, out) != 0)
-        fail(c, "%s%s%s: expected a non-negative integer", sec, *sec ? "." : "", key);
-}
-
-static void get_u64(ctx *c, json_object *o, const char *sec, const char *key, uint64_t *out,
-                    int required)
-{
-    fc_u128 v = *out;
-    get_u128(c, o, sec, key, &v, required);
-    if (v > UINT64_MAX)
-        fail(c, "%s%s%s: %s", sec, *sec ? "." : "", key, "too large");
-    else
-        *out = (uint64_t)v;
-}
-
-/* Signed integer; null means "not known" and gives -1. */
-static void get_i64(ctx *c, json_object *o, const char *sec, const char *key, int64_t *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL)
-        return;
-    fc_u128 big;
-    if (json_object_is_type(v, json_type_null))
-        *out = -1;
-    else if (json_object_is_type(v, json_type_int))
-        *out = json_object_get_int64(v);
-    else if (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) >= 19 &&
-             to_u128(v, &big) == 0 && big <= (fc_u128)INT64_MAX)
-        *out = (int64_t)big; /* a 19-digit literal the quoting pass made a string (ns times) */
-    else
-        fail(c, "%s%s%s: expected an integer", sec, *sec ? "." : "", key);
-}
-
-static void get_long(ctx *c, json_object *o, const char *sec, const char *key, long *out)
-{
-    int64_t v = *out;
-    get_i64(c, o, sec, key, &v);
-    if (v < -1 || v > (1 << 30))
-        fail(c, "%s%s%s: out of range", sec, *sec ? "." : "", key);
-    else
-        *out = (long)v;
-}
-
-/* Finite number; null (how the writer spells NaN) keeps NaN. */
-static void get_double(ctx *c, json_object *o, const char *sec, const char *key, double *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return;
-    fc_u128 big;
-    double d;
-    if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
-        d = json_object_get_double(v);
-    else if (json_object_is_type(v, json_type_string) && to_u128(v, &big) == 0)
-        d = fc_u128_to_double(big); /* a 19+ digit literal we quoted */
-    else {
-        fail(c, "%s%s%s: expected a number", sec, *sec ? "." : "", key);
-        return;
-    }
-    if (!isfinite(d))
-        fail(c, "%s%s%s: not a finite number", sec, *sec ? "." : "", key);
-    else
-        *out = d;
-}
-
-/* Copies a string member (truncated to size); null leaves "". */
-static void get_str(ctx *c, json_object *o, const char *sec, const char *key, char *out,
-                    size_t size)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return;
-    if (!json_object_is_type(v, json_type_string)) {
-        fail(c, "%s%s%s: expected a string", sec, *sec ? "." : "", key);
-        return;
-    }
-    snprintf(out, size, "%s", json_object_get_string(v));
-}
-
-static void get_bool(ctx *c, json_object *o, const char *sec, const char *key, int *out)
-{
-    json_object *v = member(o, key);
-    if (v == NULL)
-        return;
-    if (!json_object_is_type(v, json_type_boolean))
-        fail(c, "%s%s%s: expected true or false", sec, *sec ? "." : "", key);
-    else
-        *out = json_object_get_boolean(v) ? 1 : 0;
-}
-
-/* The member as an object/array, NULL when absent; wrong type fails. */
-static json_object *section(ctx *c, json_object *o, const char *key, enum json_type want)
-{
-    json_object *v = member(o, key);
-    if (v == NULL || json_object_is_type(v, json_type_null))
-        return NULL;
-    if (!json_object_is_type(v, want)) {
-        fail(c, "%s: expected %s", key, want == json_type_object ? "an object" : "an array");
-        return NULL;
-    }
-    return v;
-}
-
 /* ---- sections ---- */
 
-static void read_schema(ctx *c, json_object *root, fc_report *r)
+static void read_schema(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *v = member(root, "schema");
+    json_object *v = fc_jmember(root, "schema");
     if (v == NULL) {
-        fail(c, "not a flopcount report (no \"schema\" member)");
+        fc_jfail(c, "not a flopcount report (no \"schema\" member)");
         return;
     }
     if (!json_object_is_type(v, json_type_int)) {
-        fail(c, "unknown report schema (\"schema\" is not an integer)");
+        fc_jfail(c, "unknown report schema (\"schema\" is not an integer)");
         return;
     }
     int64_t s = json_object_get_int64(v);
     if (s != FC_REPORT_SCHEMA) {
-        fail(c, "report schema %lld is not one this flopcount reads (it reads %d)", (long long)s,
+        fc_jfail(c, "report schema %lld is not one this flopcount reads (it reads %d)", (long long)s,
              FC_REPORT_SCHEMA);
         return;
     }
     r->schema = (int)s;
     char kind[32] = "";
-    get_str(c, root, "", "kind", kind, sizeof kind);
+    fc_jget_str(c, root, "", "kind", kind, sizeof kind);
     if (kind[0] != '\0' && strcmp(kind, "merge") != 0)
-        fail(c, "unknown report kind '%s'", kind);
+        fc_jfail(c, "unknown report kind '%s'", kind);
     r->is_merge = strcmp(kind, "merge") == 0;
-    json_object *tool = section(c, root, "tool", json_type_object);
+    json_object *tool = fc_jsection(c, root, "tool", json_type_object);
     char name[32] = "";
-    get_str(c, tool, "tool", "name", name, sizeof name);
+    fc_jget_str(c, tool, "tool", "name", name, sizeof name);
     if (tool != NULL && strcmp(name, "flopcount") != 0)
-        fail(c, "not a flopcount report (tool.name is '%s')", name);
-    get_str(c, tool, "tool", "version", r->tool_version, sizeof r->tool_version);
+        fc_jfail(c, "not a flopcount report (tool.name is '%s')", name);
+    fc_jget_str(c, tool, "tool", "version", r->tool_version, sizeof r->tool_version);
 }
 
-static void read_process(ctx *c, json_object *root, fc_report *r)
+static void read_process(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *p = section(c, root, "process", json_type_object);
+    json_object *p = fc_jsection(c, root, "process", json_type_object);
     int64_t pid = -1;
-    get_i64(c, p, "process", "pid", &pid);
+    fc_jget_i64(c, p, "process", "pid", &pid);
     r->pid = (long)pid;
-    json_object *cmd = member(p, "command");
+    json_object *cmd = fc_jmember(p, "command");
     if (cmd != NULL && json_object_is_type(cmd, json_type_string)) {
         char *s = strdup(json_object_get_string(cmd));
         if (s == NULL) {
-            fail(c, "out of memory");
+            fc_jfail(c, "out of memory");
             return;
         }
         free(r->command);
         r->command = s;
     } else if (cmd != NULL && !json_object_is_type(cmd, json_type_null)) {
-        fail(c, "process.command: expected a string");
+        fc_jfail(c, "process.command: expected a string");
     }
-    get_str(c, p, "process", "hostname", r->hostname, sizeof r->hostname);
-    get_long(c, p, "process", "ppid", &r->ppid);
-    get_i64(c, p, "process", "started_unix_ns", &r->started_unix_ns);
-    get_long(c, p, "process", "rank", &r->rank);
-    get_long(c, p, "process", "local_rank", &r->local_rank);
-    get_long(c, p, "process", "world_size", &r->world_size);
-    get_str(c, p, "process", "launcher", r->launcher, sizeof r->launcher);
-    get_bool(c, p, "process", "fork_child", &r->fork_child);
-    get_str(c, root, "", "status", r->status, sizeof r->status);
-    get_double(c, root, "", "wall_seconds", &r->wall_seconds);
+    fc_jget_str(c, p, "process", "hostname", r->hostname, sizeof r->hostname);
+    fc_jget_long(c, p, "process", "ppid", &r->ppid);
+    fc_jget_i64(c, p, "process", "started_unix_ns", &r->started_unix_ns);
+    fc_jget_long(c, p, "process", "rank", &r->rank);
+    fc_jget_long(c, p, "process", "local_rank", &r->local_rank);
+    fc_jget_long(c, p, "process", "world_size", &r->world_size);
+    fc_jget_str(c, p, "process", "launcher", r->launcher, sizeof r->launcher);
+    fc_jget_bool(c, p, "process", "fork_child", &r->fork_child);
+    fc_jget_str(c, root, "", "status", r->status, sizeof r->status);
+    fc_jget_double(c, root, "", "wall_seconds", &r->wall_seconds);
 }
 
-static void read_totals(ctx *c, json_object *root, fc_report *r)
+static void read_totals(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *t = member(root, "totals");
+    json_object *t = fc_jmember(root, "totals");
     if (t == NULL || !json_object_is_type(t, json_type_object)) {
-        fail(c, "totals: missing or not an object");
+        fc_jfail(c, "totals: missing or not an object");
         return;
     }
-    get_u64(c, t, "totals", "gemm_calls", &r->totals.gemm_calls, 1);
-    get_u128(c, t, "totals", "gemm_flops", &r->totals.gemm_flops, 1);
-    get_u64(c, t, "totals", "failed_calls", &r->totals.failed_calls, 0);
-    get_u64(c, t, "totals", "invalid_calls", &r->totals.invalid_calls, 0);
-    get_u64(c, t, "totals", "unresolved_calls", &r->totals.unresolved_calls, 0);
-    get_u64(c, t, "totals", "distinct_shapes", &r->totals.distinct_shapes, 0);
-    get_u64(c, t, "totals", "overflow_calls", &r->totals.overflow_calls, 0);
+    fc_jget_u64(c, t, "totals", "gemm_calls", &r->totals.gemm_calls, 1);
+    fc_jget_u128(c, t, "totals", "gemm_flops", &r->totals.gemm_flops, 1);
+    fc_jget_u64(c, t, "totals", "failed_calls", &r->totals.failed_calls, 0);
+    fc_jget_u64(c, t, "totals", "invalid_calls", &r->totals.invalid_calls, 0);
+    fc_jget_u64(c, t, "totals", "unresolved_calls", &r->totals.unresolved_calls, 0);
+    fc_jget_u64(c, t, "totals", "distinct_shapes", &r->totals.distinct_shapes, 0);
+    fc_jget_u64(c, t, "totals", "overflow_calls", &r->totals.overflow_calls, 0);
 }
 
-static void *alloc_array(ctx *c, size_t n, size_t size)
+static void *alloc_array(fc_jctx *c, size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (p == NULL)
-        fail(c, "out of memory");
+        fc_jfail(c, "out of memory");
     return p;
 }
 
-static void read_groups(ctx *c, json_object *root, const char *key, fc_report_group **out,
+static void read_groups(fc_jctx *c, json_object *root, const char *key, fc_report_group **out,
                         size_t *n_out)
 {
-    json_object *g = section(c, root, key, json_type_object);
+    json_object *g = fc_jsection(c, root, key, json_type_object);
     if (g == NULL)
         return;
     size_t n = (size_t)json_object_object_length(g), i = 0;
@@ -276,50 +121,50 @@ static void read_groups(ctx *c, json_object *root, const char *key, fc_report_gr
         if (i >= n || c->failed)
             break;
         if (!json_object_is_type(v, json_type_object)) {
-            fail(c, "%s.%s: expected an object", key, name);
+            fc_jfail(c, "%s.%s: expected an object", key, name);
             break;
         }
         snprintf(arr[i].name, sizeof arr[i].name, "%s", name);
-        get_u64(c, v, key, "calls", &arr[i].calls, 0);
-        get_u128(c, v, key, "flops", &arr[i].flops, 1);
+        fc_jget_u64(c, v, key, "calls", &arr[i].calls, 0);
+        fc_jget_u128(c, v, key, "flops", &arr[i].flops, 1);
         i++;
     }
     *n_out = i;
 }
 
-static char trans_char(ctx *c, json_object *o, const char *key)
+static char trans_char(fc_jctx *c, json_object *o, const char *key)
 {
     char s[4] = "";
-    get_str(c, o, "shapes[]", key, s, sizeof s);
+    fc_jget_str(c, o, "shapes[]", key, s, sizeof s);
     if (s[0] == '\0')
         return '?';
     if (s[1] != '\0' || strchr("NTC", s[0]) == NULL)
-        fail(c, "shapes[].%s: expected \"N\", \"T\" or \"C\"", key);
+        fc_jfail(c, "shapes[].%s: expected \"N\", \"T\" or \"C\"", key);
     return s[0];
 }
 
-static void read_shape(ctx *c, json_object *o, fc_report_shape *s)
+static void read_shape(fc_jctx *c, json_object *o, fc_report_shape *s)
 {
     s->m = s->n = s->k = s->batch = -1;
-    get_str(c, o, "shapes[]", "api", s->api, sizeof s->api);
-    get_bool(c, o, "shapes[]", "overflow", &s->overflow);
-    get_i64(c, o, "shapes[]", "m", &s->m);
-    get_i64(c, o, "shapes[]", "n", &s->n);
-    get_i64(c, o, "shapes[]", "k", &s->k);
-    get_i64(c, o, "shapes[]", "batch", &s->batch);
+    fc_jget_str(c, o, "shapes[]", "api", s->api, sizeof s->api);
+    fc_jget_bool(c, o, "shapes[]", "overflow", &s->overflow);
+    fc_jget_i64(c, o, "shapes[]", "m", &s->m);
+    fc_jget_i64(c, o, "shapes[]", "n", &s->n);
+    fc_jget_i64(c, o, "shapes[]", "k", &s->k);
+    fc_jget_i64(c, o, "shapes[]", "batch", &s->batch);
     s->transa = trans_char(c, o, "transa");
     s->transb = trans_char(c, o, "transb");
-    get_str(c, o, "shapes[]", "dtype", s->dtype, sizeof s->dtype);
-    get_str(c, o, "shapes[]", "out_dtype", s->out_dtype, sizeof s->out_dtype);
-    get_str(c, o, "shapes[]", "compute", s->compute, sizeof s->compute);
-    get_u64(c, o, "shapes[]", "calls", &s->calls, 0);
-    get_u64(c, o, "shapes[]", "failed_calls", &s->failed_calls, 0);
-    get_u128(c, o, "shapes[]", "flops", &s->flops, 1);
+    fc_jget_str(c, o, "shapes[]", "dtype", s->dtype, sizeof s->dtype);
+    fc_jget_str(c, o, "shapes[]", "out_dtype", s->out_dtype, sizeof s->out_dtype);
+    fc_jget_str(c, o, "shapes[]", "compute", s->compute, sizeof s->compute);
+    fc_jget_u64(c, o, "shapes[]", "calls", &s->calls, 0);
+    fc_jget_u64(c, o, "shapes[]", "failed_calls", &s->failed_calls, 0);
+    fc_jget_u128(c, o, "shapes[]", "flops", &s->flops, 1);
 }
 
-static void read_shapes(ctx *c, json_object *root, fc_report *r)
+static void read_shapes(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *a = section(c, root, "shapes", json_type_array);
+    json_object *a = fc_jsection(c, root, "shapes", json_type_array);
     if (a == NULL)
         return;
     size_t n = json_object_array_length(a);
@@ -328,7 +173,7 @@ static void read_shapes(ctx *c, json_object *root, fc_report *r)
     for (size_t i = 0; i < n && !c->failed; i++) {
         json_object *o = json_object_array_get_idx(a, i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "shapes[%zu]: expected an object", i);
+            fc_jfail(c, "shapes[%zu]: expected an object", i);
             break;
         }
         read_shape(c, o, &r->shapes[i]);
@@ -336,40 +181,40 @@ static void read_shapes(ctx *c, json_object *root, fc_report *r)
     }
 }
 
-static void read_iter(ctx *c, json_object *o, size_t i, fc_report_iter *it)
+static void read_iter(fc_jctx *c, json_object *o, size_t i, fc_report_iter *it)
 {
     it->index = i;
     it->start_seconds = it->seconds = NAN;
-    get_u64(c, o, "iterations.list[]", "index", &it->index, 0);
-    get_double(c, o, "iterations.list[]", "start_seconds", &it->start_seconds);
-    get_double(c, o, "iterations.list[]", "seconds", &it->seconds);
-    get_u128(c, o, "iterations.list[]", "flops", &it->flops, 1);
-    get_u128(c, o, "iterations.list[]", "forward_flops", &it->forward_flops, 0);
-    get_u128(c, o, "iterations.list[]", "backward_flops", &it->backward_flops, 0);
-    get_u128(c, o, "iterations.list[]", "recompute_flops", &it->recompute_flops, 0);
-    get_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
-    get_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
-    get_bool(c, o, "iterations.list[]", "ambiguous", &it->ambiguous);
+    fc_jget_u64(c, o, "iterations.list[]", "index", &it->index, 0);
+    fc_jget_double(c, o, "iterations.list[]", "start_seconds", &it->start_seconds);
+    fc_jget_double(c, o, "iterations.list[]", "seconds", &it->seconds);
+    fc_jget_u128(c, o, "iterations.list[]", "flops", &it->flops, 1);
+    fc_jget_u128(c, o, "iterations.list[]", "forward_flops", &it->forward_flops, 0);
+    fc_jget_u128(c, o, "iterations.list[]", "backward_flops", &it->backward_flops, 0);
+    fc_jget_u128(c, o, "iterations.list[]", "recompute_flops", &it->recompute_flops, 0);
+    fc_jget_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
+    fc_jget_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
+    fc_jget_bool(c, o, "iterations.list[]", "ambiguous", &it->ambiguous);
     if (!c->failed && it->seconds < 0)
-        fail(c, "iterations.list[%zu].seconds: negative", i);
+        fc_jfail(c, "iterations.list[%zu].seconds: negative", i);
 }
 
 /* The split's confidence: strings, a count, and the reasons joined. */
-static void read_split(ctx *c, json_object *s, fc_report *r)
+static void read_split(fc_jctx *c, json_object *s, fc_report *r)
 {
-    get_str(c, s, "iterations", "split", r->iterations.split, sizeof r->iterations.split);
-    get_str(c, s, "iterations", "phase_markers", r->iterations.phase_markers,
+    fc_jget_str(c, s, "iterations", "split", r->iterations.split, sizeof r->iterations.split);
+    fc_jget_str(c, s, "iterations", "phase_markers", r->iterations.phase_markers,
             sizeof r->iterations.phase_markers);
-    get_u64(c, s, "iterations", "ambiguous_iterations", &r->iterations.ambiguous_iterations, 0);
-    get_str(c, s, "iterations", "advice", r->iterations.advice, sizeof r->iterations.advice);
-    json_object *a = section(c, s, "ambiguous_reasons", json_type_array);
+    fc_jget_u64(c, s, "iterations", "ambiguous_iterations", &r->iterations.ambiguous_iterations, 0);
+    fc_jget_str(c, s, "iterations", "advice", r->iterations.advice, sizeof r->iterations.advice);
+    json_object *a = fc_jsection(c, s, "ambiguous_reasons", json_type_array);
     if (a == NULL)
         return;
     size_t used = 0, size = sizeof r->iterations.ambiguous_reasons;
     for (size_t i = 0; i < json_object_array_length(a) && !c->failed; i++) {
         json_object *v = json_object_array_get_idx(a, i);
         if (!json_object_is_type(v, json_type_string)) {
-            fail(c, "iterations.ambiguous_reasons[%zu]: expected a string", i);
+            fc_jfail(c, "iterations.ambiguous_reasons[%zu]: expected a string", i);
             return;
         }
         int k = snprintf(r->iterations.ambiguous_reasons + used, size - used, "%s%s", i ? "; " : "",
@@ -379,25 +224,25 @@ static void read_split(ctx *c, json_object *s, fc_report *r)
     }
 }
 
-static void read_iterations(ctx *c, json_object *root, fc_report *r)
+static void read_iterations(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *s = section(c, root, "iterations", json_type_object);
+    json_object *s = fc_jsection(c, root, "iterations", json_type_object);
     if (s == NULL)
         return;
     r->has_iterations = 1;
-    get_u64(c, s, "iterations", "count", &r->iterations.count, 0);
-    get_str(c, s, "iterations", "detected_by", r->iterations.detected_by,
+    fc_jget_u64(c, s, "iterations", "count", &r->iterations.count, 0);
+    fc_jget_str(c, s, "iterations", "detected_by", r->iterations.detected_by,
             sizeof r->iterations.detected_by);
-    get_str(c, s, "iterations", "method", r->iterations.method, sizeof r->iterations.method);
-    get_double(c, s, "iterations", "median_seconds", &r->iterations.median_seconds);
-    get_u128(c, s, "iterations", "flops", &r->iterations.flops, 0);
-    get_u128(c, s, "iterations", "forward_flops", &r->iterations.forward_flops, 0);
-    get_u128(c, s, "iterations", "backward_flops", &r->iterations.backward_flops, 0);
-    get_u128(c, s, "iterations", "recompute_flops", &r->iterations.recompute_flops, 0);
-    get_u128(c, s, "iterations", "other_flops", &r->iterations.other_flops, 0);
-    get_bool(c, s, "iterations", "list_truncated", &r->iterations.list_truncated);
+    fc_jget_str(c, s, "iterations", "method", r->iterations.method, sizeof r->iterations.method);
+    fc_jget_double(c, s, "iterations", "median_seconds", &r->iterations.median_seconds);
+    fc_jget_u128(c, s, "iterations", "flops", &r->iterations.flops, 0);
+    fc_jget_u128(c, s, "iterations", "forward_flops", &r->iterations.forward_flops, 0);
+    fc_jget_u128(c, s, "iterations", "backward_flops", &r->iterations.backward_flops, 0);
+    fc_jget_u128(c, s, "iterations", "recompute_flops", &r->iterations.recompute_flops, 0);
+    fc_jget_u128(c, s, "iterations", "other_flops", &r->iterations.other_flops, 0);
+    fc_jget_bool(c, s, "iterations", "list_truncated", &r->iterations.list_truncated);
     read_split(c, s, r);
-    json_object *a = section(c, s, "list", json_type_array);
+    json_object *a = fc_jsection(c, s, "list", json_type_array);
     if (a == NULL)
         return;
     size_t n = json_object_array_length(a);
@@ -406,7 +251,7 @@ static void read_iterations(ctx *c, json_object *root, fc_report *r)
     for (size_t i = 0; i < n && !c->failed; i++) {
         json_object *o = json_object_array_get_idx(a, i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "iterations.list[%zu]: expected an object", i);
+            fc_jfail(c, "iterations.list[%zu]: expected an object", i);
             break;
         }
         read_iter(c, o, i, &r->iterations.list[i]);
@@ -415,85 +260,85 @@ static void read_iterations(ctx *c, json_object *root, fc_report *r)
 }
 
 /* Only counted: an object with a "top" array (the shim), or a bare array. */
-static void read_callsites(ctx *c, json_object *root, fc_report *r)
+static void read_callsites(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *cs = member(root, "callsites");
+    json_object *cs = fc_jmember(root, "callsites");
     if (cs == NULL || json_object_is_type(cs, json_type_null))
         return;
     if (json_object_is_type(cs, json_type_object))
-        cs = section(c, cs, "top", json_type_array);
+        cs = fc_jsection(c, cs, "top", json_type_array);
     else if (!json_object_is_type(cs, json_type_array))
-        fail(c, "callsites: expected an object or an array");
+        fc_jfail(c, "callsites: expected an object or an array");
     if (cs != NULL && json_object_is_type(cs, json_type_array))
         r->n_callsites = json_object_array_length(cs);
 }
 
-static void read_extras(ctx *c, json_object *root, fc_report *r)
+static void read_extras(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *e = section(c, root, "eval_passes", json_type_object);
+    json_object *e = fc_jsection(c, root, "eval_passes", json_type_object);
     if (e != NULL) {
         r->has_eval = 1;
-        get_u64(c, e, "eval_passes", "count", &r->eval_passes.count, 0);
-        get_u128(c, e, "eval_passes", "flops", &r->eval_passes.flops, 0);
-        get_double(c, e, "eval_passes", "seconds", &r->eval_passes.seconds);
-        get_u64(c, e, "eval_passes", "ambiguous", &r->eval_passes.ambiguous, 0);
+        fc_jget_u64(c, e, "eval_passes", "count", &r->eval_passes.count, 0);
+        fc_jget_u128(c, e, "eval_passes", "flops", &r->eval_passes.flops, 0);
+        fc_jget_double(c, e, "eval_passes", "seconds", &r->eval_passes.seconds);
+        fc_jget_u64(c, e, "eval_passes", "ambiguous", &r->eval_passes.ambiguous, 0);
     }
-    json_object *rc = section(c, root, "recompute", json_type_object);
+    json_object *rc = fc_jsection(c, root, "recompute", json_type_object);
     if (rc != NULL) {
         r->has_recompute = 1;
-        get_u128(c, rc, "recompute", "flops", &r->recompute.flops, 0);
-        get_double(c, rc, "recompute", "fraction", &r->recompute.fraction);
-        get_bool(c, rc, "recompute", "ambiguous", &r->recompute.ambiguous);
+        fc_jget_u128(c, rc, "recompute", "flops", &r->recompute.flops, 0);
+        fc_jget_double(c, rc, "recompute", "fraction", &r->recompute.fraction);
+        fc_jget_bool(c, rc, "recompute", "ambiguous", &r->recompute.ambiguous);
     }
-    json_object *u = section(c, root, "utilization", json_type_object);
+    json_object *u = fc_jsection(c, root, "utilization", json_type_object);
     if (u != NULL) {
         r->has_utilization = 1;
-        get_double(c, u, "utilization", "peak_flops", &r->utilization.peak_flops);
-        get_double(c, u, "utilization", "hfu", &r->utilization.hfu);
-        get_double(c, u, "utilization", "mfu", &r->utilization.mfu);
-        get_str(c, u, "utilization", "device", r->utilization.device,
+        fc_jget_double(c, u, "utilization", "peak_flops", &r->utilization.peak_flops);
+        fc_jget_double(c, u, "utilization", "hfu", &r->utilization.hfu);
+        fc_jget_double(c, u, "utilization", "mfu", &r->utilization.mfu);
+        fc_jget_str(c, u, "utilization", "device", r->utilization.device,
                 sizeof r->utilization.device);
-        get_str(c, u, "utilization", "dtype", r->utilization.dtype, sizeof r->utilization.dtype);
-        get_bool(c, u, "utilization", "split_ambiguous", &r->utilization.split_ambiguous);
+        fc_jget_str(c, u, "utilization", "dtype", r->utilization.dtype, sizeof r->utilization.dtype);
+        fc_jget_bool(c, u, "utilization", "split_ambiguous", &r->utilization.split_ambiguous);
     }
-    get_str(c, root, "", "utilization_reason", r->utilization_reason,
+    fc_jget_str(c, root, "", "utilization_reason", r->utilization_reason,
             sizeof r->utilization_reason);
     read_callsites(c, root, r);
 }
 
 /* "run": the run a process belongs to (direct LD_PRELOAD use, where
  * several processes share one output path). */
-static void read_run(ctx *c, json_object *root, fc_report *r)
+static void read_run(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *run = section(c, root, "run", json_type_object);
-    get_str(c, run, "run", "id", r->run_id, sizeof r->run_id);
-    get_i64(c, run, "run", "start_unix_ns", &r->run_start_unix_ns);
+    json_object *run = fc_jsection(c, root, "run", json_type_object);
+    fc_jget_str(c, run, "run", "id", r->run_id, sizeof r->run_id);
+    fc_jget_i64(c, run, "run", "start_unix_ns", &r->run_start_unix_ns);
 }
 
-static void read_proc(ctx *c, json_object *o, fc_report_proc *p)
+static void read_proc(fc_jctx *c, json_object *o, fc_report_proc *p)
 {
     p->pid = p->ppid = p->rank = -1;
-    get_long(c, o, "processes[]", "pid", &p->pid);
-    get_long(c, o, "processes[]", "ppid", &p->ppid);
-    get_long(c, o, "processes[]", "rank", &p->rank);
-    get_str(c, o, "processes[]", "command", p->command, sizeof p->command);
-    get_str(c, o, "processes[]", "status", p->status, sizeof p->status);
-    get_str(c, o, "processes[]", "ended", p->ended, sizeof p->ended);
-    get_bool(c, o, "processes[]", "fork_child", &p->fork_child);
-    get_bool(c, o, "processes[]", "iterations_used", &p->iterations_used);
-    get_u64(c, o, "processes[]", "gemm_calls", &p->gemm_calls, 0);
-    get_u128(c, o, "processes[]", "gemm_flops", &p->gemm_flops, 0);
-    get_u64(c, o, "processes[]", "failed_calls", &p->failed_calls, 0);
-    json_object *it = member(o, "iterations");
+    fc_jget_long(c, o, "processes[]", "pid", &p->pid);
+    fc_jget_long(c, o, "processes[]", "ppid", &p->ppid);
+    fc_jget_long(c, o, "processes[]", "rank", &p->rank);
+    fc_jget_str(c, o, "processes[]", "command", p->command, sizeof p->command);
+    fc_jget_str(c, o, "processes[]", "status", p->status, sizeof p->status);
+    fc_jget_str(c, o, "processes[]", "ended", p->ended, sizeof p->ended);
+    fc_jget_bool(c, o, "processes[]", "fork_child", &p->fork_child);
+    fc_jget_bool(c, o, "processes[]", "iterations_used", &p->iterations_used);
+    fc_jget_u64(c, o, "processes[]", "gemm_calls", &p->gemm_calls, 0);
+    fc_jget_u128(c, o, "processes[]", "gemm_flops", &p->gemm_flops, 0);
+    fc_jget_u64(c, o, "processes[]", "failed_calls", &p->failed_calls, 0);
+    json_object *it = fc_jmember(o, "iterations");
     if (it != NULL && !json_object_is_type(it, json_type_null)) {
         p->has_iterations = 1;
-        get_u64(c, o, "processes[]", "iterations", &p->iterations, 0);
+        fc_jget_u64(c, o, "processes[]", "iterations", &p->iterations, 0);
     }
 }
 
-static void read_job(ctx *c, json_object *root, fc_report *r)
+static void read_job(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *a = section(c, root, "processes", json_type_array);
+    json_object *a = fc_jsection(c, root, "processes", json_type_array);
     if (a != NULL) {
         size_t n = json_object_array_length(a);
         if ((r->procs = alloc_array(c, n, sizeof *r->procs)) == NULL)
@@ -501,29 +346,29 @@ static void read_job(ctx *c, json_object *root, fc_report *r)
         for (size_t i = 0; i < n && !c->failed; i++) {
             json_object *o = json_object_array_get_idx(a, i);
             if (!json_object_is_type(o, json_type_object)) {
-                fail(c, "processes[%zu]: expected an object", i);
+                fc_jfail(c, "processes[%zu]: expected an object", i);
                 break;
             }
             read_proc(c, o, &r->procs[i]);
             r->n_procs = i + 1;
         }
     }
-    json_object *j = section(c, root, "job", json_type_object);
+    json_object *j = fc_jsection(c, root, "job", json_type_object);
     if (j == NULL || c->failed)
         return;
     r->has_job = 1;
     r->job.processes_with_gemms = -1;
-    get_str(c, j, "job", "command", r->job.command, sizeof r->job.command);
-    get_str(c, j, "job", "ended", r->job.ended, sizeof r->job.ended);
-    get_str(c, j, "job", "parts", r->job.parts, sizeof r->job.parts);
-    get_long(c, j, "job", "processes_with_gemms", &r->job.processes_with_gemms);
+    fc_jget_str(c, j, "job", "command", r->job.command, sizeof r->job.command);
+    fc_jget_str(c, j, "job", "ended", r->job.ended, sizeof r->job.ended);
+    fc_jget_str(c, j, "job", "parts", r->job.parts, sizeof r->job.parts);
+    fc_jget_long(c, j, "job", "processes_with_gemms", &r->job.processes_with_gemms);
     uint64_t u = 0;
-    get_u64(c, j, "job", "incomplete", &u, 0);
+    fc_jget_u64(c, j, "job", "incomplete", &u, 0);
     r->job.n_incomplete = (size_t)u;
     u = 0;
-    get_u64(c, j, "job", "stale_parts_ignored", &u, 0);
+    fc_jget_u64(c, j, "job", "stale_parts_ignored", &u, 0);
     r->job.stale_ignored = (size_t)u;
-    json_object *from = section(c, j, "iterations_from", json_type_array);
+    json_object *from = fc_jsection(c, j, "iterations_from", json_type_array);
     if (from == NULL)
         return;
     size_t n = json_object_array_length(from);
@@ -532,7 +377,7 @@ static void read_job(ctx *c, json_object *root, fc_report *r)
     for (size_t i = 0; i < n; i++) {
         json_object *v = json_object_array_get_idx(from, i);
         if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0) {
-            fail(c, "job.iterations_from[%zu]: expected a pid", i);
+            fc_jfail(c, "job.iterations_from[%zu]: expected a pid", i);
             return;
         }
         r->job.iterations_from[i] = (long)json_object_get_int64(v);
@@ -540,73 +385,73 @@ static void read_job(ctx *c, json_object *root, fc_report *r)
     }
 }
 
-static unsigned weight_bits(ctx *c, json_object *o)
+static unsigned weight_bits(fc_jctx *c, json_object *o)
 {
     char w[4] = "";
-    json_object *v = member(o, "weight");
+    json_object *v = fc_jmember(o, "weight");
     if (v == NULL || json_object_is_type(v, json_type_null))
         return 0;
-    get_str(c, o, "forward_profile.gemms[]", "weight", w, sizeof w);
+    fc_jget_str(c, o, "forward_profile.gemms[]", "weight", w, sizeof w);
     if (strcmp(w, "A") == 0)
         return 1;
     if (strcmp(w, "B") == 0)
         return 2;
     if (strcmp(w, "AB") == 0)
         return 3;
-    fail(c, "forward_profile.gemms[].weight: expected \"A\", \"B\", \"AB\" or null");
+    fc_jfail(c, "forward_profile.gemms[].weight: expected \"A\", \"B\", \"AB\" or null");
     return 0;
 }
 
-static char profile_trans(ctx *c, json_object *o, const char *key)
+static char profile_trans(fc_jctx *c, json_object *o, const char *key)
 {
     char s[4] = "";
-    get_str(c, o, "forward_profile.gemms[]", key, s, sizeof s);
+    fc_jget_str(c, o, "forward_profile.gemms[]", key, s, sizeof s);
     if (s[0] == '\0')
         return '?';
     if (s[1] != '\0' || strchr("NTC", s[0]) == NULL)
-        fail(c, "forward_profile.gemms[].%s: expected \"N\", \"T\" or \"C\"", key);
+        fc_jfail(c, "forward_profile.gemms[].%s: expected \"N\", \"T\" or \"C\"", key);
     return s[0];
 }
 
-static void read_profile_gemm(ctx *c, json_object *o, fc_fwd_gemm *g)
+static void read_profile_gemm(fc_jctx *c, json_object *o, fc_fwd_gemm *g)
 {
     static const char *const sec = "forward_profile.gemms[]";
     int unresolved = 0;
     g->m = g->n = g->k = g->batch = -1;
     g->transa = g->transb = '?';
-    get_bool(c, o, sec, "unresolved", &unresolved);
+    fc_jget_bool(c, o, sec, "unresolved", &unresolved);
     if (!unresolved) {
-        get_i64(c, o, sec, "m", &g->m);
-        get_i64(c, o, sec, "n", &g->n);
-        get_i64(c, o, sec, "k", &g->k);
-        get_i64(c, o, sec, "batch", &g->batch);
+        fc_jget_i64(c, o, sec, "m", &g->m);
+        fc_jget_i64(c, o, sec, "n", &g->n);
+        fc_jget_i64(c, o, sec, "k", &g->k);
+        fc_jget_i64(c, o, sec, "batch", &g->batch);
         g->transa = profile_trans(c, o, "transa");
         g->transb = profile_trans(c, o, "transb");
         if (!c->failed && (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1))
-            fail(c, "%s: m, n, k and batch must be given (non-negative; batch positive)", sec);
+            fc_jfail(c, "%s: m, n, k and batch must be given (non-negative; batch positive)", sec);
     }
-    get_u64(c, o, sec, "count", &g->count, 1);
-    get_u128(c, o, sec, "flops", &g->flops, 1);
+    fc_jget_u64(c, o, sec, "count", &g->count, 1);
+    fc_jget_u128(c, o, sec, "flops", &g->flops, 1);
     g->weight = weight_bits(c, o);
 }
 
-static void read_profile(ctx *c, json_object *root, fc_report *r)
+static void read_profile(fc_jctx *c, json_object *root, fc_report *r)
 {
-    json_object *p = section(c, root, "forward_profile", json_type_object);
+    json_object *p = fc_jsection(c, root, "forward_profile", json_type_object);
     if (p == NULL)
         return;
     r->has_profile = 1;
-    get_str(c, p, "forward_profile", "state", r->profile.state, sizeof r->profile.state);
-    get_u64(c, p, "forward_profile", "training_forward", &r->profile.training_forward, 0);
-    get_u64(c, p, "forward_profile", "calls", &r->profile.calls, 0);
-    get_u128(c, p, "forward_profile", "flops", &r->profile.flops, 0);
-    get_bool(c, p, "forward_profile", "truncated", &r->profile.truncated);
-    json_object *a = section(c, p, "gemms", json_type_array);
+    fc_jget_str(c, p, "forward_profile", "state", r->profile.state, sizeof r->profile.state);
+    fc_jget_u64(c, p, "forward_profile", "training_forward", &r->profile.training_forward, 0);
+    fc_jget_u64(c, p, "forward_profile", "calls", &r->profile.calls, 0);
+    fc_jget_u128(c, p, "forward_profile", "flops", &r->profile.flops, 0);
+    fc_jget_bool(c, p, "forward_profile", "truncated", &r->profile.truncated);
+    json_object *a = fc_jsection(c, p, "gemms", json_type_array);
     if (a == NULL || c->failed)
         return;
     size_t n = json_object_array_length(a);
     if (n > (1u << 20)) {
-        fail(c, "forward_profile.gemms: more than 2^20 entries");
+        fc_jfail(c, "forward_profile.gemms: more than 2^20 entries");
         return;
     }
     if ((r->profile.gemms = alloc_array(c, n, sizeof *r->profile.gemms)) == NULL)
@@ -614,7 +459,7 @@ static void read_profile(ctx *c, json_object *root, fc_report *r)
     for (size_t i = 0; i < n && !c->failed; i++) {
         json_object *o = json_object_array_get_idx(a, i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "forward_profile.gemms[%zu]: expected an object", i);
+            fc_jfail(c, "forward_profile.gemms[%zu]: expected an object", i);
             break;
         }
         read_profile_gemm(c, o, &r->profile.gemms[i]);
@@ -624,13 +469,13 @@ static void read_profile(ctx *c, json_object *root, fc_report *r)
 
 /* A merged report's "inferred_model" when "complete": its model values
  * (the keys of 'flopcount formula --json'). */
-static void read_merged_model(ctx *c, json_object *root, fc_report *r)
+static void read_merged_model(fc_jctx *c, json_object *root, fc_report *r)
 {
     static const char *const sec = "inferred_model";
-    json_object *im = section(c, root, sec, json_type_object);
+    json_object *im = fc_jsection(c, root, sec, json_type_object);
     char state[16] = "";
-    get_str(c, im, sec, "state", state, sizeof state);
-    json_object *m = im && strcmp(state, "complete") == 0 ? section(c, im, "model", json_type_object) : NULL;
+    fc_jget_str(c, im, sec, "state", state, sizeof state);
+    json_object *m = im && strcmp(state, "complete") == 0 ? fc_jsection(c, im, "model", json_type_object) : NULL;
     if (m == NULL || c->failed)
         return;
     fc_model *x = &r->merged_model;
@@ -641,17 +486,17 @@ static void read_merged_model(ctx *c, json_object *root, fc_report *r)
                                         "vocab", "seq", "batch", "experts", "topk", "moe_ffn",
                                         "shared_experts", "shared_ffn", "moe_every", "moe_first_dense"};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
-        get_i64(c, m, "inferred_model.model", names[i], ints[i]);
+        fc_jget_i64(c, m, "inferred_model.model", names[i], ints[i]);
         if (*ints[i] < 0)
             *ints[i] = 0; /* null: not known; the check below refuses a missing size */
     }
-    get_bool(c, m, "inferred_model.model", "swiglu", &x->swiglu);
+    fc_jget_bool(c, m, "inferred_model.model", "swiglu", &x->swiglu);
     char rec[16] = "none", causal[16] = "full";
-    get_str(c, m, "inferred_model.model", "recompute", rec, sizeof rec);
-    get_str(c, m, "inferred_model.model", "causal_attention", causal, sizeof causal);
+    fc_jget_str(c, m, "inferred_model.model", "recompute", rec, sizeof rec);
+    fc_jget_str(c, m, "inferred_model.model", "causal_attention", causal, sizeof causal);
     x->recompute = fc_recompute_from_name(rec) >= 0 ? fc_recompute_from_name(rec) : FC_RECOMPUTE_NONE;
     x->causal = fc_causal_from_name(causal) >= 0 ? fc_causal_from_name(causal) : FC_CAUSAL_FULL;
-    get_str(c, im, sec, "layout", r->merged_layout, sizeof r->merged_layout);
+    fc_jget_str(c, im, sec, "layout", r->merged_layout, sizeof r->merged_layout);
     if (!c->failed && fc_model_check(x, NULL, 0) == 0)
         r->has_merged_model = 1;
 }
@@ -686,15 +531,15 @@ void fc_report_free(fc_report *r)
     empty(r);
 }
 
-static json_object *tokenize(ctx *c, const char *text, size_t len)
+static json_object *tokenize(fc_jctx *c, const char *text, size_t len)
 {
     if (len > INT32_MAX) {
-        fail(c, "report too large");
+        fc_jfail(c, "report too large");
         return NULL;
     }
     json_tokener *tok = json_tokener_new_ex(64);
     if (tok == NULL) {
-        fail(c, "out of memory");
+        fc_jfail(c, "out of memory");
         return NULL;
     }
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
@@ -702,7 +547,7 @@ static json_object *tokenize(ctx *c, const char *text, size_t len)
     enum json_tokener_error e = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
     if (root == NULL || e != json_tokener_success) {
-        fail(c, "not valid JSON (%s at byte %zu)",
+        fc_jfail(c, "not valid JSON (%s at byte %zu)",
              e == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(e), used);
         json_object_put(root);
         root = NULL;
@@ -710,7 +555,7 @@ static json_object *tokenize(ctx *c, const char *text, size_t len)
         while (used < len && strchr(" \t\r\n", text[used]) != NULL && text[used] != '\0')
             used++;
         if (used < len) {
-            fail(c, "not valid JSON (trailing data at byte %zu)", used);
+            fc_jfail(c, "not valid JSON (trailing data at byte %zu)", used);
             json_object_put(root);
             root = NULL;
         }
@@ -721,24 +566,24 @@ static json_object *tokenize(ctx *c, const char *text, size_t len)
 
 int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
 {
-    ctx c = {err, errlen, 0};
+    fc_jctx c = {err, errlen, 0};
     empty(out);
     if (err && errlen)
         err[0] = '\0';
     if (text == NULL) {
-        fail(&c, "no text");
+        fc_jfail(&c, "no text");
         return -1;
     }
     size_t qlen;
     char *quoted = fc_report_quote_big_ints(text, len, &qlen);
     if (quoted == NULL) {
-        fail(&c, "out of memory");
+        fc_jfail(&c, "out of memory");
         return -1;
     }
     json_object *root = tokenize(&c, quoted, qlen);
     free(quoted);
     if (root != NULL && !json_object_is_type(root, json_type_object))
-        fail(&c, "not a flopcount report (the top level is not an object)");
+        fc_jfail(&c, "not a flopcount report (the top level is not an object)");
     if (!c.failed)
         read_schema(&c, root, out);
     if (!c.failed)
@@ -769,7 +614,7 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
         return -1;
     }
     if (out->command == NULL && (out->command = strdup("")) == NULL) {
-        fail(&c, "out of memory");
+        fc_jfail(&c, "out of memory");
         return -1;
     }
     return 0;
@@ -777,11 +622,11 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
 
 int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
 {
-    ctx c = {err, errlen, 0};
+    fc_jctx c = {err, errlen, 0};
     empty(out);
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        fail(&c, "cannot open: %s", strerror(errno));
+        fc_jfail(&c, "cannot open: %s", strerror(errno));
         return -1;
     }
     size_t cap = 1 << 16, len = 0;
@@ -806,13 +651,13 @@ int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
     fclose(f);
     int rc = -1;
     if (buf == NULL)
-        fail(&c, "out of memory");
+        fc_jfail(&c, "out of memory");
     else if (bad)
-        fail(&c, "read error");
+        fc_jfail(&c, "read error");
     else if (len > MAX_FILE_BYTES)
-        fail(&c, "larger than %u MiB; not a report", MAX_FILE_BYTES >> 20);
+        fc_jfail(&c, "larger than %u MiB; not a report", MAX_FILE_BYTES >> 20);
     else if (len == 0)
-        fail(&c, "empty file (a rank that never finished?)");
+        fc_jfail(&c, "empty file (a rank that never finished?)");
     else
         rc = fc_report_parse(buf, len, out, err, errlen);
     free(buf);
