@@ -44,7 +44,7 @@ int fc_jto_u128(json_object *v, fc_u128 *out)
 }
 
 void fc_jget_u128(fc_jctx *c, json_object *o, const char *sec, const char *key, fc_u128 *out,
-                     int required)
+                  int required)
 {
     json_object *v = fc_jmember(o, key);
     if (v == NULL) {
@@ -57,7 +57,7 @@ void fc_jget_u128(fc_jctx *c, json_object *o, const char *sec, const char *key, 
 }
 
 void fc_jget_u64(fc_jctx *c, json_object *o, const char *sec, const char *key, uint64_t *out,
-                    int required)
+                 int required)
 {
     fc_u128 v = *out;
     fc_jget_u128(c, o, sec, key, &v, required);
@@ -119,7 +119,7 @@ void fc_jget_double(fc_jctx *c, json_object *o, const char *sec, const char *key
 
 /* Copies a string member (truncated to size); null leaves "". */
 void fc_jget_str(fc_jctx *c, json_object *o, const char *sec, const char *key, char *out,
-                    size_t size)
+                 size_t size)
 {
     json_object *v = fc_jmember(o, key);
     if (v == NULL || json_object_is_type(v, json_type_null))

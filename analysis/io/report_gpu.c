@@ -84,7 +84,8 @@ static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
 
 static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
 {
-    fc_jget_str(c, root, "report", "kernels_reason", out->kernels_reason, sizeof out->kernels_reason);
+    fc_jget_str(c, root, "report", "kernels_reason", out->kernels_reason,
+                sizeof out->kernels_reason);
     json_object *k = fc_jmember(root, "kernels");
     if (k == NULL || !json_object_is_type(k, json_type_object))
         return;
@@ -122,7 +123,8 @@ static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
     fc_jget_double(c, it, "kernels.iterations", "median_gemm_seconds", &out->median_gemm_seconds);
 }
 
-static void read_values(fc_jctx *c, json_object *o, const char *where, fc_rgpu_value *out, size_t *n)
+static void read_values(fc_jctx *c, json_object *o, const char *where, fc_rgpu_value *out,
+                        size_t *n)
 {
     if (o == NULL || !json_object_is_type(o, json_type_object))
         return;
@@ -169,7 +171,7 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
     fc_jget_double(c, it, "hw_flops.iterations", "median_flops", &out->hw_median_flops);
     fc_jget_double(c, it, "hw_flops.iterations", "median_hfu", &out->hw_median_hfu);
     fc_jget_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted",
-               &out->hw_median_minus_counted);
+                   &out->hw_median_minus_counted);
 }
 
 int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen)

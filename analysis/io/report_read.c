@@ -33,8 +33,8 @@ static void read_schema(fc_jctx *c, json_object *root, fc_report *r)
     }
     int64_t s = json_object_get_int64(v);
     if (s != FC_REPORT_SCHEMA) {
-        fc_jfail(c, "report schema %lld is not one this flopcount reads (it reads %d)", (long long)s,
-             FC_REPORT_SCHEMA);
+        fc_jfail(c, "report schema %lld is not one this flopcount reads (it reads %d)",
+                 (long long)s, FC_REPORT_SCHEMA);
         return;
     }
     r->schema = (int)s;
@@ -204,7 +204,7 @@ static void read_split(fc_jctx *c, json_object *s, fc_report *r)
 {
     fc_jget_str(c, s, "iterations", "split", r->iterations.split, sizeof r->iterations.split);
     fc_jget_str(c, s, "iterations", "phase_markers", r->iterations.phase_markers,
-            sizeof r->iterations.phase_markers);
+                sizeof r->iterations.phase_markers);
     fc_jget_u64(c, s, "iterations", "ambiguous_iterations", &r->iterations.ambiguous_iterations, 0);
     fc_jget_str(c, s, "iterations", "advice", r->iterations.advice, sizeof r->iterations.advice);
     json_object *a = fc_jsection(c, s, "ambiguous_reasons", json_type_array);
@@ -232,7 +232,7 @@ static void read_iterations(fc_jctx *c, json_object *root, fc_report *r)
     r->has_iterations = 1;
     fc_jget_u64(c, s, "iterations", "count", &r->iterations.count, 0);
     fc_jget_str(c, s, "iterations", "detected_by", r->iterations.detected_by,
-            sizeof r->iterations.detected_by);
+                sizeof r->iterations.detected_by);
     fc_jget_str(c, s, "iterations", "method", r->iterations.method, sizeof r->iterations.method);
     fc_jget_double(c, s, "iterations", "median_seconds", &r->iterations.median_seconds);
     fc_jget_u128(c, s, "iterations", "flops", &r->iterations.flops, 0);
@@ -297,12 +297,13 @@ static void read_extras(fc_jctx *c, json_object *root, fc_report *r)
         fc_jget_double(c, u, "utilization", "hfu", &r->utilization.hfu);
         fc_jget_double(c, u, "utilization", "mfu", &r->utilization.mfu);
         fc_jget_str(c, u, "utilization", "device", r->utilization.device,
-                sizeof r->utilization.device);
-        fc_jget_str(c, u, "utilization", "dtype", r->utilization.dtype, sizeof r->utilization.dtype);
+                    sizeof r->utilization.device);
+        fc_jget_str(c, u, "utilization", "dtype", r->utilization.dtype,
+                    sizeof r->utilization.dtype);
         fc_jget_bool(c, u, "utilization", "split_ambiguous", &r->utilization.split_ambiguous);
     }
     fc_jget_str(c, root, "", "utilization_reason", r->utilization_reason,
-            sizeof r->utilization_reason);
+                sizeof r->utilization_reason);
     read_callsites(c, root, r);
 }
 
@@ -475,16 +476,19 @@ static void read_merged_model(fc_jctx *c, json_object *root, fc_report *r)
     json_object *im = fc_jsection(c, root, sec, json_type_object);
     char state[16] = "";
     fc_jget_str(c, im, sec, "state", state, sizeof state);
-    json_object *m = im && strcmp(state, "complete") == 0 ? fc_jsection(c, im, "model", json_type_object) : NULL;
+    json_object *m =
+        im && strcmp(state, "complete") == 0 ? fc_jsection(c, im, "model", json_type_object) : NULL;
     if (m == NULL || c->failed)
         return;
     fc_model *x = &r->merged_model;
-    int64_t *ints[] = {&x->layers, &x->hidden, &x->heads, &x->kv_heads, &x->head_dim, &x->ffn,
-                       &x->vocab, &x->seq, &x->batch, &x->experts, &x->topk, &x->moe_ffn,
+    int64_t *ints[] = {&x->layers,         &x->hidden,     &x->heads,     &x->kv_heads,
+                       &x->head_dim,       &x->ffn,        &x->vocab,     &x->seq,
+                       &x->batch,          &x->experts,    &x->topk,      &x->moe_ffn,
                        &x->shared_experts, &x->shared_ffn, &x->moe_every, &x->moe_first_dense};
-    static const char *const names[] = {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
-                                        "vocab", "seq", "batch", "experts", "topk", "moe_ffn",
-                                        "shared_experts", "shared_ffn", "moe_every", "moe_first_dense"};
+    static const char *const names[] = {
+        "layers",         "hidden",     "heads",     "kv_heads",       "head_dim", "ffn",
+        "vocab",          "seq",        "batch",     "experts",        "topk",     "moe_ffn",
+        "shared_experts", "shared_ffn", "moe_every", "moe_first_dense"};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         fc_jget_i64(c, m, "inferred_model.model", names[i], ints[i]);
         if (*ints[i] < 0)
@@ -494,7 +498,8 @@ static void read_merged_model(fc_jctx *c, json_object *root, fc_report *r)
     char rec[16] = "none", causal[16] = "full";
     fc_jget_str(c, m, "inferred_model.model", "recompute", rec, sizeof rec);
     fc_jget_str(c, m, "inferred_model.model", "causal_attention", causal, sizeof causal);
-    x->recompute = fc_recompute_from_name(rec) >= 0 ? fc_recompute_from_name(rec) : FC_RECOMPUTE_NONE;
+    x->recompute =
+        fc_recompute_from_name(rec) >= 0 ? fc_recompute_from_name(rec) : FC_RECOMPUTE_NONE;
     x->causal = fc_causal_from_name(causal) >= 0 ? fc_causal_from_name(causal) : FC_CAUSAL_FULL;
     fc_jget_str(c, im, sec, "layout", r->merged_layout, sizeof r->merged_layout);
     if (!c->failed && fc_model_check(x, NULL, 0) == 0)
@@ -548,7 +553,7 @@ static json_object *tokenize(fc_jctx *c, const char *text, size_t len)
     size_t used = json_tokener_get_parse_end(tok);
     if (root == NULL || e != json_tokener_success) {
         fc_jfail(c, "not valid JSON (%s at byte %zu)",
-             e == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(e), used);
+                 e == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(e), used);
         json_object_put(root);
         root = NULL;
     } else {
