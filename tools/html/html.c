@@ -378,6 +378,18 @@ void fc_html_td_key(fc_html *h, const char *key, const char *text, int num)
     cell(h, "td", key, text, num);
 }
 
+void fc_html_fig_row(fc_html *h, const char *label, const char *key, const char *value,
+                     const char *meaning)
+{
+    fc_html_row_begin(h, NULL);
+    fc_html_td(h, label, 0);
+    fc_html_td_key(h, key, value, 1);
+    fc_html_raw(h, "<td class=\"w\">");
+    fc_html_esc(h, meaning);
+    fc_html_raw(h, "</td>");
+    fc_html_row_end(h);
+}
+
 void fc_html_head_row(fc_html *h, const char *const *names, size_t n)
 {
     fc_html_raw(h, "<thead>");

@@ -62,6 +62,10 @@ void fc_html_row_end(fc_html *h);
 void fc_html_th(fc_html *h, const char *text, int num);
 void fc_html_td(fc_html *h, const char *text, int num);
 void fc_html_td_key(fc_html *h, const char *key, const char *text, int num);
+/* One row of a figures table: label, the figure (a keyed, right-aligned
+ * cell), what it means (a wide cell). */
+void fc_html_fig_row(fc_html *h, const char *label, const char *key, const char *value,
+                     const char *meaning);
 /* The head of a table (every table has one, before its rows): a name
  * starting with '#' is a figure column (right-aligned; '#' not shown). */
 void fc_html_head_row(fc_html *h, const char *const *names, size_t n);

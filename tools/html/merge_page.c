@@ -88,18 +88,6 @@ static void problems(fc_html *h, const fc_merge *m)
     }
 }
 
-static void fig_row(fc_html *h, const char *label, const char *key, const char *value,
-                    const char *meaning)
-{
-    fc_html_row_begin(h, NULL);
-    fc_html_td(h, label, 0);
-    fc_html_td_key(h, key, value, 1);
-    fc_html_raw(h, "<td class=\"w\">");
-    fc_html_esc(h, meaning);
-    fc_html_raw(h, "</td>");
-    fc_html_row_end(h);
-}
-
 static void summary(fc_html *h, const fc_merge *m)
 {
     static const char *const head[] = {"", "#figure", "what"};
@@ -109,13 +97,13 @@ static void summary(fc_html *h, const fc_merge *m)
     snprintf(line, sizeof line, "(%s) in %llu calls on all ranks; %llu failed, %llu invalid",
              fc_fmt_flop(m->gemm_flops, s, sizeof s), (unsigned long long)m->gemm_calls,
              (unsigned long long)m->failed_calls, (unsigned long long)m->invalid_calls);
-    fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(m->gemm_flops, e), line);
+    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(m->gemm_flops, e), line);
     if (m->n_with_iterations == 0) {
-        fig_row(h, "iterations", NULL, "n/a", "no iterations found");
+        fc_html_fig_row(h, "iterations", NULL, "n/a", "no iterations found");
     } else if (m->n_with_iterations < m->n_used) {
         snprintf(line, sizeof line, "found on %zu of %zu ranks only; not aligned",
                  m->n_with_iterations, m->n_used);
-        fig_row(h, "iterations", NULL, "n/a", line);
+        fc_html_fig_row(h, "iterations", NULL, "n/a", line);
     } else {
         snprintf(s, sizeof s, "%zu", m->n_steps);
         snprintf(line, sizeof line,
@@ -123,29 +111,29 @@ static void summary(fc_html *h, const fc_merge *m)
                  "(slowest rank per step)",
                  m->n_used, (unsigned long long)m->iter_count,
                  fc_fmt_seconds(m->median_step_seconds, t, sizeof t));
-        fig_row(h, "iterations", "iterations.count", s, line);
+        fc_html_fig_row(h, "iterations", "iterations.count", s, line);
         if (m->n_steps) {
             snprintf(line, sizeof line, "(%s) on all ranks; recompute %s%s",
                      fc_fmt_flop(m->flops_per_iteration, s, sizeof s),
                      fc_u128_to_str(m->recompute_per_iteration, e2),
                      m->n_ambiguous_steps ? " (the split is a guess in some steps)" : "");
-            fig_row(h, "per iteration", "iterations.flops_per_iteration",
-                    fc_u128_to_str(m->flops_per_iteration, e), line);
+            fc_html_fig_row(h, "per iteration", "iterations.flops_per_iteration",
+                            fc_u128_to_str(m->flops_per_iteration, e), line);
         }
     }
     if (m->peak_flops <= 0) {
-        fig_row(h, "utilization", NULL, "n/a",
-                "no peak given (--gpu NAME --dtype D, or --peak-tflops X)");
+        fc_html_fig_row(h, "utilization", NULL, "n/a",
+                        "no peak given (--gpu NAME --dtype D, or --peak-tflops X)");
     } else if (isnan(m->hfu)) {
         snprintf(line, sizeof line, "needs aligned iterations with times (peak %s)", m->peak_desc);
-        fig_row(h, "utilization", NULL, "n/a", line);
+        fc_html_fig_row(h, "utilization", NULL, "n/a", line);
     } else {
         snprintf(line, sizeof line,
                  "cluster HFU; MFU %s (measured: counted FLOPs less recompute%s) on %zu ranks; "
                  "peak %s",
                  fc_fmt_pct(m->mfu, u, sizeof u), m->n_ambiguous_steps ? "; an estimate" : "",
                  m->n_used, m->peak_desc);
-        fig_row(h, "utilization", "utilization.hfu", fc_fmt_pct(m->hfu, s, sizeof s), line);
+        fc_html_fig_row(h, "utilization", "utilization.hfu", fc_fmt_pct(m->hfu, s, sizeof s), line);
     }
     fc_html_table_end(h);
 }
@@ -157,9 +145,9 @@ static int steps_sections(fc_html *h, const fc_merge *m)
         return -1;
     for (size_t i = 0; i < m->n_steps; i++) {
         const fc_merge_step *st = &m->steps[i];
-        it[i] = (fc_html_iter){st->index,    st->seconds,   NAN, st->flops, st->forward,
-                               st->backward, st->recompute, 0,   0,         st->slowest_rank,
-                               st->ambiguous};
+        it[i] = (fc_html_iter){st->index,   st->seconds,      NAN,           st->flops,
+                               st->forward, st->backward,     st->recompute, 0,
+                               0,           st->slowest_rank, st->ambiguous};
     }
     char about[256];
     if (m->n_with_iterations < m->n_used)

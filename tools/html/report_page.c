@@ -61,19 +61,6 @@ static void cards(fc_html *h, const fc_report_view *v)
     fc_html_cards_end(h);
 }
 
-/* One row: label, the figure (data-k key), what it means. */
-static void fig_row(fc_html *h, const char *label, const char *key, const char *value,
-                    const char *meaning)
-{
-    fc_html_row_begin(h, NULL);
-    fc_html_td(h, label, 0);
-    fc_html_td_key(h, key, value, 1);
-    fc_html_raw(h, "<td class=\"w\">");
-    fc_html_esc(h, meaning);
-    fc_html_raw(h, "</td>");
-    fc_html_row_end(h);
-}
-
 static void totals_table(fc_html *h, const fc_report_view *v)
 {
     static const char *const head[] = {"", "#figure", "what"};
@@ -87,24 +74,25 @@ static void totals_table(fc_html *h, const fc_report_view *v)
         (unsigned long long)r->totals.failed_calls, (unsigned long long)r->totals.invalid_calls,
         (unsigned long long)r->totals.unresolved_calls,
         fc_fmt_seconds(r->wall_seconds, t, sizeof t));
-    fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e), line);
+    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e),
+                    line);
     if (v->has_iterations) {
         snprintf(s, sizeof s, "%llu", (unsigned long long)r->iterations.count);
         snprintf(line, sizeof line, "(%s), %zu %s; median %s",
                  r->iterations.detected_by[0] ? r->iterations.detected_by : "?", v->n_steady,
                  r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
                  fc_fmt_seconds(v->seconds, t, sizeof t));
-        fig_row(h, "iterations", "iterations.count", s, line);
+        fc_html_fig_row(h, "iterations", "iterations.count", s, line);
     } else {
         snprintf(line, sizeof line, "no iterations found%s%s", r->utilization_reason[0] ? ": " : "",
                  r->utilization_reason);
-        fig_row(h, "iterations", NULL, "n/a", line);
+        fc_html_fig_row(h, "iterations", NULL, "n/a", line);
     }
     if (r->has_eval && r->eval_passes.count) {
         snprintf(s, sizeof s, "%llu", (unsigned long long)r->eval_passes.count);
         snprintf(line, sizeof line, "%s FLOPs (not in the iterations)",
                  fc_u128_to_str(r->eval_passes.flops, e));
-        fig_row(h, "eval passes", NULL, s, line);
+        fc_html_fig_row(h, "eval passes", NULL, s, line);
     }
     fc_html_table_end(h);
 }
@@ -117,11 +105,12 @@ static void measured_table(fc_html *h, const fc_report_view *v)
     fc_html_head_row(h, head, 3);
     if (!v->has_iterations) {
         const char *by = v->rep.iterations.detected_by;
-        fig_row(h, "counted FLOPs", NULL, "n/a",
-                strcmp(by, "marker") == 0 || strcmp(by, "nvtx") == 0
-                    ? "no iterations found, though the program marks its steps: every GEMM was "
-                      "evaluation or outside the marked steps"
-                    : "no iterations found (mark them with flopcount_step() or an NVTX range)");
+        fc_html_fig_row(
+            h, "counted FLOPs", NULL, "n/a",
+            strcmp(by, "marker") == 0 || strcmp(by, "nvtx") == 0
+                ? "no iterations found, though the program marks its steps: every GEMM was "
+                  "evaluation or outside the marked steps"
+                : "no iterations found (mark them with flopcount_step() or an NVTX range)");
         fc_html_table_end(h);
         return;
     }
@@ -132,34 +121,37 @@ static void measured_table(fc_html *h, const fc_report_view *v)
                  fc_u128_to_str(v->file_flops, e2), v->scale);
     else
         snprintf(line, sizeof line, "%s", v->rep.is_merge ? "all ranks" : "");
-    fig_row(h, "counted FLOPs", "measured.flops_per_iteration", fc_u128_to_str(v->job_flops, e1),
-            line);
+    fc_html_fig_row(h, "counted FLOPs", "measured.flops_per_iteration",
+                    fc_u128_to_str(v->job_flops, e1), line);
     snprintf(line, sizeof line, "(%s of counted)%s",
              fc_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p),
              v->n_ambiguous ? "; the split is a guess in some iterations" : "");
-    fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
-            fc_u128_to_str(v->job_recompute, e1), line);
-    fig_row(h, "time", "measured.seconds_per_iteration", fc_fmt_seconds(v->seconds, t, sizeof t),
-            "(median)");
+    fc_html_fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
+                    fc_u128_to_str(v->job_recompute, e1), line);
+    fc_html_fig_row(h, "time", "measured.seconds_per_iteration",
+                    fc_fmt_seconds(v->seconds, t, sizeof t), "(median)");
     if (v->peak <= 0) {
-        fig_row(h, "HFU, MFU", NULL, "n/a",
-                "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
+        fc_html_fig_row(h, "HFU, MFU", NULL, "n/a",
+                        "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
     } else {
         snprintf(line, sizeof line, "all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s",
                  (long long)v->gpus, v->gpus == 1 ? "" : "s", fc_report_gpus_from(v), v->peak_desc);
-        fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
-        fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p),
-                v->n_ambiguous ? "counted FLOPs less recompute (an estimate: the split is a guess)"
-                               : "counted FLOPs less recompute");
+        fc_html_fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
+        fc_html_fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p),
+                        v->n_ambiguous
+                            ? "counted FLOPs less recompute (an estimate: the split is a guess)"
+                            : "counted FLOPs less recompute");
     }
     if (v->rep.iterations.ambiguous_iterations > 0 || v->n_ambiguous > 0) {
         snprintf(line, sizeof line, "a guess in %llu of %llu iterations: %.300s%s%.200s",
                  (unsigned long long)v->rep.iterations.ambiguous_iterations,
                  (unsigned long long)v->rep.iterations.count, v->rep.iterations.ambiguous_reasons,
-                 v->rep.iterations.advice[0] ? ". To make it exact: " : "", v->rep.iterations.advice);
+                 v->rep.iterations.advice[0] ? ". To make it exact: " : "",
+                 v->rep.iterations.advice);
         char cnt[24];
-        snprintf(cnt, sizeof cnt, "%llu", (unsigned long long)v->rep.iterations.ambiguous_iterations);
-        fig_row(h, "split unsure", "iterations.ambiguous_iterations", cnt, line);
+        snprintf(cnt, sizeof cnt, "%llu",
+                 (unsigned long long)v->rep.iterations.ambiguous_iterations);
+        fc_html_fig_row(h, "split unsure", "iterations.ambiguous_iterations", cnt, line);
     }
     fc_html_table_end(h);
 }
@@ -171,15 +163,16 @@ static void formula_table(fc_html *h, const fc_report_view *v)
     snprintf(cap, sizeof cap, "formula (%s)", fc_report_model_desc(v, d, sizeof d));
     fc_html_table_begin(h, "formula", cap);
     fc_html_head_row(h, head, 3);
-    fig_row(h, "model FLOPs", "formula.model_flops_per_iteration",
-            fc_u128_to_str(v->f.model_flops_per_iteration, e), "per iteration, all GPUs");
-    fig_row(h, "hardware FLOPs", "formula.hardware_flops_per_iteration",
-            fc_u128_to_str(v->f.hardware_flops_per_iteration, e),
-            "model FLOPs plus the formula's recompute");
+    fc_html_fig_row(h, "model FLOPs", "formula.model_flops_per_iteration",
+                    fc_u128_to_str(v->f.model_flops_per_iteration, e), "per iteration, all GPUs");
+    fc_html_fig_row(h, "hardware FLOPs", "formula.hardware_flops_per_iteration",
+                    fc_u128_to_str(v->f.hardware_flops_per_iteration, e),
+                    "model FLOPs plus the formula's recompute");
     if (v->peak > 0 && !isnan(v->formula_mfu)) {
         snprintf(line, sizeof line, "model FLOPs / (%lld GPU%s x peak x measured time)",
                  (long long)v->gpus, v->gpus == 1 ? "" : "s");
-        fig_row(h, "MFU formula", "formula.mfu", fc_fmt_pct(v->formula_mfu, p, sizeof p), line);
+        fc_html_fig_row(h, "MFU formula", "formula.mfu", fc_fmt_pct(v->formula_mfu, p, sizeof p),
+                        line);
     }
     fc_html_table_end(h);
 }
@@ -210,7 +203,8 @@ static int iterations(fc_html *h, const fc_report_view *v)
         const fc_report_iter *ri = &r->iterations.list[i];
         it[i] = (fc_html_iter){
             ri->index,          ri->seconds,         NAN,      ri->flops, ri->forward_flops,
-            ri->backward_flops, ri->recompute_flops, i < from, i >= to,   -1, ri->ambiguous};
+            ri->backward_flops, ri->recompute_flops, i < from, i >= to,   -1,
+            ri->ambiguous};
         if (i + 1 < n)
             it[i].pause_after = r->iterations.list[i + 1].start_seconds - ri->start_seconds -
                                 ri->seconds; /* NaN when a start is missing */
