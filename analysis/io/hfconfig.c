@@ -102,14 +102,14 @@ static int in_list(const char *s, const char *const *list)
  * family that ships them; Gemma gates a GELU, so its model_type counts. */
 static void read_activation(rd *r, fc_model *m, unsigned *found)
 {
-    static const char *const act_keys[] = {"hidden_act", "activation_function",
-                                            "hidden_activation", NULL};
+    static const char *const act_keys[] = {"hidden_act", "activation_function", "hidden_activation",
+                                           NULL};
     static const char *const type_keys[] = {"model_type", NULL};
     static const char *const gated_acts[] = {"silu", "swish", "swiglu", NULL};
-    static const char *const gated_types[] = {"llama", "mistral", "mixtral", "qwen2",
-                                              "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
-                                              "gemma2", "gemma3", "gemma3_text", "deepseek",
-                                              "phi3", "olmo", "olmo2", "olmoe", NULL};
+    static const char *const gated_types[] = {
+        "llama",     "mistral", "mixtral", "qwen2",  "qwen2_moe",   "qwen3",
+        "qwen3_moe", "gemma",   "gemma2",  "gemma3", "gemma3_text", "deepseek",
+        "phi3",      "olmo",    "olmo2",   "olmoe",  NULL};
     const char *act = get_str(r, act_keys);
     const char *type = get_str(r, type_keys);
     if (act == NULL && !in_list(type, gated_types))
@@ -152,8 +152,8 @@ static void refuse_unmodelled(rd *r)
 {
     json_object *v;
     if (json_object_object_get_ex(r->o, "kv_lora_rank", &v) && v != NULL)
-        rd_fail(r, "multi-latent attention (%s) is not modelled by the formula%s",
-                "kv_lora_rank", "");
+        rd_fail(r, "multi-latent attention (%s) is not modelled by the formula%s", "kv_lora_rank",
+                "");
     if (json_object_object_get_ex(r->o, "mlp_only_layers", &v) && v != NULL &&
         json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
         rd_fail(r, "%s lists dense layers by index; give --moe-every/--moe-first-dense%s",
@@ -217,7 +217,8 @@ static int64_t windowed_in_list(rd *r, json_object *types)
     size_t len = json_object_array_length(types);
     for (size_t i = 0; i < len; i++) {
         json_object *t = json_object_array_get_idx(types, i);
-        const char *name = t && json_object_is_type(t, json_type_string) ? json_object_get_string(t) : NULL;
+        const char *name =
+            t && json_object_is_type(t, json_type_string) ? json_object_get_string(t) : NULL;
         if (name != NULL && strcmp(name, "sliding_attention") == 0) {
             n++;
         } else if (name == NULL || strcmp(name, "full_attention") != 0) {
@@ -265,7 +266,8 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
         /* listed */
     } else if (json_object_object_get_ex(r->o, "use_sliding_window", &use) || in_list(type, qwen)) {
         int64_t first = 0;
-        if (use == NULL || !json_object_is_type(use, json_type_boolean) || !json_object_get_boolean(use))
+        if (use == NULL || !json_object_is_type(use, json_type_boolean) ||
+            !json_object_get_boolean(use))
             return; /* the window is not used (transformers' Qwen2/3 check this flag) */
         if (get_int(r, max_keys, 0, &first) != 1) {
             rd_fail(r, "use_sliding_window without %s: which layers are windowed is %s",

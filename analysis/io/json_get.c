@@ -2,9 +2,12 @@
 /* json_get.c - typed getters of the report readers (json_get.h). */
 #include "json_get.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void fc_jfail(fc_jctx *c, const char *fmt, ...)
 {
@@ -153,4 +156,41 @@ json_object *fc_jsection(fc_jctx *c, json_object *o, const char *key, enum json_
         return NULL;
     }
     return v;
+}
+
+char *fc_jread_file(fc_jctx *c, const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fc_jfail(c, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0 && (n += got) <= max) {
+        if (n == cap) {
+            char *bigger = realloc(buf, cap * 2 + 1);
+            if (bigger == NULL) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (buf == NULL)
+        fc_jfail(c, "out of memory");
+    else if (bad)
+        fc_jfail(c, "read error");
+    else if (n > max)
+        fc_jfail(c, "larger than %zu MiB; not a report", max >> 20);
+    if (c->failed) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
 }

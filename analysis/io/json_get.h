@@ -26,6 +26,11 @@ json_object *fc_jmember(json_object *o, const char *key);
 /* A JSON int >= 0 or a string of digits; -1 otherwise. */
 int fc_jto_u128(json_object *v, fc_u128 *out);
 
+/* The whole file at path in a malloc'ed buffer (*len bytes, NUL-terminated);
+ * NULL with the reason in c when it cannot be opened or read, is larger
+ * than max bytes, or memory runs out. */
+char *fc_jread_file(fc_jctx *c, const char *path, size_t max, size_t *len);
+
 /* sec is the field's section ("" at the top level); required: a missing
  * member is an error. */
 void fc_jget_u128(fc_jctx *c, json_object *o, const char *sec, const char *key, fc_u128 *out,

@@ -212,35 +212,12 @@ int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *
 
 int fc_report_gpu_load(const char *path, fc_report_gpu *out, char *err, size_t errlen)
 {
+    fc_jctx c = {err, errlen, 0};
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+    size_t len = 0;
+    char *buf = fc_jread_file(&c, path, 512u << 20, &len);
+    if (buf == NULL)
         return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-        if (len == cap) {
-            char *bigger = cap < (512u << 20) ? realloc(buf, cap * 2) : NULL;
-            if (bigger == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     int rc = fc_report_gpu_parse(buf, len, out, err, errlen);
     free(buf);
     return rc;

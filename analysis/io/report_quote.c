@@ -11,7 +11,10 @@
 
 #define BIG_DIGITS 19
 
-static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+static int is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
 
 /* A digit run starts a number only after a structural character or space;
  * after a letter, '.', 'e', '+' or '-' it is part of something else (an
@@ -100,4 +103,3 @@ char *fc_report_quote_big_ints(const char *text, size_t len, size_t *outlen)
         *outlen = n;
     return out;
 }
-

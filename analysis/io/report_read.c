@@ -629,39 +629,12 @@ int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
 {
     fc_jctx c = {err, errlen, 0};
     empty(out);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fc_jfail(&c, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0 || len > MAX_FILE_BYTES)
-            break;
-        if (len == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (bigger == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    int rc = -1;
+    size_t len = 0;
+    char *buf = fc_jread_file(&c, path, MAX_FILE_BYTES, &len);
     if (buf == NULL)
-        fc_jfail(&c, "out of memory");
-    else if (bad)
-        fc_jfail(&c, "read error");
-    else if (len > MAX_FILE_BYTES)
-        fc_jfail(&c, "larger than %u MiB; not a report", MAX_FILE_BYTES >> 20);
-    else if (len == 0)
+        return -1;
+    int rc = -1;
+    if (len == 0)
         fc_jfail(&c, "empty file (a rank that never finished?)");
     else
         rc = fc_report_parse(buf, len, out, err, errlen);
