@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "core/lazymem.h"
+#include "sigset.h"
 
-#define ADDR_MAX (1u << 19)  /* per-segment address table, at most */
-#define W_CAP (1u << 16)     /* weight candidates */
-#define SIG_CAP (1u << 12)   /* shapes */
+#define ADDR_MAX (1u << 19) /* per-segment address table, at most */
+#define W_CAP (1u << 16)    /* weight candidates */
 #define NOROLE 0xffu
 
 typedef struct aent {
@@ -26,9 +26,9 @@ typedef struct aent {
     uint8_t first_role, roles, fwd_roles, bwd_roles;
     uint8_t first_roles; /* roles of its first call (two for x times itself) */
     uint8_t written : 1;
-    uint8_t rec_used : 1; /* used the forward way in a recompute of this segment */
-    uint8_t two_mats : 1; /* held matrices of two shapes in this segment */
-    uint8_t sliced : 1;   /* a slice of a batched product (an operand advancing by a stride) */
+    uint8_t rec_used : 1;  /* used the forward way in a recompute of this segment */
+    uint8_t two_mats : 1;  /* held matrices of two shapes in this segment */
+    uint8_t sliced : 1;    /* a slice of a batched product (an operand advancing by a stride) */
     uint8_t bwd_first : 1; /* first used by a backward call: a gradient */
 } aent;
 
@@ -44,16 +44,13 @@ typedef struct went {
 
 static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
-static went *wtab; /* W_CAP entries */
+static went *wtab;               /* W_CAP entries */
 static uint32_t *wlist, n_wlist; /* wtab slots ever used, in the order taken */
 
-typedef struct sigset {
-    uint32_t sig[SIG_CAP], gen_of[SIG_CAP], pos[SIG_CAP], gen;
-} sigset;
 static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
 static uint8_t *conflict, *cls, *weighted; /* FC_SEG_CAP entries each */
-static int bootstrap = 1;      /* the first segments: nothing confirmed yet */
-static uint32_t newest_seg;     /* id of the last segment learned */
+static int bootstrap = 1;                  /* the first segments: nothing confirmed yet */
+static uint32_t newest_seg;                /* id of the last segment learned */
 
 static inline uint32_t hash_ptr(const void *p)
 {
@@ -195,48 +192,6 @@ static void judge(const void *p, uint32_t k, int fresh, uint32_t i, uint32_t t_b
     }
 }
 
-/* Slot of s in t, or -1. */
-static int64_t sig_find(const sigset *t, uint32_t s)
-{
-    for (uint32_t i = s, n = 0; n < 32; n++, i++) {
-        uint32_t j = i & (SIG_CAP - 1);
-        if (t->gen_of[j] != t->gen)
-            return -1;
-        if (t->sig[j] == s)
-            return j;
-    }
-    return -1;
-}
-
-static int sig_has(const sigset *t, uint32_t s)
-{
-    return sig_find(t, s) >= 0;
-}
-
-/* Adds s (first seen at pos) unless present. */
-static void sig_add(sigset *t, uint32_t s, uint32_t pos)
-{
-    for (uint32_t i = s, n = 0; n < 32; n++, i++) {
-        uint32_t j = i & (SIG_CAP - 1);
-        if (t->gen_of[j] != t->gen) {
-            t->gen_of[j] = t->gen;
-            t->sig[j] = s;
-            t->pos[j] = pos;
-            return;
-        }
-        if (t->sig[j] == s)
-            return;
-    }
-}
-
-static void sig_clear(sigset *t)
-{
-    if (++t->gen == 0) {
-        memset(t, 0, sizeof *t);
-        t->gen = 1;
-    }
-}
-
 /* What note_use saw. */
 #define USE_NEWROLE 1u /* p was seen before, never in this role */
 #define USE_ODD 2u     /* p was seen before, and this is not a role of its first call */
@@ -336,7 +291,8 @@ void fc_phase_learn(const fc_pend *s)
     }
     for (uint32_t x = 0; x < n_alist; x++) {
         aent *e = &atab[alist[x]];
-        went *w = wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats && !e->sliced);
+        went *w =
+            wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats && !e->sliced);
         if (w == NULL)
             continue;
         if (e->written || e->sliced || e->two_mats) {
@@ -497,7 +453,7 @@ typedef struct lstate {
     int again;         /* a second forward (after a backward) is going on */
 } lstate;
 
-#define REPLAY_LOOK 4096 /* calls looked ahead for a replay */
+#define REPLAY_LOOK 4096          /* calls looked ahead for a replay */
 static uint64_t no_replay_before; /* relative index: calls before it replay nothing */
 
 /* 1 when the calls from `at` on repeat the forward from position `from`
@@ -557,10 +513,11 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         if (p[o] == ctx->anchor_p && FC_MAT(k[o]) == FC_MAT(ctx->anchor_k) && k[o] != ctx->anchor_k)
             res->anchor_bwd = 1;
         went *w = seen && e[o]->first < t_bwd ? (went *)weight_of(p[o], k[o]) : NULL;
-        if (w != NULL && (e[o]->first_role != FC_ROLE(w->key) ||
-                          (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
+        if (w != NULL &&
+            (e[o]->first_role != FC_ROLE(w->key) || (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
             w = NULL; /* not used in this forward the one way it was elsewhere */
-        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w)) && !in_bwd) {
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w)) &&
+            !in_bwd) {
             /* Its forward role again after its backward use, and not a
              * confirmed weight: an activation at an address that passes
              * for one (freed after its backward, the block reused), or the
@@ -737,7 +694,8 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
             c = res->declared ? FC_CLS_FWD : FC_CLS_EVAL;
         } else if ((int64_t)i < t_bwd) {
             c = FC_CLS_FWD;
-            weighted[i] = (uint8_t)((weight_of(r->a, r->ka) ? 1 : 0) | (weight_of(r->b, r->kb) ? 2 : 0));
+            weighted[i] =
+                (uint8_t)((weight_of(r->a, r->ka) ? 1 : 0) | (weight_of(r->b, r->kb) ? 2 : 0));
             for (int o = 0; o < 2; o++) {
                 const went *w = weight_of(o ? r->b : r->a, o ? r->kb : r->ka);
                 if (w != NULL && ctx->group_open && w->bwd_seg >= ctx->group_first)
