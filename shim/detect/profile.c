@@ -39,12 +39,12 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
     return (h ^ v) * 0x100000001b3ull;
 }
 
-void fc_profile_segment(const fc_pend *s, int kind, unsigned unsure)
+void fc_profile_segment(const fc_pend *s, int kind)
 {
     if (kind != FC_SEG_NEW)
         return;
     training_segments++;
-    if (done || unsure) /* a split that is a guess: its forward may not be one */
+    if (done)
         return;
     uint64_t h = 0xcbf29ce484222325ull, calls = 0;
     uint32_t n = 0;

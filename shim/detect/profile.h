@@ -48,9 +48,10 @@ typedef struct fc_profile_view {
 
 void fc_profile_reset(void);
 /* A segment labelled by phase.c (its labels still readable), of kind
- * enum fc_seg_kind: the forward of a new training iteration is taken,
- * unless its split is unsure (FC_UNSURE_* bits in unsure). */
-void fc_profile_segment(const fc_pend *s, int kind, unsigned unsure);
+ * enum fc_seg_kind: the forward of a new training iteration is taken. (A
+ * forward mislabelled by an unsure split does not fit the formula of the
+ * model read off it, and the inference says so: analysis/infer.) */
+void fc_profile_segment(const fc_pend *s, int kind);
 void fc_profile_get(fc_profile_view *out);
 
 #endif

@@ -179,7 +179,7 @@ static void emit(const fc_pend *s)
             c = FC_CLS_REC; /* the first layer recomputed before its backward */
         fc_steps_record(rec_at(x), c);
     }
-    fc_profile_segment(s, kind, res.unsure);
+    fc_profile_segment(s, kind);
     /* With the anchor's backward done the iteration cannot continue, so it
      * can be closed now rather than at the next segment. */
     fc_steps_segment_end(s->t1, kind != FC_SEG_EVAL && group_anchor_bwd, s->at_end);
