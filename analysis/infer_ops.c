@@ -33,7 +33,6 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
-
 static op from_gemm(const fc_fwd_gemm *g, unsigned side)
 {
     op o;
@@ -102,10 +101,12 @@ static int64_t flagged_calls(const fc_fwd_gemm *g, size_t from, size_t to)
  * step, often to the same addresses, so the detector can take a head's copy
  * for a weight): QK^T then attention x V alternating per head (two or more
  * pairs), or a run of each with as many products, or, when d == s and both
- * have one shape, one run of an even number. At most half of the calls may
- * carry a weight flag: Linears all do, and two of them can have the shapes
- * of a pair (an MLP h -> f -> h whose f equals the tokens). Returns the
- * entries used, 0 when there is no core at i. */
+ * have one shape, one run of an even number. Not every call may carry a
+ * weight flag: Linears all do, and two of them can have the shapes of a
+ * pair (an MLP h -> f -> h whose f equals the tokens), while a head's copy
+ * passes for a weight only where the allocator happened to reuse its
+ * address (from none to most of the calls). Returns the entries used, 0
+ * when there is no core at i. */
 static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
 {
     int64_t s, d, r, cx = 0, cy = 0;
@@ -118,7 +119,7 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
             fl = fc_u128_sat_add(fl, fc_u128_sat_add(g[j].flops, g[j + 1].flops));
             j += 2, pairs++;
         }
-        if (pairs >= 2 && cx == cy && flagged_calls(g, i, j) <= cx) {
+        if (pairs >= 2 && cx == cy && flagged_calls(g, i, j) < fc_infer_add(cx, cy)) {
             *out = core_op(s, d, r, fc_infer_mul(cx, r));
             out->flops = fl;
             return j - i;
@@ -131,13 +132,14 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
     fc_u128 fl_a = fl;
     for (b = a; b < n && same_shape(&g[b], &g[a]); b++)
         cy = fc_infer_add(cy, calls_of(&g[b])), fl = fc_u128_sat_add(fl, g[b].flops);
-    if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy && flagged_calls(g, i, b) <= cx) {
+    if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy &&
+        flagged_calls(g, i, b) < fc_infer_add(cx, cy)) {
         *out = core_op(s, d, r, fc_infer_mul(cx, r));
         out->flops = fl;
         return b - i;
     }
     if (g[i].m == g[i].n && g[i].n == g[i].k && cx >= 2 && cx % 2 == 0 &&
-        flagged_calls(g, i, a) <= cx / 2) {
+        flagged_calls(g, i, a) < cx) {
         *out = core_op(g[i].m, g[i].m, 1, cx / 2);
         out->flops = fl_a;
         return a - i;
