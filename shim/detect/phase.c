@@ -364,6 +364,7 @@ int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
 static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
 {
     uint64_t n = s->end - s->start, last_fwd = 0, first_wbwd = 0;
+    int64_t held_back = -1; /* the last call an unconfirmed weight did not extend the forward over */
     int any_fwd = 0, bwd_started = 0;
     atab_begin(n);
     memset(conflict, 0, n);
@@ -374,7 +375,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
             continue;
         const void *p[2] = {r->a, r->b};
         uint32_t k[2] = {r->ka, r->kb};
-        int fresh_any = 0, weight_first = 0;
+        int fresh_any = 0, weight_first = 0, unconfirmed_first = 0;
         unsigned use = 0;
         for (int o = 0; o < 2; o++) {
             int fresh;
@@ -387,7 +388,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
             /* any use of a proven weight the forward way, before one was
              * used the backward way: the forward is still going (a second
              * forward of the same layers, whose shapes are not new) */
-            weight_first |= !bwd_started && proven(w) && w->key == k[o];
+            int wf = !bwd_started && proven(w) && w->key == k[o];
             if (u & USE_NEWROLE) {
                 conflict[i] = 1;
                 if (!bwd_started && proven(w) && w->key != k[o]) {
@@ -397,9 +398,23 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
             } else if (e->first == i) {
                 fresh_any = 1;
                 /* after the backward started only a confirmed weight */
-                weight_first |= proven(w) && w->key == k[o] && (!bwd_started || confirmed(w));
+                wf |= proven(w) && w->key == k[o] && (!bwd_started || confirmed(w));
             }
+            if (wf && confirmed(w))
+                weight_first = 1;
+            else if (wf)
+                unconfirmed_first = 1;
         }
+        /* A weight not confirmed yet extends the forward only over a call
+         * that reuses no tensor in a new role: a gradient that the
+         * allocator puts at one address every step passes for a weight in
+         * the first segments, and the call that first uses it (the last
+         * layer's weight gradient, on its saved input) would keep the
+         * forward going; the segments labelled so would then confirm it. */
+        if (unconfirmed_first && !(use & (USE_NEWROLE | USE_ODD)))
+            weight_first = 1;
+        else if (unconfirmed_first && !weight_first)
+            held_back = (int64_t)i;
         overwritten(r->c);
         /* Only forward: a shape new to the segment on a new tensor with no
          * tensor used in another role than at its first use (in a forward a
@@ -431,6 +446,11 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
      * weight in two ways. */
     if (bwd_started && (t_bwd < 0 || first_wbwd < (uint64_t)t_bwd))
         *unsure |= FC_UNSURE_EARLY_BWD;
+    /* The backward found starts where an unconfirmed weight was held back:
+     * a gradient at a recurring address, or a weight whose layer's input
+     * sits where a freed tensor was used another way. */
+    if (held_back >= 0 && held_back == t_bwd)
+        *unsure |= FC_UNSURE_HELD_BACK;
     return t_bwd;
 }
 

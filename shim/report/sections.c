@@ -90,6 +90,9 @@ static const char *const unsure_text[FC_UNSURE_COUNT] = {
     "a segment longer than the detector's buffer was cut",
     "GEMM records were lost to the detector (more threads than rings, or a ring that stayed full): "
     "the totals are exact, the iterations miss those calls",
+    "the backward was found to start at a call using an address not yet confirmed as a weight (a "
+    "gradient the allocator keeps at one address, or a weight whose input reuses a freed block): "
+    "where the forward ends cannot be told",
 };
 
 static void unsure_reason(unsigned bits, char *out, size_t size)
@@ -109,7 +112,8 @@ static void unsure_reason(unsigned bits, char *out, size_t size)
  * already; NULL when nothing would (records lost, a cut segment). */
 static const char *advice(unsigned bits, unsigned sources)
 {
-    if (!(bits & (FC_UNSURE_LONE_REPEAT | FC_UNSURE_FWD_AFTER_BWD | FC_UNSURE_EARLY_BWD)))
+    if (!(bits & (FC_UNSURE_LONE_REPEAT | FC_UNSURE_FWD_AFTER_BWD | FC_UNSURE_EARLY_BWD |
+                  FC_UNSURE_HELD_BACK)))
         return NULL;
     if (sources == 0)
         return "declare the phases: flopcount_forward_begin() before each forward and "
