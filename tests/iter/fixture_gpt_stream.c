@@ -45,6 +45,7 @@ struct gpt {
     int n_blocks;
     /* weights and their gradient buffers, per layer: qkv, proj, fc1, fc2 */
     float *w[64][4], *gw[64][4], *w_head, *gw_head;
+    float *g_logits; /* torch_head: the loss gradient's block, the same every step */
 };
 
 static float *carve(gpt *g, size_t n)
@@ -121,6 +122,8 @@ gpt *gpt_new(const gpt_cfg *cfg, float *arena, size_t arena_floats)
         }
     g->w_head = carve(g, h * (size_t)cfg->vocab);
     g->gw_head = carve(g, h * (size_t)cfg->vocab);
+    if (cfg->torch_head)
+        g->g_logits = carve(g, (size_t)cfg->batch * (size_t)cfg->seq * (size_t)cfg->vocab);
     return g;
 }
 
@@ -280,11 +283,18 @@ void gpt_train_step(gpt *g, gpt_gemm_fn fn, void *ctx)
     }
     float *lnf = alloc(g, th), *logits = alloc(g, (size_t)(T * V));
     linear(&s, GPT_GEMM, g->w_head, h, V, lnf, logits);
-    float *g_logits = alloc(g, (size_t)(T * V)); /* cross-entropy backward */
+    /* cross-entropy backward */
+    float *g_logits = g->c.torch_head ? g->g_logits : alloc(g, (size_t)(T * V));
     release(g, logits);
     float *gy = alloc(g, th);
-    linear_back(&s, g->w_head, g->gw_head, h, V, lnf, g_logits, gy);
-    release(g, g_logits), release(g, lnf), release(g, x);
+    if (g->c.torch_head) { /* weight gradient first */
+        s.fn(s.ctx, GPT_GEMM, 'N', 'T', h, V, s.T, 1, lnf, g_logits, g->gw_head);
+        s.fn(s.ctx, GPT_GEMM, 'N', 'N', h, s.T, V, 1, g->w_head, g_logits, gy);
+    } else {
+        linear_back(&s, g->w_head, g->gw_head, h, V, lnf, g_logits, gy);
+        release(g, g_logits);
+    }
+    release(g, lnf), release(g, x);
     for (int l = g->c.layers - 1; l >= 0; l--) {
         if (!sv[l].have) { /* full checkpoint: run the layer again, keeping all */
             float *x_out = layer_forward(&s, l, sv[l].x_in, &sv[l], 1, 0);

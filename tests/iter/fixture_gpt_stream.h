@@ -19,6 +19,9 @@ typedef struct gpt_cfg {
     int recompute;   /* enum gpt_recompute, for the layers in ckpt_mask */
     unsigned ckpt_mask; /* bit l: layer l checkpointed (GPT_FULL/SELECTIVE) */
     int use_lt;      /* MLP up-projection through cublasLtMatmul */
+    int torch_head;  /* the output layer's backward as PyTorch's CPU run issues it: the
+                      * weight gradient before the input gradient, and the loss
+                      * gradient in one block every step that no GEMM writes */
 } gpt_cfg;
 
 /* One GEMM, column-major: C (m x n) = op(A) op(B), op(A) m x k, strided

@@ -242,6 +242,28 @@ static void test_brackets_and_nvtx(void **state)
     expect_eval(3, 3 * (f.fwd + f.bwd));
 }
 
+/* The output layer's backward in PyTorch's CPU order, its loss gradient
+ * at one address every step (never written by a GEMM): that address passes
+ * for a weight in the first segments, and the weight gradient that first
+ * uses it, on the saved input in a new role, must still be backward. */
+static void test_torch_head(void **state)
+{
+    (void)state;
+    static const int modes[][2] = {{GPT_NONE, 0}, {GPT_FULL, 1}, {GPT_SELECTIVE, 3}, {GPT_FULL, 3}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        gpt_cfg c = tiny(modes[i][0], (unsigned)modes[i][1]);
+        c.torch_head = 1;
+        check_auto(&c, 7, 3, 0);
+        c.layers = 3;
+        c.hidden = 72;
+        c.heads = 6;
+        c.vocab = 50;
+        c.seq = 20;
+        c.batch = 7;
+        check_auto(&c, 7, 3, 0);
+    }
+}
+
 /* A stray GEMM before training must not become the anchor. */
 static void test_stray_gemm_first(void **state)
 {
@@ -310,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_deeper),
         cmocka_unit_test(test_accumulation_and_markers),
         cmocka_unit_test(test_brackets_and_nvtx),
+        cmocka_unit_test(test_torch_head),
         cmocka_unit_test(test_stray_gemm_first),
         cmocka_unit_test(test_inference_only),
         cmocka_unit_test(test_auto_timing),
