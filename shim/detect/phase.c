@@ -15,9 +15,9 @@
 
 #include "core/lazymem.h"
 #include "sigset.h"
+#include "weights.h"
 
 #define ADDR_MAX (1u << 19) /* per-segment address table, at most */
-#define W_CAP (1u << 16)    /* weight candidates */
 #define NOROLE 0xffu
 
 typedef struct aent {
@@ -32,25 +32,12 @@ typedef struct aent {
     uint8_t bwd_first : 1; /* first used by a backward call: a gradient */
 } aent;
 
-typedef struct went {
-    const void *addr;
-    uint32_t key;      /* forward role key */
-    uint16_t count;    /* segments whose first use had this key */
-    uint8_t notweight; /* written by a GEMM at some point */
-    int8_t trust;      /* labelled segments that agreed (+1) or not (-1) */
-    uint32_t last_seg, judged_seg;
-    uint32_t bwd_seg; /* the last segment that used it the backward way */
-} went;
 
 static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
-static went *wtab;               /* W_CAP entries */
-static uint32_t *wlist, n_wlist; /* wtab slots ever used, in the order taken */
 
 static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
 static uint8_t *conflict, *cls, *weighted; /* FC_SEG_CAP entries each */
-static int bootstrap = 1;                  /* the first segments: nothing confirmed yet */
-static uint32_t newest_seg;                /* id of the last segment learned */
 
 static inline uint32_t hash_ptr(const void *p)
 {
@@ -61,11 +48,19 @@ static inline uint32_t hash_ptr(const void *p)
 
 static uint32_t *alist, n_alist; /* entries created this pass (ADDR_MAX at most) */
 
+/* The last segment labelled in full: where its backward started, what its
+ * labelling found, and whether the same calls again would be labelled the
+ * same (its labels stay in cls[] and weighted[] until the next one). */
+static struct {
+    int stable;
+    int64_t t_bwd;
+    fc_seg_result res;
+} last;
+
 /* All of the above in one mapping (fc_phase_init). */
 typedef struct phase_mem {
     aent atab[ADDR_MAX];
-    went wtab[W_CAP];
-    uint32_t alist[ADDR_MAX], wlist[W_CAP];
+    uint32_t alist[ADDR_MAX];
     sigset fwd_sigs, seen_sigs;
     uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
 } phase_mem;
@@ -75,12 +70,10 @@ int fc_phase_init(void)
 {
     if (mem != NULL)
         return 0;
-    if ((mem = fc_mem_map(sizeof *mem)) == NULL)
+    if (fc_weights_init() != 0 || (mem = fc_mem_map(sizeof *mem)) == NULL)
         return -1;
     atab = mem->atab;
-    wtab = mem->wtab;
     alist = mem->alist;
-    wlist = mem->wlist;
     fwd_sigs = &mem->fwd_sigs;
     seen_sigs = &mem->seen_sigs;
     conflict = mem->conflict;
@@ -121,75 +114,6 @@ static aent *atab_get(const void *p, int *fresh)
         }
     }
     return NULL;
-}
-
-/* ---- weights ---- */
-
-static went *wtab_get(const void *p, int create)
-{
-    uint32_t i = hash_ptr(p);
-    went *victim = NULL;
-    for (uint32_t probe = 0; probe < 16; probe++, i++) {
-        went *w = &wtab[i & (W_CAP - 1)];
-        if (w->addr == p)
-            return w;
-        if (w->addr == NULL) {
-            victim = victim ? victim : w;
-            break;
-        }
-        if (victim == NULL && w->count < 2 && w->last_seg + 4 <= newest_seg)
-            victim = w; /* a one-off address seen long ago */
-    }
-    if (!create || victim == NULL)
-        return NULL;
-    if (victim->addr == NULL)
-        wlist[n_wlist++] = (uint32_t)(victim - wtab);
-    memset(victim, 0, sizeof *victim);
-    victim->addr = p;
-    return victim;
-}
-
-/* A weight: never written by a GEMM, first used with the same role in two
- * segments, and - once the first segments are labelled - confirmed by a
- * labelled segment that used it first in its forward. */
-static inline const went *weight_of(const void *p, uint32_t key)
-{
-    const went *w = p ? wtab_get(p, 0) : NULL;
-    if (w == NULL || w->notweight || w->count < 2 || FC_MAT(w->key) != FC_MAT(key))
-        return NULL;
-    if (w->trust < 0 || (w->trust == 0 && !bootstrap))
-        return NULL;
-    return w;
-}
-
-/* Agreed with by labelled segments: a weight, not just an address. */
-static inline int confirmed(const went *w)
-{
-    return w != NULL && w->trust >= 2;
-}
-
-/* Confirmed twice, or any candidate while the first segments are labelled
- * (nothing is confirmed yet then). */
-static inline int proven(const went *w)
-{
-    return w != NULL && (w->trust >= 2 || bootstrap);
-}
-
-/* What a labelled training segment says about candidate p at its first
- * use: a weight is first used in the forward; an address first used in the
- * backward is an activation or a gradient the allocator happened to place
- * where a weight-like tensor was before. */
-static void judge(const void *p, uint32_t k, int fresh, uint32_t i, uint32_t t_bwd, uint32_t seg_id)
-{
-    went *w = fresh ? wtab_get(p, 0) : NULL;
-    if (w == NULL || w->notweight || w->count < 2 || FC_MAT(w->key) != FC_MAT(k))
-        return;
-    if (i >= t_bwd) {
-        w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
-    } else if (w->judged_seg != seg_id) {
-        w->judged_seg = seg_id; /* agreement counts once a segment */
-        w->trust = (int8_t)(w->trust < 3 ? w->trust + 1 : 3);
-    }
 }
 
 /* What note_use saw. */
@@ -270,7 +194,7 @@ static void mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2)
 
 void fc_phase_learn(const fc_pend *s)
 {
-    newest_seg = s->id;
+    fc_weights_segment_begin(s->id);
     atab_begin(s->end - s->start);
     const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
     for (uint64_t x = s->start; x < s->end; x++) {
@@ -291,30 +215,17 @@ void fc_phase_learn(const fc_pend *s)
     }
     for (uint32_t x = 0; x < n_alist; x++) {
         aent *e = &atab[alist[x]];
-        went *w =
-            wtab_get(e->addr, e->first_role != NOROLE && !e->written && !e->two_mats && !e->sliced);
+        fc_went *w = fc_weights_get(e->addr, e->first_role != NOROLE && !e->written &&
+                                                 !e->two_mats && !e->sliced);
         if (w == NULL)
             continue;
         if (e->written || e->sliced || e->two_mats) {
             /* A GEMM wrote it, or it held two shapes in one segment: it is
              * where activations come and go, however stable the address. */
-            w->notweight = 1;
+            fc_weights_written(w);
             continue;
         }
-        uint32_t key = e->mat << 3 | e->first_role;
-        if (w->notweight || w->last_seg == s->id)
-            continue;
-        if (w->count == 0 || w->key == key) {
-            w->key = key;
-            if (w->count < 0xffff)
-                w->count++;
-        } else if (w->count >= 2) {
-            w->count--; /* a weight keeps its role through one odd segment */
-        } else {
-            w->key = key;
-            w->count = 1;
-        }
-        w->last_seg = s->id;
+        fc_weights_first_use(w, e->mat << 3 | e->first_role, s->id);
     }
 }
 
@@ -384,23 +295,23 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
                 continue;
             unsigned u = note_use(e, fresh, k[o], (uint32_t)i);
             use |= u;
-            const went *w = weight_of(p[o], k[o]);
+            const fc_went *w = fc_weights_of(p[o], k[o]);
             /* any use of a proven weight the forward way, before one was
              * used the backward way: the forward is still going (a second
              * forward of the same layers, whose shapes are not new) */
-            int wf = !bwd_started && proven(w) && w->key == k[o];
+            int wf = !bwd_started && fc_weights_proven(w) && w->key == k[o];
             if (u & USE_NEWROLE) {
                 conflict[i] = 1;
-                if (!bwd_started && proven(w) && w->key != k[o]) {
+                if (!bwd_started && fc_weights_proven(w) && w->key != k[o]) {
                     bwd_started = 1; /* a proven weight's backward use */
                     first_wbwd = i;
                 }
             } else if (e->first == i) {
                 fresh_any = 1;
                 /* after the backward started only a confirmed weight */
-                wf |= proven(w) && w->key == k[o] && (!bwd_started || confirmed(w));
+                wf |= fc_weights_proven(w) && w->key == k[o] && (!bwd_started || fc_weights_confirmed(w));
             }
-            if (wf && confirmed(w))
+            if (wf && fc_weights_confirmed(w))
                 weight_first = 1;
             else if (wf)
                 unconfirmed_first = 1;
@@ -430,7 +341,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
         int novel = !sig_has(seen_sigs, r->sig);
         if (novel)
             sig_add(seen_sigs, r->sig, (uint32_t)i);
-        int frozen = bwd_started && !bootstrap;
+        int frozen = bwd_started && !fc_weights_bootstrap;
         if ((!frozen && novel && fresh_any && !(use & USE_ODD)) || weight_first) {
             last_fwd = i;
             any_fwd = 1;
@@ -532,11 +443,11 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         int seen = e[o] != NULL && e[o]->mat == FC_MAT(k[o]) && e[o]->first_role != NOROLE;
         if (p[o] == ctx->anchor_p && FC_MAT(k[o]) == FC_MAT(ctx->anchor_k) && k[o] != ctx->anchor_k)
             res->anchor_bwd = 1;
-        went *w = seen && e[o]->first < t_bwd ? (went *)weight_of(p[o], k[o]) : NULL;
+        fc_went *w = seen && e[o]->first < t_bwd ? (fc_went *)fc_weights_of(p[o], k[o]) : NULL;
         if (w != NULL &&
             (e[o]->first_role != FC_ROLE(w->key) || (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
             w = NULL; /* not used in this forward the one way it was elsewhere */
-        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (bootstrap || !confirmed(w)) &&
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (fc_weights_bootstrap || !fc_weights_confirmed(w)) &&
             !in_bwd) {
             /* Its forward role again after its backward use, and not a
              * confirmed weight: an activation at an address that passes
@@ -548,7 +459,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         }
         if (w != NULL) {
             if (w->key != k[o])
-                bwd_weight = 1, w->bwd_seg = s->id;
+                bwd_weight = 1, fc_weights_bwd_use(w, s->id);
             else if (e[o]->bwd_roles)
                 again = e[o]->rec_used ? 2 : 1;
             else
@@ -714,11 +625,13 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
             c = res->declared ? FC_CLS_FWD : FC_CLS_EVAL;
         } else if ((int64_t)i < t_bwd) {
             c = FC_CLS_FWD;
-            weighted[i] =
-                (uint8_t)((weight_of(r->a, r->ka) ? 1 : 0) | (weight_of(r->b, r->kb) ? 2 : 0));
+            const fc_went *w[2] = {fc_weights_of(r->a, r->ka), fc_weights_of(r->b, r->kb)};
+            weighted[i] = (uint8_t)((w[0] ? 1 : 0) | (w[1] ? 2 : 0));
             for (int o = 0; o < 2; o++) {
-                const went *w = weight_of(o ? r->b : r->a, o ? r->kb : r->ka);
-                if (w != NULL && ctx->group_open && w->bwd_seg >= ctx->group_first)
+                if (w[o] == NULL)
+                    continue;
+                fc_weights_fwd_use(w[o]);
+                if (ctx->group_open && w[o]->bwd_seg >= ctx->group_first)
                     res->fwd_redone++;
             }
             if (!weighted[i])
@@ -730,15 +643,30 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         cls[i] = c;
         if (t_bwd >= 0) {
             if (r->a)
-                judge(r->a, r->ka, fa, (uint32_t)i, (uint32_t)t_bwd, s->id);
+                fc_weights_judge(r->a, r->ka, fa, (uint32_t)i, (uint32_t)t_bwd, s->id);
             if (r->b)
-                judge(r->b, r->kb, fb, (uint32_t)i, (uint32_t)t_bwd, s->id);
+                fc_weights_judge(r->b, r->kb, fb, (uint32_t)i, (uint32_t)t_bwd, s->id);
         }
         track(ea, fa, r->ka, (uint32_t)i, c);
         track(eb, fb, r->kb, (uint32_t)i, c);
         overwritten(r->c);
     }
     res->has_bwd = t_bwd >= 0 || res->declared;
+    last.stable = fc_weights_segment_end(s->id);
+    last.t_bwd = t_bwd;
+    last.res = *res;
+}
+
+int fc_phase_can_repeat(void)
+{
+    return last.stable;
+}
+
+int64_t fc_phase_repeat(const fc_pend *s, const fc_phase_ctx *ctx, fc_seg_result *res)
+{
+    *res = last.res;
+    res->fwd_redone = fc_weights_repeat(s->id, ctx->group_open, ctx->group_first);
+    return last.t_bwd;
 }
 
 uint8_t fc_phase_class(uint64_t rel)
@@ -753,31 +681,25 @@ uint8_t fc_phase_weighted(uint64_t rel)
 
 void fc_phase_set_bootstrap(int on)
 {
-    bootstrap = on;
+    fc_weights_bootstrap = on;
 }
 
 int fc_phase_bootstrapping(void)
 {
-    return bootstrap;
+    return fc_weights_bootstrap;
 }
 
 uint64_t fc_phase_weights(void)
 {
-    uint64_t n = 0;
-    for (uint32_t j = 0; j < n_wlist; j++) {
-        const went *w = &wtab[wlist[j]];
-        if (w->addr && !w->notweight && w->count >= 2 && w->trust > 0)
-            n++;
-    }
-    return n;
+    return fc_weights_count();
 }
 
 void fc_phase_reset(void)
 {
     agen = 0;
-    bootstrap = 1;
-    newest_seg = 0;
-    n_alist = n_wlist = 0;
+    n_alist = 0;
+    last.stable = 0;
+    fc_weights_reset();
     if (mem == NULL)
         return; /* nothing mapped, nothing used */
     fc_mem_clear(mem, sizeof *mem);

@@ -56,6 +56,15 @@ static const void *anchor_p;
 static uint32_t anchor_k;
 static int anchor_slot; /* 0: A operand, 1: B operand */
 
+/* Repeats: a segment whose records (shapes, addresses, roles, declared
+ * phases) are the same as those of the segment labelled before it is
+ * labelled as that one was (fc_phase_repeat), when labelling that one
+ * changed no weight's standing: a training loop whose allocator hands out
+ * the same blocks every step costs one pass over its calls per step. */
+static int repeat_on = 1;
+static uint64_t last_hash, last_len; /* of the segment emitted last */
+static uint8_t last_truncated;
+
 /* The labelling state of the iteration in progress (auto mode). */
 static int group_open, group_anchor_bwd;
 static uint32_t group_first;
@@ -157,10 +166,19 @@ static void emit(const fc_pend *s)
     if (s->after_step)
         group_open = 0; /* the optimizer step ended the iteration: nothing to continue */
     fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
-    int64_t t_bwd = fc_phase_find_backward(s, &res);
-    if (s->truncated)
-        res.unsure |= FC_UNSURE_TRUNCATED;
-    fc_phase_label(s, &ctx, t_bwd, &res);
+    int64_t t_bwd;
+    if (s->repeat) {
+        t_bwd = fc_phase_repeat(s, &ctx, &res);
+        stats.repeated++;
+    } else {
+        t_bwd = fc_phase_find_backward(s, &res);
+        if (s->truncated)
+            res.unsure |= FC_UNSURE_TRUNCATED;
+        fc_phase_label(s, &ctx, t_bwd, &res);
+    }
+    last_hash = s->hash;
+    last_len = s->end - s->start;
+    last_truncated = s->truncated;
     int kind = decide_kind(s, t_bwd, &res);
     if (kind == FC_SEG_EVAL) {
         group_open = 0;
@@ -199,6 +217,29 @@ static void emit_pending(int force)
     n_pend = 0;
 }
 
+/* A hash of what labelling reads from the records of s. */
+static uint64_t content_hash(const fc_pend *s)
+{
+    const uint64_t m = 0x9e3779b97f4a7c15ull;
+    uint64_t h = s->end - s->start;
+    for (uint64_t x = s->start; x < s->end; x++) {
+        const fc_irec *r = rec_at(x);
+        h = (h ^ (uint64_t)(uintptr_t)r->a) * m;
+        h = (h ^ (uint64_t)(uintptr_t)r->b) * m;
+        h = (h ^ (uint64_t)(uintptr_t)r->c) * m;
+        h = (h ^ ((uint64_t)r->sig | (uint64_t)r->ka << 32)) * m;
+        h = (h ^ ((uint64_t)r->kb | (uint64_t)r->kind << 32 | (uint64_t)r->flags << 40 |
+                  (uint64_t)r->phase << 48)) * m;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+void fc_seg_set_repeat(int on)
+{
+    repeat_on = on;
+}
+
 /* Closes the open segment at index `at` (exclusive); t1 is when the next
  * one starts. */
 static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
@@ -221,7 +262,14 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     s->after_step = (uint8_t)open_after_step;
     open_after_step = 0;
     open_start = at;
-    fc_phase_learn(s);
+    s->hash = content_hash(s);
+    /* labelled at once after the one emitted last, which it repeats */
+    s->repeat = (uint8_t)(repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS &&
+                          !fc_phase_bootstrapping() && fc_phase_can_repeat() &&
+                          s->hash == last_hash && s->end - s->start == last_len &&
+                          s->truncated == last_truncated);
+    if (!s->repeat)
+        fc_phase_learn(s);
     learned++;
     emit_pending(0);
 }
@@ -439,6 +487,8 @@ void fc_seg_reset(void)
     n_pend = 0;
     next_id = 1;
     learned = 0;
+    last_hash = last_len = 0;
+    last_truncated = 0;
     fc_phase_reset();
     fc_profile_reset();
     n_cand = 0;

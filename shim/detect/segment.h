@@ -37,6 +37,7 @@ typedef struct fc_seg_stats {
     uint64_t segments;   /* segments labelled so far */
     uint64_t truncated;  /* cut short because the buffer filled */
     uint64_t weights;    /* addresses taken as weights */
+    uint64_t repeated;   /* labelled as the segment before them (fc_seg_set_repeat) */
     int anchor;          /* 1 once the first forward call's weight was found again */
 } fc_seg_stats;
 
@@ -46,6 +47,9 @@ typedef struct fc_seg_stats {
 int fc_seg_init(void);
 /* Back to an empty detector (a fork child), pages given back. */
 void fc_seg_reset(void);
+/* 0: label every segment in full, even one that repeats the segment
+ * before it call for call (FLOPCOUNT_DETECT_REPEAT=0; default 1). */
+void fc_seg_set_repeat(int on);
 /* One event, in stream order. */
 void fc_seg_push(const fc_irec *r);
 /* End of the stream (report time): labels everything still held. */

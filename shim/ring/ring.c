@@ -150,6 +150,7 @@ static int activate(void)
     atomic_store(&CTL->last_drain, fc_ticks());
     fc_ring_callers_drain();
     int ok = fc_counters_init() == 0 && fc_seg_init() == 0 && fc_callsite_init() == 0;
+    fc_seg_set_repeat(fc_opt.detect_repeat);
     if (!ok)
         fc_warn("cannot map memory for the counters and the iteration detector; calls are counted, "
                 "shapes may be lumped together and iterations are not detected");

@@ -65,7 +65,12 @@ static float *carve(gpt *g, size_t n)
 /* The caching allocator: most recently freed block of exactly n floats. */
 static float *alloc(gpt *g, size_t n)
 {
-    for (int i = g->n_blocks - 1; i >= 0; i--)
+    int lowest = -1;
+    for (int i = 0; g->c.lowest_block && i < g->n_blocks; i++)
+        if (g->blocks[i].free && g->blocks[i].n == n &&
+            (lowest < 0 || g->blocks[i].p < g->blocks[lowest].p))
+            lowest = i;
+    for (int i = lowest >= 0 ? lowest : g->n_blocks - 1; i >= 0; i--)
         if (g->blocks[i].free && g->blocks[i].n == n) {
             block b = g->blocks[i];
             memmove(&g->blocks[i], &g->blocks[i + 1], (size_t)(g->n_blocks - i - 1) * sizeof b);

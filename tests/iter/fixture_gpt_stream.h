@@ -19,6 +19,9 @@ typedef struct gpt_cfg {
     int recompute;   /* enum gpt_recompute, for the layers in ckpt_mask */
     unsigned ckpt_mask; /* bit l: layer l checkpointed (GPT_FULL/SELECTIVE) */
     int use_lt;      /* MLP up-projection through cublasLtMatmul */
+    int lowest_block; /* the allocator hands on the free block of the size at the lowest
+                       * address (as PyTorch's CUDA caching allocator picks among blocks of
+                       * one size), not the one freed last: every step gets the same blocks */
     int torch_head;  /* the output layer's backward as PyTorch's CPU run issues it: the
                       * weight gradient before the input gradient, and the loss
                       * gradient in one block every step that no GEMM writes */

@@ -264,6 +264,67 @@ static void test_torch_head(void **state)
     }
 }
 
+/* Labelling a segment as the one before it when it repeats it call for
+ * call (fc_seg_set_repeat) changes nothing: every iteration's split, its
+ * unsure bits and the evaluation passes are those of labelling each in
+ * full, over training loops of every kind here; and it is used. */
+typedef struct outcome {
+    fc_iteration it[64];
+    uint64_t count, evals, repeated;
+    fc_u128 eval_flops;
+} outcome;
+
+static void run_outcome(const gpt_cfg *c, int repeat, int eval_every, outcome *o)
+{
+    fc_seg_set_repeat(repeat);
+    run_steps(c, 24, eval_every, 0);
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_AUTO, &v);
+    memset(o, 0, sizeof *o);
+    o->count = v.count;
+    for (uint64_t i = 0; i < v.stored && i < 64; i++)
+        o->it[i] = v.list[i];
+    fc_eval_view e;
+    fc_steps_eval(&e);
+    o->evals = e.count;
+    o->eval_flops = e.flops;
+    fc_seg_stats st;
+    fc_seg_stats_get(&st);
+    o->repeated = st.repeated;
+    fc_seg_set_repeat(1);
+}
+
+static void test_repeat_same_labels(void **state)
+{
+    (void)state;
+    /* recompute, checkpointed layers, evaluation every, repeats expected:
+     * none where the first layer is recomputed (its weight, the anchor,
+     * comes back in the backward: an iteration is two segments, each unlike
+     * the one before) */
+    static const int modes[][4] = {{GPT_NONE, 0, 0, 1}, {GPT_FULL, 1, 0, 0}, {GPT_SELECTIVE, 3, 5, 1},
+                                   {GPT_FULL, 3, 4, 0}, {GPT_NONE, 0, 3, 1}, {GPT_FULL, 2, 0, 1}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        for (int head = 0; head < 2; head++) {
+            gpt_cfg c = tiny(modes[i][0], (unsigned)modes[i][1]);
+            c.torch_head = head;
+            c.lowest_block = 1;
+            static outcome full, rep;
+            run_outcome(&c, 0, modes[i][2], &full);
+            run_outcome(&c, 1, modes[i][2], &rep);
+            assert_int_equal(full.repeated, 0);
+            assert_true(modes[i][3] ? rep.repeated >= 12 : rep.repeated == 0);
+            assert_int_equal(full.count, rep.count);
+            assert_int_equal(full.evals, rep.evals);
+            assert_true(full.eval_flops == rep.eval_flops);
+            for (uint64_t k = 0; k < full.count && k < 64; k++) {
+                assert_true(full.it[k].fwd == rep.it[k].fwd);
+                assert_true(full.it[k].bwd == rep.it[k].bwd);
+                assert_true(full.it[k].rec == rep.it[k].rec);
+                assert_int_equal(full.it[k].unsure, rep.it[k].unsure);
+            }
+        }
+}
+
 /* A stray GEMM before training must not become the anchor. */
 static void test_stray_gemm_first(void **state)
 {
@@ -333,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_accumulation_and_markers),
         cmocka_unit_test(test_brackets_and_nvtx),
         cmocka_unit_test(test_torch_head),
+        cmocka_unit_test(test_repeat_same_labels),
         cmocka_unit_test(test_stray_gemm_first),
         cmocka_unit_test(test_inference_only),
         cmocka_unit_test(test_auto_timing),
