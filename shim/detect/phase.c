@@ -37,7 +37,8 @@ static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
 
 static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
-static uint8_t *conflict, *cls, *weighted; /* FC_SEG_CAP entries each */
+static uint8_t *conflict;      /* FC_SEG_CAP entries */
+static uint8_t *cls, *weighted; /* labels of the segment being labelled or emitted: one slot's */
 
 static inline uint32_t hash_ptr(const void *p)
 {
@@ -48,21 +49,25 @@ static inline uint32_t hash_ptr(const void *p)
 
 static uint32_t *alist, n_alist; /* entries created this pass (ADDR_MAX at most) */
 
-/* The last segment labelled in full: where its backward started, what its
- * labelling found, and whether the same calls again would be labelled the
- * same (its labels stay in cls[] and weighted[] until the next one). */
+/* The last FC_WSLOTS segments labelled in full, each in a slot with its
+ * labels (cls, weighted), where its backward started and what its
+ * labelling found; weights.c says whether the same calls again would be
+ * labelled the same. A segment is labelled into the slot not used last. */
 static struct {
-    int stable;
+    uint64_t hash, len;
+    uint8_t truncated;
     int64_t t_bwd;
     fc_seg_result res;
-} last;
+} slot[FC_WSLOTS];
+static int rec_slot = 0;  /* the slot being learned and labelled into */
+static int used_slot = 1; /* the slot of the segment emitted last */
 
 /* All of the above in one mapping (fc_phase_init). */
 typedef struct phase_mem {
     aent atab[ADDR_MAX];
     uint32_t alist[ADDR_MAX];
     sigset fwd_sigs, seen_sigs;
-    uint8_t conflict[FC_SEG_CAP], cls[FC_SEG_CAP], weighted[FC_SEG_CAP];
+    uint8_t conflict[FC_SEG_CAP], cls[FC_WSLOTS][FC_SEG_CAP], weighted[FC_WSLOTS][FC_SEG_CAP];
 } phase_mem;
 static phase_mem *mem;
 
@@ -77,8 +82,8 @@ int fc_phase_init(void)
     fwd_sigs = &mem->fwd_sigs;
     seen_sigs = &mem->seen_sigs;
     conflict = mem->conflict;
-    cls = mem->cls;
-    weighted = mem->weighted;
+    cls = mem->cls[0];
+    weighted = mem->weighted[0];
     fwd_sigs->gen = seen_sigs->gen = 1;
     return 0;
 }
@@ -194,7 +199,8 @@ static void mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2)
 
 void fc_phase_learn(const fc_pend *s)
 {
-    fc_weights_segment_begin(s->id);
+    rec_slot = FC_WSLOTS - 1 - used_slot; /* FC_WSLOTS is 2: the other one */
+    fc_weights_segment_begin(s->id, rec_slot);
     atab_begin(s->end - s->start);
     const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
     for (uint64_t x = s->start; x < s->end; x++) {
@@ -599,6 +605,8 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
     uint64_t n = s->end - s->start;
     lstate st = {-1, -1, 0};
     no_replay_before = 0;
+    cls = mem->cls[rec_slot];
+    weighted = mem->weighted[rec_slot];
     atab_begin(n);
     for (uint64_t i = 0; i < n; i++) {
         const fc_irec *r = fc_seg_rec(s->start + i);
@@ -634,8 +642,8 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
                 if (ctx->group_open && w[o]->bwd_seg >= ctx->group_first)
                     res->fwd_redone++;
             }
-            if (!weighted[i])
-                sig_add(fwd_sigs, r->sig, 0);
+            if (!weighted[i] && sig_add(fwd_sigs, r->sig, 0))
+                fc_weights_changed(); /* a backward call of its shape may be labelled otherwise now */
         } else {
             aent *const e[2] = {fa ? NULL : ea, fb ? NULL : eb};
             c = label_backward_call(s, ctx, i, e, (uint32_t)t_bwd, res, &st);
@@ -652,21 +660,36 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         overwritten(r->c);
     }
     res->has_bwd = t_bwd >= 0 || res->declared;
-    last.stable = fc_weights_segment_end(s->id);
-    last.t_bwd = t_bwd;
-    last.res = *res;
+    if (fc_weights_segment_end(s->id)) {
+        slot[rec_slot].hash = s->hash;
+        slot[rec_slot].len = n;
+        slot[rec_slot].truncated = s->truncated;
+        slot[rec_slot].t_bwd = t_bwd;
+        slot[rec_slot].res = *res;
+    }
+    used_slot = rec_slot;
 }
 
-int fc_phase_can_repeat(void)
+int fc_phase_repeats(const fc_pend *s)
 {
-    return last.stable;
+    for (int k = 0; k < FC_WSLOTS; k++) {
+        int j = (used_slot + FC_WSLOTS - k) % FC_WSLOTS; /* the last used first */
+        if (fc_weights_slot_valid(j) && slot[j].hash == s->hash && slot[j].len == s->end - s->start &&
+            slot[j].truncated == s->truncated)
+            return j;
+    }
+    return -1;
 }
 
 int64_t fc_phase_repeat(const fc_pend *s, const fc_phase_ctx *ctx, fc_seg_result *res)
 {
-    *res = last.res;
-    res->fwd_redone = fc_weights_repeat(s->id, ctx->group_open, ctx->group_first);
-    return last.t_bwd;
+    int j = s->repeat_of;
+    *res = slot[j].res;
+    res->fwd_redone = fc_weights_repeat(j, s->id, ctx->group_open, ctx->group_first);
+    cls = mem->cls[j];
+    weighted = mem->weighted[j];
+    used_slot = j;
+    return slot[j].t_bwd;
 }
 
 uint8_t fc_phase_class(uint64_t rel)
@@ -698,7 +721,9 @@ void fc_phase_reset(void)
 {
     agen = 0;
     n_alist = 0;
-    last.stable = 0;
+    memset(slot, 0, sizeof slot);
+    rec_slot = 0;
+    used_slot = 1;
     fc_weights_reset();
     if (mem == NULL)
         return; /* nothing mapped, nothing used */

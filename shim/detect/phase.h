@@ -18,7 +18,7 @@ typedef struct fc_pend {
     uint32_t id;
     uint8_t truncated, at_end; /* at_end: closed by the end of the stream */
     uint8_t after_step;        /* opened by a flopcount_step() marker */
-    uint8_t repeat;            /* the same records as the segment labelled before it */
+    int8_t repeat_of;          /* -1, or the slot of a segment labelled with the same records */
     uint64_t hash;             /* of its records (segment.c, content_hash) */
 } fc_pend;
 
@@ -64,13 +64,15 @@ int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res);
 /* Labels every record of s (read back with fc_phase_class). */
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res);
 uint8_t fc_phase_class(uint64_t rel);
-/* 1 when the last segment labelled can be repeated: labelling it changed
- * no weight's standing, so the same calls again would get the same labels. */
-int fc_phase_can_repeat(void);
-/* Labels s as the last segment labelled (s has the same records, which
- * fc_phase_learn has not seen): its weights changed as that one's did, its
- * labels are that one's (fc_phase_class), res as that one's with the
- * forward's reuse counted under ctx. Returns where its backward starts. */
+/* The slot of one of the last two segments labelled in full whose records
+ * s has (s->hash and length) and that can be repeated - labelling it and
+ * every segment since changed nothing labelling reads, so the same calls
+ * again would get the same labels - or -1. */
+int fc_phase_repeats(const fc_pend *s);
+/* Labels s as the segment in slot s->repeat_of was (s has its records,
+ * which fc_phase_learn has not seen): the weights change as they did for
+ * it, the labels are its labels (fc_phase_class), res is its res with the
+ * forward's reuse counted under ctx. Returns where the backward starts. */
 int64_t fc_phase_repeat(const fc_pend *s, const fc_phase_ctx *ctx, fc_seg_result *res);
 /* Which operands of a forward call (relative index) are weights: bit 0 A,
  * bit 1 B; 0 for other calls. */

@@ -57,13 +57,13 @@ static uint32_t anchor_k;
 static int anchor_slot; /* 0: A operand, 1: B operand */
 
 /* Repeats: a segment whose records (shapes, addresses, roles, declared
- * phases) are the same as those of the segment labelled before it is
- * labelled as that one was (fc_phase_repeat), when labelling that one
- * changed no weight's standing: a training loop whose allocator hands out
- * the same blocks every step costs one pass over its calls per step. */
+ * phases) are those of one of the last two segments labelled in full is
+ * labelled as that one was (fc_phase_repeat), when labelling that one and
+ * every segment since changed nothing labelling reads: a training loop
+ * whose allocator hands out the same blocks every step costs one pass over
+ * its calls per step (two slots: an iteration may be two segments, one
+ * unlike the other, when the first layer is recomputed). */
 static int repeat_on = 1;
-static uint64_t last_hash, last_len; /* of the segment emitted last */
-static uint8_t last_truncated;
 
 /* The labelling state of the iteration in progress (auto mode). */
 static int group_open, group_anchor_bwd;
@@ -167,7 +167,7 @@ static void emit(const fc_pend *s)
         group_open = 0; /* the optimizer step ended the iteration: nothing to continue */
     fc_phase_ctx ctx = {anchor_p, anchor_k, group_open, group_first};
     int64_t t_bwd;
-    if (s->repeat) {
+    if (s->repeat_of >= 0) {
         t_bwd = fc_phase_repeat(s, &ctx, &res);
         stats.repeated++;
     } else {
@@ -176,9 +176,6 @@ static void emit(const fc_pend *s)
             res.unsure |= FC_UNSURE_TRUNCATED;
         fc_phase_label(s, &ctx, t_bwd, &res);
     }
-    last_hash = s->hash;
-    last_len = s->end - s->start;
-    last_truncated = s->truncated;
     int kind = decide_kind(s, t_bwd, &res);
     if (kind == FC_SEG_EVAL) {
         group_open = 0;
@@ -263,12 +260,11 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     open_after_step = 0;
     open_start = at;
     s->hash = content_hash(s);
-    /* labelled at once after the one emitted last, which it repeats */
-    s->repeat = (uint8_t)(repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS &&
-                          !fc_phase_bootstrapping() && fc_phase_can_repeat() &&
-                          s->hash == last_hash && s->end - s->start == last_len &&
-                          s->truncated == last_truncated);
-    if (!s->repeat)
+    /* labelled at once, after the segments it may repeat */
+    s->repeat_of = -1;
+    if (repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS && !fc_phase_bootstrapping())
+        s->repeat_of = (int8_t)fc_phase_repeats(s);
+    if (s->repeat_of < 0)
         fc_phase_learn(s);
     learned++;
     emit_pending(0);
@@ -487,8 +483,6 @@ void fc_seg_reset(void)
     n_pend = 0;
     next_id = 1;
     learned = 0;
-    last_hash = last_len = 0;
-    last_truncated = 0;
     fc_phase_reset();
     fc_profile_reset();
     n_cand = 0;

@@ -34,8 +34,8 @@ static inline int sig_has(const sigset *t, uint32_t s)
     return sig_find(t, s) >= 0;
 }
 
-/* Adds s (first seen at pos) unless present. */
-static inline void sig_add(sigset *t, uint32_t s, uint32_t pos)
+/* Adds s (first seen at pos) unless present; 1 when it was added. */
+static inline int sig_add(sigset *t, uint32_t s, uint32_t pos)
 {
     for (uint32_t i = s, n = 0; n < 32; n++, i++) {
         uint32_t j = i & (SIG_CAP - 1);
@@ -43,11 +43,12 @@ static inline void sig_add(sigset *t, uint32_t s, uint32_t pos)
             t->gen_of[j] = t->gen;
             t->sig[j] = s;
             t->pos[j] = pos;
-            return;
+            return 1;
         }
         if (t->sig[j] == s)
-            return;
+            return 0;
     }
+    return 0;
 }
 
 static inline void sig_clear(sigset *t)

@@ -16,26 +16,53 @@
 #define W_CAP (1u << 16)   /* weight candidates */
 #define FWD_CAP FC_SEG_CAP /* weight uses of one forward kept for a repeat */
 
-/* What a segment did to an entry (fc_went.ops). */
-#define WOP_COUNT 1u  /* its first use agreed with the key: count + 1 */
-#define WOP_LAST 2u   /* last_seg = the segment */
-#define WOP_JUDGED 4u /* judged_seg = the segment (trust at its bound already) */
-#define WOP_BWD 8u    /* bwd_seg = the segment */
+/* What a segment did to an entry (wop.ops). */
+#define WOP_COUNT 0x01u  /* its first use agreed with the key: count + 1 */
+#define WOP_DEC 0x02u    /* its first use disagreed, count >= 2: count - 1 */
+#define WOP_RESET 0x04u  /* its first use disagreed, count < 2: key = wop.key, count = 1 */
+#define WOP_LAST 0x08u   /* last_seg = the segment */
+#define WOP_NOTW 0x10u   /* a GEMM wrote it: notweight */
+#define WOP_UP 0x20u     /* judged a weight: trust + 1 (at most 3), judged_seg = the segment */
+#define WOP_DOWN 0x40u   /* judged no weight: trust - 1 (at least -3) */
+#define WOP_BWD 0x80u    /* bwd_seg = the segment */
 
 int fc_weights_bootstrap = 1;
 
+/* One entry a recorded segment changed, and how. */
+typedef struct wop {
+    fc_went *w;
+    uint32_t ops, key;
+} wop;
+
+/* How an entry a recorded segment read stood before the segment changed
+ * it: what labelling reads of it (count only as 0, 1, 2 or more than 2). */
+typedef struct wread {
+    const fc_went *w;
+    uint32_t key;
+    int8_t trust;
+    uint8_t notweight, count;
+} wread;
+
+/* What labelling one segment read and changed. */
+typedef struct wslot {
+    uint32_t seg; /* the segment recorded, 0: none */
+    int valid;    /* it can be repeated */
+    uint32_t n_touched, n_read, n_fwd;
+} wslot;
+
 typedef struct wmem {
     fc_went wtab[W_CAP];
-    uint32_t wlist[W_CAP];           /* slots ever used, in the order taken */
-    fc_went *touched[W_CAP];         /* entries the recorded segment changed */
-    const fc_went *fwd_uses[FWD_CAP]; /* weights its forward calls used */
+    uint32_t wlist[W_CAP];                       /* slots ever used, in the order taken */
+    wop touched[FC_WSLOTS][W_CAP];               /* entries each recorded segment changed */
+    wread read[FC_WSLOTS][W_CAP];                /* ... and read, as they stood */
+    const fc_went *fwd_uses[FC_WSLOTS][FWD_CAP]; /* weights its forward calls used */
 } wmem;
 static wmem *mem;
-static uint32_t n_wlist, n_touched, n_fwd;
+static uint32_t n_wlist;
 static uint32_t newest_seg; /* the last segment learned */
-static uint32_t rec_seg;    /* the segment whose changes are recorded, 0: none */
-static int rec_open;        /* ... learned and not labelled yet */
-static int rec_changed;     /* ... and it changed how an entry is judged */
+static wslot slots[FC_WSLOTS];
+static int rec = -1;    /* the slot recording, -1: none */
+static int rec_broken;  /* ... and its segment cannot be repeated */
 
 int fc_weights_init(void)
 {
@@ -47,11 +74,40 @@ int fc_weights_init(void)
 void fc_weights_reset(void)
 {
     fc_weights_bootstrap = 1;
-    newest_seg = rec_seg = 0;
-    n_wlist = n_touched = n_fwd = 0;
-    rec_open = rec_changed = 0;
+    newest_seg = 0;
+    n_wlist = 0;
+    memset(slots, 0, sizeof slots);
+    rec = -1;
+    rec_broken = 0;
     if (mem != NULL)
         fc_mem_clear(mem, sizeof *mem);
+}
+
+static void invalidate_all(void)
+{
+    for (int j = 0; j < FC_WSLOTS; j++)
+        slots[j].valid = 0;
+    rec_broken = 1;
+}
+
+static uint8_t count_class(uint16_t count)
+{
+    return (uint8_t)(count < 3 ? count : 3);
+}
+
+/* Notes how w stood when the recorded segment first read it. */
+static void note_read(fc_went *w)
+{
+    wslot *sl = &slots[rec];
+    if (w->read_seg == sl->seg)
+        return;
+    w->read_seg = sl->seg;
+    if (sl->n_read == W_CAP) {
+        rec_broken = 1;
+        return;
+    }
+    mem->read[rec][sl->n_read++] =
+        (wread){w, w->key, w->trust, w->notweight, count_class(w->count)};
 }
 
 fc_went *fc_weights_get(const void *p, int create)
@@ -60,8 +116,11 @@ fc_went *fc_weights_get(const void *p, int create)
     fc_went *victim = NULL;
     for (uint32_t probe = 0; probe < 16; probe++, i++) {
         fc_went *w = &mem->wtab[i & (W_CAP - 1)];
-        if (w->addr == p)
+        if (w->addr == p) {
+            if (rec >= 0)
+                note_read(w);
             return w;
+        }
         if (w->addr == NULL) {
             victim = victim ? victim : w;
             break;
@@ -75,7 +134,9 @@ fc_went *fc_weights_get(const void *p, int create)
         mem->wlist[n_wlist++] = (uint32_t)(victim - mem->wtab);
     memset(victim, 0, sizeof *victim);
     victim->addr = p;
-    rec_changed = 1; /* an entry created or taken over */
+    /* an address found where none was, or an entry taken over: what the
+     * recorded segments read is gone */
+    invalidate_all();
     return victim;
 }
 
@@ -100,36 +161,48 @@ uint64_t fc_weights_count(void)
     return n;
 }
 
-/* ---- changes of the segment being labelled ---- */
+/* ---- what the segment being labelled reads and changes ---- */
 
-void fc_weights_segment_begin(uint32_t seg)
+void fc_weights_segment_begin(uint32_t seg, int slot)
 {
     newest_seg = seg;
-    /* a segment learned before the one recorded was labelled: the changes
+    /* a segment learned before the one recording was labelled: the changes
      * of the two interleave, neither can be repeated */
-    rec_changed = rec_open;
-    rec_open = 1;
-    rec_seg = seg;
-    n_touched = n_fwd = 0;
+    rec_broken = rec >= 0;
+    rec = slot;
+    slots[slot] = (wslot){.seg = seg};
 }
 
-/* Notes that the recorded segment did op to w. */
-static void did(fc_went *w, unsigned op)
+void fc_weights_changed(void)
 {
-    if (w->op_seg != rec_seg) {
-        w->op_seg = rec_seg;
-        w->ops = 0;
-        if (n_touched == W_CAP)
-            rec_changed = 1;
-        else
-            mem->touched[n_touched++] = w;
+    invalidate_all(); /* the recorded segments were labelled without it */
+}
+
+/* Notes that the recorded segment did op to w (key: for WOP_RESET). */
+static void did(fc_went *w, unsigned op, uint32_t key)
+{
+    if (rec < 0)
+        return;
+    wslot *sl = &slots[rec];
+    if (w->op_seg != sl->seg) {
+        if (sl->n_touched == W_CAP) {
+            rec_broken = 1;
+            return;
+        }
+        w->op_seg = sl->seg;
+        w->op_at = sl->n_touched;
+        mem->touched[rec][sl->n_touched++] = (wop){w, 0, 0};
     }
-    w->ops |= (uint8_t)op;
+    wop *o = &mem->touched[rec][w->op_at];
+    o->ops |= op;
+    if (op == WOP_RESET)
+        o->key = key;
 }
 
 void fc_weights_written(fc_went *w)
 {
-    rec_changed |= !w->notweight;
+    if (!w->notweight)
+        did(w, WOP_NOTW, 0);
     w->notweight = 1;
 }
 
@@ -138,21 +211,23 @@ void fc_weights_first_use(fc_went *w, uint32_t key, uint32_t seg)
     if (w->notweight || w->last_seg == seg)
         return;
     if (w->count == 0 || w->key == key) {
-        rec_changed |= w->count < 2; /* becomes a candidate, or one step nearer */
+        if (w->count == 0)
+            did(w, WOP_RESET, key); /* key = key, count = 1 */
+        else
+            did(w, WOP_COUNT, 0);
         w->key = key;
         if (w->count < 0xffff)
             w->count++;
-        did(w, WOP_COUNT);
     } else if (w->count >= 2) {
         w->count--; /* a weight keeps its role through one odd segment */
-        rec_changed = 1;
+        did(w, WOP_DEC, 0);
     } else {
         w->key = key;
         w->count = 1;
-        rec_changed = 1;
+        did(w, WOP_RESET, key);
     }
     w->last_seg = seg;
-    did(w, WOP_LAST);
+    did(w, WOP_LAST, 0);
 }
 
 void fc_weights_judge(const void *p, uint32_t key, int fresh, uint32_t i, uint32_t t_bwd,
@@ -162,55 +237,85 @@ void fc_weights_judge(const void *p, uint32_t key, int fresh, uint32_t i, uint32
     if (w == NULL || w->notweight || w->count < 2 || FC_MAT(w->key) != FC_MAT(key))
         return;
     if (i >= t_bwd) {
-        rec_changed |= w->trust > -3;
         w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+        did(w, WOP_DOWN, 0);
     } else if (w->judged_seg != seg) {
         w->judged_seg = seg; /* agreement counts once a segment */
-        rec_changed |= w->trust < 3;
         w->trust = (int8_t)(w->trust < 3 ? w->trust + 1 : 3);
-        did(w, WOP_JUDGED);
+        did(w, WOP_UP, 0);
     }
 }
 
 void fc_weights_bwd_use(fc_went *w, uint32_t seg)
 {
     w->bwd_seg = seg;
-    did(w, WOP_BWD);
+    did(w, WOP_BWD, 0);
 }
 
 void fc_weights_fwd_use(const fc_went *w)
 {
-    if (n_fwd == FWD_CAP)
-        rec_changed = 1;
+    if (rec < 0)
+        return;
+    wslot *sl = &slots[rec];
+    if (sl->n_fwd == FWD_CAP)
+        rec_broken = 1;
     else
-        mem->fwd_uses[n_fwd++] = w;
+        mem->fwd_uses[rec][sl->n_fwd++] = w;
 }
 
 int fc_weights_segment_end(uint32_t seg)
 {
-    int stable = rec_open && rec_seg == seg && !rec_changed && !fc_weights_bootstrap;
-    rec_open = 0;
-    if (!stable)
-        rec_seg = 0, n_touched = n_fwd = 0;
-    return stable;
+    int ok = rec >= 0 && slots[rec].seg == seg && !rec_broken && !fc_weights_bootstrap;
+    if (rec >= 0)
+        slots[rec].valid = ok;
+    rec = -1;
+    return ok;
 }
 
-uint64_t fc_weights_repeat(uint32_t seg, int group_open, uint32_t group_first)
+int fc_weights_slot_valid(int slot)
 {
+    if (!slots[slot].valid)
+        return 0;
+    /* every entry it read stands as it did then */
+    const wslot *sl = &slots[slot];
+    for (uint32_t j = 0; j < sl->n_read; j++) {
+        const wread *r = &mem->read[slot][j];
+        const fc_went *w = r->w;
+        if (w->trust != r->trust || w->key != r->key || w->notweight != r->notweight ||
+            count_class(w->count) != r->count)
+            return 0;
+    }
+    return 1;
+}
+
+uint64_t fc_weights_repeat(int slot, uint32_t seg, int group_open, uint32_t group_first)
+{
+    const wslot *sl = &slots[slot];
     uint64_t redone = 0;
     /* the forward's uses come before any backward use of the segment */
-    for (uint32_t j = 0; group_open && j < n_fwd; j++)
-        redone += mem->fwd_uses[j]->bwd_seg >= group_first;
+    for (uint32_t j = 0; group_open && j < sl->n_fwd; j++)
+        redone += mem->fwd_uses[slot][j]->bwd_seg >= group_first;
     newest_seg = seg;
-    for (uint32_t j = 0; j < n_touched; j++) {
-        fc_went *w = mem->touched[j];
-        if ((w->ops & WOP_COUNT) && w->count < 0xffff)
+    for (uint32_t j = 0; j < sl->n_touched; j++) {
+        const wop *o = &mem->touched[slot][j];
+        fc_went *w = o->w;
+        if (o->ops & WOP_RESET)
+            w->key = o->key, w->count = 1;
+        if ((o->ops & WOP_COUNT) && w->count < 0xffff)
             w->count++;
-        if (w->ops & WOP_LAST)
+        if (o->ops & WOP_DEC)
+            w->count--;
+        if (o->ops & WOP_LAST)
             w->last_seg = seg;
-        if (w->ops & WOP_JUDGED)
+        if (o->ops & WOP_NOTW)
+            w->notweight = 1;
+        if (o->ops & WOP_UP) {
             w->judged_seg = seg;
-        if (w->ops & WOP_BWD)
+            w->trust = (int8_t)(w->trust < 3 ? w->trust + 1 : 3);
+        }
+        if (o->ops & WOP_DOWN)
+            w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+        if (o->ops & WOP_BWD)
             w->bwd_seg = seg;
     }
     return redone;

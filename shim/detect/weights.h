@@ -20,9 +20,15 @@ typedef struct fc_went {
     int8_t trust;      /* labelled segments that agreed (+1) or not (-1) */
     uint32_t last_seg, judged_seg;
     uint32_t bwd_seg; /* the last segment that used it the backward way */
-    uint32_t op_seg;  /* the segment whose changes `ops` holds */
-    uint8_t ops;      /* FC_WOP_* that segment made */
+    uint32_t op_seg;  /* the last segment recorded that changed it ... */
+    uint32_t op_at;   /* ... and where in that recording */
+    uint32_t read_seg; /* the last segment recorded that read it */
 } fc_went;
+
+/* Recordings kept at once: a repeat may repeat the segment labelled last or
+ * the one before it (an iteration of two segments, one unlike the other,
+ * as when the first layer is recomputed). */
+#define FC_WSLOTS 2
 
 /* The first segments are being labelled: nothing is confirmed yet, so any
  * candidate counts as a weight (phase.c sets it through
@@ -57,8 +63,11 @@ static inline int fc_weights_proven(const fc_went *w)
 /* ---- changes, recorded for the segment being labelled ---- */
 
 /* Learning segment seg begins (phase.c's fc_phase_learn): changes from now
- * on are its own. */
-void fc_weights_segment_begin(uint32_t seg);
+ * on are its own, recorded in slot (0 .. FC_WSLOTS - 1). */
+void fc_weights_segment_begin(uint32_t seg, int slot);
+/* Labelling the recorded segment changed something else that labelling
+ * reads (a forward shape new to phase.c's fc_sigs): not repeatable. */
+void fc_weights_changed(void);
 /* A GEMM wrote w's address: never a weight. */
 void fc_weights_written(fc_went *w);
 /* Segment seg's first use of w was in role key `key`. */
@@ -75,12 +84,16 @@ void fc_weights_fwd_use(const fc_went *w);
 /* Labelling segment seg ended: 1 when it left every entry it touched
  * judged as before (no entry created or taken over, no trust, key or
  * weight status changed, no count reaching two), so that the same calls
- * again would be labelled the same way. */
+ * again would be labelled the same way. A segment that is not makes every
+ * slot unrepeatable (what they recorded was judged on a table that
+ * changed since). */
 int fc_weights_segment_end(uint32_t seg);
-/* Makes the changes of the last segment that ended stable again, as
- * segment seg's (which repeats it), and returns how many weight uses of
- * its forward the iteration open since group_first had differentiated
- * already (0 when none is open). */
-uint64_t fc_weights_repeat(uint32_t seg, int group_open, uint32_t group_first);
+/* 1 while the segment recorded in slot can be repeated. */
+int fc_weights_slot_valid(int slot);
+/* Makes the changes of the segment recorded in slot again, as segment
+ * seg's (which repeats it), and returns how many weight uses of its
+ * forward the iteration open since group_first had differentiated already
+ * (0 when none is open). */
+uint64_t fc_weights_repeat(int slot, uint32_t seg, int group_open, uint32_t group_first);
 
 #endif

@@ -132,6 +132,11 @@ gpt *gpt_new(const gpt_cfg *cfg, float *arena, size_t arena_floats)
     return g;
 }
 
+void gpt_set_lowest_block(gpt *g, int on)
+{
+    g->c.lowest_block = on;
+}
+
 void gpt_free(gpt *g)
 {
     free(g);

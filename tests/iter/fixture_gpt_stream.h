@@ -44,6 +44,8 @@ void gpt_free(gpt *g);
 /* Floats an arena needs for cfg. */
 size_t gpt_arena_floats(const gpt_cfg *cfg);
 
+/* Changes the allocator's choice (gpt_cfg.lowest_block) from the next step on. */
+void gpt_set_lowest_block(gpt *g, int on);
 /* One forward + backward (one micro-batch). */
 void gpt_train_step(gpt *g, gpt_gemm_fn fn, void *ctx);
 /* One forward under no_grad: an evaluation pass (batch_override > 0 runs it
