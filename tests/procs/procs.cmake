@@ -20,7 +20,9 @@ set(fc_procs_env "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME}")
 if(FLOPCOUNT_SANITIZE STREQUAL "address")
   # sh, timeout and bash are not instrumented: LeakSanitizer has nothing to
   # say about them, and the shim's memory is checked by the C tests.
-  list(APPEND fc_procs_env "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
+  # handle_abort: a child fork_race finds hung is sent SIGABRT first, so
+  # that its stack is printed.
+  list(APPEND fc_procs_env "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_abort=1")
 elseif(FLOPCOUNT_SANITIZE STREQUAL "thread")
   # As the robust tests (tests/robust/robust.cmake says why): call sites off,
   # drainer threads in fork children allowed, the signal-handler report
