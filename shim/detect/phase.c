@@ -179,15 +179,26 @@ static void overwritten(const void *c)
  * B both advance by constant strides: one batched product run as a call
  * per batch entry (CPU torch's bmm), its operands slices of activations
  * however stable their addresses, never weights (three same-shaped
- * Linears in a row share their input, so their B does not advance). */
-static void mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2)
+ * Linears in a row share their input, so their B does not advance).
+ * ea, eb: the entries of r's operands; run: the three calls before r were
+ * such a triple (so p1's and p2's operands are marked already). 1 when r,
+ * p1 and p2 are one. */
+static int mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2, aent *ea, aent *eb,
+                       int run)
 {
     if (p1 == NULL || p2 == NULL || r->sig != p1->sig || r->sig != p2->sig)
-        return;
+        return 0;
     intptr_t da = (intptr_t)r->a - (intptr_t)p1->a, db = (intptr_t)r->b - (intptr_t)p1->b;
     if (da == 0 || db == 0 || da != (intptr_t)p1->a - (intptr_t)p2->a ||
         db != (intptr_t)p1->b - (intptr_t)p2->b)
-        return;
+        return 0;
+    if (run) { /* the triple before was one: only r's operands are new */
+        if (ea != NULL)
+            ea->sliced = 1;
+        if (eb != NULL)
+            eb->sliced = 1;
+        return 1;
+    }
     const void *ops[6] = {r->a, r->b, p1->a, p1->b, p2->a, p2->b};
     for (int i = 0; i < 6; i++) {
         int fresh;
@@ -195,6 +206,7 @@ static void mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2)
         if (e != NULL && !fresh)
             e->sliced = 1;
     }
+    return 1;
 }
 
 void fc_phase_learn(const fc_pend *s)
@@ -203,19 +215,20 @@ void fc_phase_learn(const fc_pend *s)
     fc_weights_segment_begin(s->id, rec_slot);
     atab_begin(s->end - s->start);
     const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
+    int run = 0;                          /* they and the one before them were slices */
     for (uint64_t x = s->start; x < s->end; x++) {
         const fc_irec *r = fc_seg_rec(x);
         if (!fc_irec_is_call(r))
             continue;
         int fresh;
-        aent *e;
-        if (r->a && (e = atab_get(r->a, &fresh)) != NULL)
-            note_use(e, fresh, r->ka, (uint32_t)(x - s->start));
-        if (r->b && (e = atab_get(r->b, &fresh)) != NULL)
-            note_use(e, fresh, r->kb, (uint32_t)(x - s->start));
+        aent *e, *ea = NULL, *eb = NULL;
+        if (r->a && (ea = atab_get(r->a, &fresh)) != NULL)
+            note_use(ea, fresh, r->ka, (uint32_t)(x - s->start));
+        if (r->b && (eb = atab_get(r->b, &fresh)) != NULL)
+            note_use(eb, fresh, r->kb, (uint32_t)(x - s->start));
         if (r->c && (e = atab_get(r->c, &fresh)) != NULL)
             e->written = 1;
-        mark_slices(r, p1, p2);
+        run = mark_slices(r, p1, p2, ea, eb, run);
         p2 = p1;
         p1 = r;
     }
