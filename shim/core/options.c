@@ -10,7 +10,7 @@
 
 fc_options fc_opt = {.callsites = 1, .detect_repeat = 1, .nvtx_step = "step", .prometheus_seconds = 15};
 
-enum kind { K_BOOL, K_U64, K_DOUBLE, K_STR };
+enum kind { K_BOOL, K_U64, K_DOUBLE, K_STR, K_REPEAT /* 0, 1 or check (2) */ };
 
 static const struct {
     const char *name;
@@ -29,7 +29,7 @@ static const struct {
     {"FLOPCOUNT_NVTX_STEP", K_STR, fc_opt.nvtx_step, sizeof fc_opt.nvtx_step, 0, "a range name"},
     {"FLOPCOUNT_LOG_ALL_RANKS", K_BOOL, &fc_opt.log_all_ranks, 0, 0, "0 or 1"},
     {"FLOPCOUNT_CALLSITES", K_BOOL, &fc_opt.callsites, 0, 0, "0 or 1"},
-    {"FLOPCOUNT_DETECT_REPEAT", K_BOOL, &fc_opt.detect_repeat, 0, 0, "0 or 1"},
+    {"FLOPCOUNT_DETECT_REPEAT", K_REPEAT, &fc_opt.detect_repeat, 0, 0, "0, 1 or check"},
     {"FLOPCOUNT_PROMETHEUS", K_STR, fc_opt.prometheus, sizeof fc_opt.prometheus, 0, "a directory"},
     {"FLOPCOUNT_PROMETHEUS_SECONDS", K_DOUBLE, &fc_opt.prometheus_seconds, 0, 1e6, "seconds"},
     {"FLOPCOUNT_CUPTI", K_STR, fc_opt.cupti, sizeof fc_opt.cupti, 0, "0 or a library path"},
@@ -55,6 +55,11 @@ void fc_options_load(void)
             break;
         case K_DOUBLE:
             ok = fc_parse_double(v, 0.0, table[i].max, (double *)table[i].dst) == 0;
+            break;
+        case K_REPEAT:
+            ok = strcmp(v, "check") == 0 || fc_parse_bool(v, (int *)table[i].dst) == 0;
+            if (strcmp(v, "check") == 0)
+                *(int *)table[i].dst = 2;
             break;
         case K_STR:
             ok = strlen(v) < table[i].size;

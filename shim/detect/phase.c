@@ -52,15 +52,26 @@ static uint32_t *alist, n_alist; /* entries created this pass (ADDR_MAX at most)
 /* The last FC_WSLOTS segments labelled in full, each in a slot with its
  * labels (cls, weighted), where its backward started and what its
  * labelling found; weights.c says whether the same calls again would be
- * labelled the same. A segment is labelled into the slot not used last. */
+ * labelled the same. A segment is labelled into the slot used longest ago
+ * (one that cannot be repeated counts as never used). */
 static struct {
     uint64_t hash, len;
     uint8_t truncated;
     int64_t t_bwd;
     fc_seg_result res;
 } slot[FC_WSLOTS];
-static int rec_slot = 0;  /* the slot being learned and labelled into */
-static int used_slot = 1; /* the slot of the segment emitted last */
+static int rec_slot;              /* the slot being learned and labelled into */
+static uint64_t used_at[FC_WSLOTS], uses; /* when each slot was used last */
+
+/* The slot used longest ago: the one a segment labelled in full takes. */
+static int lru_slot(void)
+{
+    int j = 0;
+    for (int k = 1; k < FC_WSLOTS; k++)
+        if (used_at[k] < used_at[j])
+            j = k;
+    return j;
+}
 
 /* All of the above in one mapping (fc_phase_init). */
 typedef struct phase_mem {
@@ -68,6 +79,7 @@ typedef struct phase_mem {
     uint32_t alist[ADDR_MAX];
     sigset fwd_sigs, seen_sigs;
     uint8_t conflict[FC_SEG_CAP], cls[FC_WSLOTS][FC_SEG_CAP], weighted[FC_WSLOTS][FC_SEG_CAP];
+    uint8_t check_cls[FC_SEG_CAP], check_weighted[FC_SEG_CAP]; /* a repeat's, to check */
 } phase_mem;
 static phase_mem *mem;
 
@@ -211,7 +223,7 @@ static int mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2, a
 
 void fc_phase_learn(const fc_pend *s)
 {
-    rec_slot = FC_WSLOTS - 1 - used_slot; /* FC_WSLOTS is 2: the other one */
+    rec_slot = lru_slot();
     fc_weights_segment_begin(s->id, rec_slot);
     atab_begin(s->end - s->start);
     const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
@@ -321,8 +333,12 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
             int wf = !bwd_started && fc_weights_proven(w) && w->key == k[o];
             if (u & USE_NEWROLE) {
                 conflict[i] = 1;
-                if (!bwd_started && fc_weights_proven(w) && w->key != k[o]) {
-                    bwd_started = 1; /* a proven weight's backward use */
+                if (!bwd_started && w != NULL && w->key != k[o]) {
+                    /* a weight's backward use: proven, or agreed with by
+                     * the one labelled segment that used it so far (just
+                     * after the first segments, a weight of a layer that
+                     * only every other segment runs) */
+                    bwd_started = 1;
                     first_wbwd = i;
                 }
             } else if (e->first == i) {
@@ -454,6 +470,8 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
     const void *p[2] = {r->a, r->b};
     uint32_t k[2] = {r->ka, r->kb};
     int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
+    int fab = 0;         /* an operand passed for a weight used the forward way after its backward */
+    int sure_fwd = 0;    /* a confirmed weight in its forward role, not differentiated yet */
     int again = 0; /* a weight in its forward role after its backward use */
     int64_t replayed = -1;
     for (int o = 0; o < 2; o++) {
@@ -472,8 +490,8 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
              * confirmed weight: an activation at an address that passes
              * for one (freed after its backward, the block reused), or the
              * first segments, where nothing is confirmed. Judged as no
-             * weight, and the segment is unsure. */
-            res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
+             * weight, and the segment is unsure (below). */
+            fab = 1;
             w = NULL;
         }
         if (w != NULL) {
@@ -482,7 +500,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
             else if (e[o]->bwd_roles)
                 again = e[o]->rec_used ? 2 : 1;
             else
-                fwd_weight = 1, replayed = e[o]->first;
+                fwd_weight = 1, replayed = e[o]->first, sure_fwd |= fc_weights_confirmed(w);
             continue;
         }
         if (seen && e[o]->bwd_roles && (e[o]->fwd_roles & (1u << FC_ROLE(k[o]))) &&
@@ -504,6 +522,12 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
             reused_new_role = reused[o] = 1;
         }
     }
+    /* Unsure unless the other operand is a confirmed weight whose backward
+     * has not come yet: then the call runs its layer's forward again (a
+     * recompute) whatever the address passing for a weight holds (a
+     * checkpointed block's input, recomputed into the block it had). */
+    if (fab && !(sure_fwd && !bwd_weight))
+        res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
     int64_t expect = *cursor >= 0 ? next_forward_call(s, *cursor, t_bwd) : -1;
     *cursor = -1;
     if (bwd_weight) {
@@ -673,22 +697,22 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         overwritten(r->c);
     }
     res->has_bwd = t_bwd >= 0 || res->declared;
-    if (fc_weights_segment_end(s->id)) {
+    int slot_ok = fc_weights_segment_end(s->id);
+    if (slot_ok) {
         slot[rec_slot].hash = s->hash;
         slot[rec_slot].len = n;
         slot[rec_slot].truncated = s->truncated;
         slot[rec_slot].t_bwd = t_bwd;
         slot[rec_slot].res = *res;
     }
-    used_slot = rec_slot;
+    used_at[rec_slot] = slot_ok ? ++uses : 0;
 }
 
 int fc_phase_repeats(const fc_pend *s)
 {
-    for (int k = 0; k < FC_WSLOTS; k++) {
-        int j = (used_slot + FC_WSLOTS - k) % FC_WSLOTS; /* the last used first */
-        if (fc_weights_slot_valid(j) && slot[j].hash == s->hash && slot[j].len == s->end - s->start &&
-            slot[j].truncated == s->truncated)
+    for (int j = 0; j < FC_WSLOTS; j++) {
+        if (slot[j].hash == s->hash && slot[j].len == s->end - s->start &&
+            slot[j].truncated == s->truncated && fc_weights_slot_valid(j))
             return j;
     }
     return -1;
@@ -701,8 +725,44 @@ int64_t fc_phase_repeat(const fc_pend *s, const fc_phase_ctx *ctx, fc_seg_result
     res->fwd_redone = fc_weights_repeat(j, s->id, ctx->group_open, ctx->group_first);
     cls = mem->cls[j];
     weighted = mem->weighted[j];
-    used_slot = j;
+    used_at[j] = ++uses;
     return slot[j].t_bwd;
+}
+
+/* ---- checking a repeat against labelling in full ---- */
+
+static struct {
+    int64_t t_bwd;
+    fc_seg_result res;
+} check;
+
+void fc_phase_check_begin(const fc_pend *s)
+{
+    int j = s->check_of;
+    uint64_t n = s->end - s->start;
+    memcpy(mem->check_cls, mem->cls[j], n);
+    memcpy(mem->check_weighted, mem->weighted[j], n);
+    check.t_bwd = slot[j].t_bwd;
+    check.res = slot[j].res;
+    fc_weights_check_begin(j, s->id);
+}
+
+uint64_t fc_phase_check_redone(const fc_phase_ctx *ctx)
+{
+    return fc_weights_check_redone(ctx->group_open, ctx->group_first);
+}
+
+uint64_t fc_phase_check_end(const fc_pend *s, int64_t t_bwd, const fc_seg_result *res,
+                            uint64_t redone)
+{
+    uint64_t n = s->end - s->start, bad = 0;
+    const fc_seg_result *e = &check.res;
+    bad += t_bwd != check.t_bwd;
+    bad += res->has_bwd != e->has_bwd || res->declared != e->declared ||
+           res->unsure != e->unsure || res->anchor_bwd != e->anchor_bwd || res->fwd_redone != redone;
+    bad += memcmp(cls, mem->check_cls, n) != 0;
+    bad += memcmp(weighted, mem->check_weighted, n) != 0;
+    return bad + fc_weights_check_end(rec_slot);
 }
 
 uint8_t fc_phase_class(uint64_t rel)
@@ -736,7 +796,8 @@ void fc_phase_reset(void)
     n_alist = 0;
     memset(slot, 0, sizeof slot);
     rec_slot = 0;
-    used_slot = 1;
+    memset(used_at, 0, sizeof used_at);
+    uses = 0;
     fc_weights_reset();
     if (mem == NULL)
         return; /* nothing mapped, nothing used */

@@ -57,12 +57,12 @@ static uint32_t anchor_k;
 static int anchor_slot; /* 0: A operand, 1: B operand */
 
 /* Repeats: a segment whose records (shapes, addresses, roles, declared
- * phases) are those of one of the last two segments labelled in full is
- * labelled as that one was (fc_phase_repeat), when labelling that one and
- * every segment since changed nothing labelling reads: a training loop
- * whose allocator hands out the same blocks every step costs one pass over
- * its calls per step (two slots: an iteration may be two segments, one
- * unlike the other, when the first layer is recomputed). */
+ * phases) are those of one of the last four segments labelled in full is
+ * labelled as that one was (fc_phase_repeat), when what labelling that one
+ * read stands as it did: a training loop whose allocator hands out the
+ * same blocks every step costs one pass over its calls per step (four: an
+ * iteration may be two unlike segments, when the first layer is
+ * recomputed, with an evaluation pass between two). */
 static int repeat_on = 1;
 
 /* The labelling state of the iteration in progress (auto mode). */
@@ -171,10 +171,15 @@ static void emit(const fc_pend *s)
         t_bwd = fc_phase_repeat(s, &ctx, &res);
         stats.repeated++;
     } else {
+        uint64_t redone = s->check_of >= 0 ? fc_phase_check_redone(&ctx) : 0;
         t_bwd = fc_phase_find_backward(s, &res);
         if (s->truncated)
             res.unsure |= FC_UNSURE_TRUNCATED;
         fc_phase_label(s, &ctx, t_bwd, &res);
+        if (s->check_of >= 0) {
+            stats.repeat_checks++;
+            stats.repeat_mismatches += fc_phase_check_end(s, t_bwd, &res, redone) != 0;
+        }
     }
     int kind = decide_kind(s, t_bwd, &res);
     if (kind == FC_SEG_EVAL) {
@@ -232,9 +237,9 @@ static uint64_t content_hash(const fc_pend *s)
     return h;
 }
 
-void fc_seg_set_repeat(int on)
+void fc_seg_set_repeat(int mode)
 {
-    repeat_on = on;
+    repeat_on = mode;
 }
 
 /* Closes the open segment at index `at` (exclusive); t1 is when the next
@@ -261,9 +266,14 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     open_start = at;
     s->hash = content_hash(s);
     /* labelled at once, after the segments it may repeat */
-    s->repeat_of = -1;
+    s->repeat_of = s->check_of = -1;
     if (repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS && !fc_phase_bootstrapping())
         s->repeat_of = (int8_t)fc_phase_repeats(s);
+    if (repeat_on == FC_REPEAT_CHECK && s->repeat_of >= 0) {
+        s->check_of = s->repeat_of; /* labelled in full, and compared */
+        s->repeat_of = -1;
+        fc_phase_check_begin(s);
+    }
     if (s->repeat_of < 0)
         fc_phase_learn(s);
     learned++;

@@ -37,7 +37,9 @@ typedef struct fc_seg_stats {
     uint64_t segments;   /* segments labelled so far */
     uint64_t truncated;  /* cut short because the buffer filled */
     uint64_t weights;    /* addresses taken as weights */
-    uint64_t repeated;   /* labelled as the segment before them (fc_seg_set_repeat) */
+    uint64_t repeated;   /* labelled as an earlier segment they repeat (fc_seg_set_repeat) */
+    uint64_t repeat_checks;     /* FC_REPEAT_CHECK: segments that could have been repeats ... */
+    uint64_t repeat_mismatches; /* ... whose labelling in full differed from the repeat */
     int anchor;          /* 1 once the first forward call's weight was found again */
 } fc_seg_stats;
 
@@ -47,9 +49,13 @@ typedef struct fc_seg_stats {
 int fc_seg_init(void);
 /* Back to an empty detector (a fork child), pages given back. */
 void fc_seg_reset(void);
-/* 0: label every segment in full, even one that repeats the segment
- * before it call for call (FLOPCOUNT_DETECT_REPEAT=0; default 1). */
-void fc_seg_set_repeat(int on);
+/* FLOPCOUNT_DETECT_REPEAT: 1 (default) a segment that repeats an earlier
+ * one call for call is labelled as that one was; 0: every segment is
+ * labelled in full; FC_REPEAT_CHECK: in full, and each that could have been
+ * a repeat is compared with what the repeat would have given
+ * (fc_seg_stats.repeat_checks, repeat_mismatches). */
+#define FC_REPEAT_CHECK 2
+void fc_seg_set_repeat(int mode);
 /* One event, in stream order. */
 void fc_seg_push(const fc_irec *r);
 /* End of the stream (report time): labels everything still held. */

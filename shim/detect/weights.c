@@ -56,11 +56,15 @@ typedef struct wmem {
     wop touched[FC_WSLOTS][W_CAP];               /* entries each recorded segment changed */
     wread read[FC_WSLOTS][W_CAP];                /* ... and read, as they stood */
     const fc_went *fwd_uses[FC_WSLOTS][FWD_CAP]; /* weights its forward calls used */
+    fc_went expect[W_CAP];                       /* a check: each entry as a repeat would leave it */
+    const fc_went *expect_of[W_CAP];             /* ... which entry */
+    const fc_went *check_fwd[FWD_CAP];           /* ... and the forward's weights */
 } wmem;
 static wmem *mem;
 static uint32_t n_wlist;
 static uint32_t newest_seg; /* the last segment learned */
 static wslot slots[FC_WSLOTS];
+static uint32_t n_expect, n_check_fwd; /* a check's entries and forward uses */
 static int rec = -1;    /* the slot recording, -1: none */
 static int rec_broken;  /* ... and its segment cannot be repeated */
 
@@ -288,6 +292,63 @@ int fc_weights_slot_valid(int slot)
     return 1;
 }
 
+/* What the changes in wop o do to entry w, made by segment seg. */
+static void apply(fc_went *w, const wop *o, uint32_t seg)
+{
+    if (o->ops & WOP_RESET)
+        w->key = o->key, w->count = 1;
+    if ((o->ops & WOP_COUNT) && w->count < 0xffff)
+        w->count++;
+    if (o->ops & WOP_DEC)
+        w->count--;
+    if (o->ops & WOP_LAST)
+        w->last_seg = seg;
+    if (o->ops & WOP_NOTW)
+        w->notweight = 1;
+    if (o->ops & WOP_UP) {
+        w->judged_seg = seg;
+        w->trust = (int8_t)(w->trust < 3 ? w->trust + 1 : 3);
+    }
+    if (o->ops & WOP_DOWN)
+        w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
+    if (o->ops & WOP_BWD)
+        w->bwd_seg = seg;
+}
+
+void fc_weights_check_begin(int slot, uint32_t seg)
+{
+    const wslot *sl = &slots[slot];
+    n_expect = sl->n_touched;
+    for (uint32_t j = 0; j < n_expect; j++) {
+        const wop *o = &mem->touched[slot][j];
+        mem->expect[j] = *o->w;
+        mem->expect_of[j] = o->w;
+        apply(&mem->expect[j], o, seg);
+    }
+    n_check_fwd = sl->n_fwd;
+    memcpy(mem->check_fwd, mem->fwd_uses[slot], n_check_fwd * sizeof *mem->check_fwd);
+}
+
+uint64_t fc_weights_check_redone(int group_open, uint32_t group_first)
+{
+    uint64_t redone = 0;
+    for (uint32_t j = 0; group_open && j < n_check_fwd; j++)
+        redone += mem->check_fwd[j]->bwd_seg >= group_first;
+    return redone;
+}
+
+uint64_t fc_weights_check_end(int slot)
+{
+    uint64_t bad = slots[slot].n_touched != n_expect; /* it changed others, or fewer */
+    for (uint32_t j = 0; j < n_expect; j++) {
+        const fc_went *w = mem->expect_of[j], *e = &mem->expect[j];
+        bad += w->addr != e->addr || w->key != e->key || w->count != e->count ||
+               w->notweight != e->notweight || w->trust != e->trust || w->last_seg != e->last_seg ||
+               w->judged_seg != e->judged_seg || w->bwd_seg != e->bwd_seg;
+    }
+    return bad;
+}
+
 uint64_t fc_weights_repeat(int slot, uint32_t seg, int group_open, uint32_t group_first)
 {
     const wslot *sl = &slots[slot];
@@ -296,27 +357,7 @@ uint64_t fc_weights_repeat(int slot, uint32_t seg, int group_open, uint32_t grou
     for (uint32_t j = 0; group_open && j < sl->n_fwd; j++)
         redone += mem->fwd_uses[slot][j]->bwd_seg >= group_first;
     newest_seg = seg;
-    for (uint32_t j = 0; j < sl->n_touched; j++) {
-        const wop *o = &mem->touched[slot][j];
-        fc_went *w = o->w;
-        if (o->ops & WOP_RESET)
-            w->key = o->key, w->count = 1;
-        if ((o->ops & WOP_COUNT) && w->count < 0xffff)
-            w->count++;
-        if (o->ops & WOP_DEC)
-            w->count--;
-        if (o->ops & WOP_LAST)
-            w->last_seg = seg;
-        if (o->ops & WOP_NOTW)
-            w->notweight = 1;
-        if (o->ops & WOP_UP) {
-            w->judged_seg = seg;
-            w->trust = (int8_t)(w->trust < 3 ? w->trust + 1 : 3);
-        }
-        if (o->ops & WOP_DOWN)
-            w->trust = (int8_t)(w->trust > -3 ? w->trust - 1 : -3);
-        if (o->ops & WOP_BWD)
-            w->bwd_seg = seg;
-    }
+    for (uint32_t j = 0; j < sl->n_touched; j++)
+        apply(mem->touched[slot][j].w, &mem->touched[slot][j], seg);
     return redone;
 }

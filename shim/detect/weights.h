@@ -25,10 +25,10 @@ typedef struct fc_went {
     uint32_t read_seg; /* the last segment recorded that read it */
 } fc_went;
 
-/* Recordings kept at once: a repeat may repeat the segment labelled last or
- * the one before it (an iteration of two segments, one unlike the other,
- * as when the first layer is recomputed). */
-#define FC_WSLOTS 2
+/* Recordings kept at once: a repeat may repeat any of the last four
+ * segments labelled in full (an iteration of two unlike segments, as when
+ * the first layer is recomputed, and an evaluation pass between two). */
+#define FC_WSLOTS 4
 
 /* The first segments are being labelled: nothing is confirmed yet, so any
  * candidate counts as a weight (phase.c sets it through
@@ -95,5 +95,19 @@ int fc_weights_slot_valid(int slot);
  * forward the iteration open since group_first had differentiated already
  * (0 when none is open). */
 uint64_t fc_weights_repeat(int slot, uint32_t seg, int group_open, uint32_t group_first);
+
+/* ---- checking a repeat against labelling in full (FLOPCOUNT_DETECT_REPEAT=check) ---- */
+
+/* Segment seg, which repeats the one in slot, is about to be labelled in
+ * full: keeps what a repeat would leave in every entry that one changed,
+ * and the weights its forward used. Before fc_phase_learn. */
+void fc_weights_check_begin(int slot, uint32_t seg);
+/* What a repeat would have counted as the forward's reuse under the
+ * iteration open since group_first (before the labelling). */
+uint64_t fc_weights_check_redone(int group_open, uint32_t group_first);
+/* After the labelling, recorded in slot: the number of entries that differ
+ * from what the repeat would have left, plus 1 when the labelling changed
+ * another number of entries than the repeated segment did. */
+uint64_t fc_weights_check_end(int slot);
 
 #endif

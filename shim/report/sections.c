@@ -197,6 +197,11 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_obj_begin(w, "detector");
     fc_jw_u64(w, "segments", st.segments);
     fc_jw_u64(w, "truncated_segments", st.truncated);
+    fc_jw_u64(w, "repeated_segments", st.repeated);
+    if (st.repeat_checks > 0) { /* FLOPCOUNT_DETECT_REPEAT=check */
+        fc_jw_u64(w, "repeat_checks", st.repeat_checks);
+        fc_jw_u64(w, "repeat_mismatches", st.repeat_mismatches);
+    }
     fc_jw_u64(w, "weights", st.weights);
     fc_jw_bool(w, "anchor_found", st.anchor);
     fc_jw_u64(w, "dropped_records", fc_ring_dropped());

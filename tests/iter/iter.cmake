@@ -33,7 +33,7 @@ if [ -n "$6" ]; then export FLOPCOUNT_NVTX_STEP="$6"; fi
 LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$7" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
   ASAN_OPTIONS=detect_leaks=0 "$4" RUN "$5"
 "$4" --check "$1" "$5"]=])
-foreach(mode none full selective markers nvtx nvtx-named threads)
+foreach(mode none full selective markers nvtx nvtx-named threads steady)
   set(named "")
   if(mode STREQUAL "nvtx-named")
     set(named train_step)

@@ -271,7 +271,7 @@ static void test_torch_head(void **state)
  * blocks every step); and it is used: at least half the segments. */
 typedef struct outcome {
     fc_iteration it[64];
-    uint64_t count, evals, repeated;
+    uint64_t count, evals, repeated, checks, mismatches;
     fc_u128 eval_flops;
 } outcome;
 
@@ -303,6 +303,8 @@ static void run_outcome(const gpt_cfg *c, int repeat, int eval_every, unsigned j
     fc_seg_stats st;
     fc_seg_stats_get(&st);
     o->repeated = st.repeated;
+    o->checks = st.repeat_checks;
+    o->mismatches = st.repeat_mismatches;
     fc_seg_set_repeat(1);
 }
 
@@ -320,9 +322,14 @@ static void test_repeat_same_labels(void **state)
             gpt_cfg c = tiny(modes[i][0], (unsigned)modes[i][1]);
             c.torch_head = head;
             c.lowest_block = 1;
-            static outcome full, rep;
+            static outcome full, rep, chk;
             run_outcome(&c, 0, modes[i][2], 0, &full);
             run_outcome(&c, 1, modes[i][2], 0, &rep);
+            run_outcome(&c, FC_REPEAT_CHECK, modes[i][2], 0, &chk);
+            /* each repeat, labelled in full as well, gave the same */
+            assert_int_equal(chk.repeated, 0);
+            assert_true(chk.checks >= 12);
+            assert_int_equal(chk.mismatches, 0);
             assert_int_equal(full.repeated, 0);
             assert_true(rep.repeated >= 12);
             assert_int_equal(full.count, rep.count);
@@ -343,7 +350,7 @@ static void test_repeat_same_labels(void **state)
 static void test_repeat_random(void **state)
 {
     (void)state;
-    uint64_t repeats = 0;
+    uint64_t repeats = 0, checks = 0;
     for (unsigned seed = 1; seed <= 120; seed++) {
         unsigned r = seed * 2654435761u;
         static const int rec[] = {GPT_NONE, GPT_FULL, GPT_SELECTIVE};
@@ -352,10 +359,23 @@ static void test_repeat_random(void **state)
         c.torch_head = (int)((r >> 10) % 2);
         c.lowest_block = 1;
         int eval_every = (int)((r >> 12) % 5);
-        static outcome full, rep;
+        static outcome full, rep, chk;
         run_outcome(&c, 0, eval_every, seed, &full);
         run_outcome(&c, 1, eval_every, seed, &rep);
+        run_outcome(&c, FC_REPEAT_CHECK, eval_every, seed, &chk);
         repeats += rep.repeated;
+        checks += chk.checks;
+        assert_int_equal(chk.mismatches, 0);
+        /* and every iteration is exact or flagged: never silently wrong */
+        gpt_flops f;
+        gpt_expected(&c, &f);
+        assert_int_equal(rep.count, 24);
+        for (uint64_t k = 0; k < rep.count; k++)
+            if (!rep.it[k].unsure) {
+                assert_true(rep.it[k].fwd == f.fwd);
+                assert_true(rep.it[k].bwd == f.bwd);
+                assert_true(rep.it[k].rec == f.rec);
+            }
         assert_int_equal(full.count, rep.count);
         assert_int_equal(full.evals, rep.evals);
         assert_true(full.eval_flops == rep.eval_flops);
@@ -367,6 +387,7 @@ static void test_repeat_random(void **state)
         }
     }
     assert_true(repeats > 120 * 6);
+    assert_true(checks > 120 * 6);
 }
 
 /* A stray GEMM before training must not become the anchor. */
