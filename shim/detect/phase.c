@@ -292,13 +292,23 @@ static int64_t declared_backward(const fc_pend *s, int *declared)
     return first;
 }
 
+/* Calls from here to the backward found are in doubt (a weight was used
+ * the backward way before it): labelling judges no weight first used
+ * there as agreeing, or a guess would confirm its own candidates (a loss
+ * gradient at one address taken for a weight, and every later segment
+ * running its forward on over the last layer's weight gradient). */
+static int64_t doubt_from = INT64_MAX;
+
 int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
 {
     unsigned unsure = 0;
+    doubt_from = INT64_MAX;
     int64_t t_bwd = find_backward_auto(s, &unsure);
     int64_t t_decl = declared_backward(s, &res->declared);
-    if (res->declared)
+    if (res->declared) {
+        doubt_from = INT64_MAX;
         return t_decl;
+    }
     res->unsure |= unsure;
     return t_bwd;
 }
@@ -390,8 +400,17 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
      * first backward went by as forward (only while weights are not
      * confirmed yet), or a forward used an activation that passed for a
      * weight in two ways. */
-    if (bwd_started && (t_bwd < 0 || first_wbwd < (uint64_t)t_bwd))
+    if (bwd_started && (t_bwd < 0 || first_wbwd < (uint64_t)t_bwd)) {
         *unsure |= FC_UNSURE_EARLY_BWD;
+        /* in doubt from the first call that reused a tensor in a new role
+         * (the backward may have started there), or the weight's use */
+        doubt_from = (int64_t)first_wbwd;
+        for (uint64_t i = 0; i < first_wbwd; i++)
+            if (conflict[i]) {
+                doubt_from = (int64_t)i;
+                break;
+            }
+    }
     /* The backward found starts where an unconfirmed weight was held back:
      * a gradient at a recurring address, or a weight whose layer's input
      * sits where a freed tensor was used another way. */
@@ -686,7 +705,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
             c = label_backward_call(s, ctx, i, e, (uint32_t)t_bwd, res, &st);
         }
         cls[i] = c;
-        if (t_bwd >= 0) {
+        if (t_bwd >= 0 && ((int64_t)i < doubt_from || (int64_t)i >= t_bwd)) {
             if (r->a)
                 fc_weights_judge(r->a, r->ka, fa, (uint32_t)i, (uint32_t)t_bwd, s->id);
             if (r->b)

@@ -42,6 +42,7 @@ static fc_pend pending[MAX_PEND];
 static int n_pend;
 static uint32_t next_id = 1;
 static int learned;
+static int new_segments; /* segments that started an iteration (FC_SEG_NEW) */
 
 static struct cand {
     const void *p;
@@ -204,7 +205,13 @@ static void emit(const fc_pend *s)
      * can be closed now rather than at the next segment. */
     fc_steps_segment_end(s->t1, kind != FC_SEG_EVAL && group_anchor_bwd, s->at_end);
     stats.segments++;
-    if (stats.segments >= LEARN_SEGMENTS)
+    /* The first segments label with every candidate taken for a weight,
+     * until LEARN_SEGMENTS iterations have started: each has judged the
+     * weights of its whole forward by then (counting segments instead, an
+     * iteration of two segments and an evaluation pass left most weights
+     * judged once: neither confirmed nor taken, and the next forward ran
+     * on into the backward) */
+    if (kind == FC_SEG_NEW && ++new_segments >= LEARN_SEGMENTS)
         fc_phase_set_bootstrap(0);
     stats.truncated += s->truncated;
     tail = s->end;
@@ -492,7 +499,7 @@ void fc_seg_reset(void)
     open_after_step = 0;
     n_pend = 0;
     next_id = 1;
-    learned = 0;
+    learned = new_segments = 0;
     fc_phase_reset();
     fc_profile_reset();
     n_cand = 0;

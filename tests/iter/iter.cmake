@@ -16,6 +16,18 @@ target_include_directories(test_iter_detect PRIVATE ${CMAKE_SOURCE_DIR}/shim ${C
 target_link_libraries(test_iter_detect PRIVATE cmocka fc_analysis)
 add_test(NAME iter_detect COMMAND test_iter_detect)
 
+# The detector on random training loops (test_iter_random.c): every
+# iteration exact or flagged, repeats the same as labelling in full. A
+# slice here; the full run (seeds 0-20000, each mode) in docs/iterations.md.
+add_executable(test_iter_random ${CMAKE_CURRENT_LIST_DIR}/test_iter_random.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
+               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c
+               ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
+               ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+target_include_directories(test_iter_random PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_iter_random PRIVATE fc_analysis)
+add_test(NAME iter_random COMMAND test_iter_random 0 1500 1)
+add_test(NAME iter_random_check COMMAND test_iter_random 1500 2500 check)
+
 # The same loop through the real cuBLAS entry points (cublasGemmEx,
 # cublasGemmStridedBatchedEx, cublasLtMatmul) of the CPU emulations, under
 # the shim; then --check reads the report (and the model inferred from it). $1 report, $2 preload, $3 library
