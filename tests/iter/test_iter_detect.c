@@ -12,32 +12,10 @@
 
 #include <cmocka.h>
 
-#include "core/api.h"
 #include "detect/segment.h"
 #include "detect/steps.h"
-#include "dtype.h"
+#include "feed_detector.h"
 #include "fixture_gpt_stream.h"
-
-/* What steps.c and segment.c need from the rest of the shim. */
-int fc_clock_fast;
-uint64_t fc_now_ns(void) { return 0; }
-double fc_ticks_seconds(uint64_t d) { return (double)d; } /* one tick, one "second" */
-
-static uint64_t clock_ticks;
-
-static void push_gemm(void *ctx, int api, char ta, char tb, int64_t m, int64_t n, int64_t k,
-                      int64_t batch, const float *a, const float *b, float *c)
-{
-    (void)ctx;
-    static const uint8_t apis[] = {FC_API_CUBLAS_GEMMEX, FC_API_CUBLAS_GEMM_STRIDED_EX,
-                                   FC_API_CUBLASLT_MATMUL};
-    fc_gemm g = {.api = apis[api], .dtype = FC_DT_FP32, .out_dtype = FC_DT_FP32, .compute = 68,
-                 .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .batch = batch,
-                 .a = a, .b = b, .c = c};
-    fc_irec r;
-    fc_irec_fill(&r, &g, 2u * (uint64_t)(m * n * k * batch), ++clock_ticks, fc_gemm_sig(&g));
-    fc_seg_push(&r);
-}
 
 static void push_mark(int kind)
 {
@@ -308,6 +286,20 @@ static void run_outcome(const gpt_cfg *c, int repeat, int eval_every, unsigned j
     fc_seg_set_repeat(1);
 }
 
+/* The same iterations, splits, unsure bits and evaluation passes. */
+static void expect_same(const outcome *a, const outcome *b)
+{
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->evals, b->evals);
+    assert_true(a->eval_flops == b->eval_flops);
+    for (uint64_t k = 0; k < a->count && k < 64; k++) {
+        assert_true(a->it[k].fwd == b->it[k].fwd);
+        assert_true(a->it[k].bwd == b->it[k].bwd);
+        assert_true(a->it[k].rec == b->it[k].rec);
+        assert_int_equal(a->it[k].unsure, b->it[k].unsure);
+    }
+}
+
 static void test_repeat_same_labels(void **state)
 {
     (void)state;
@@ -332,15 +324,7 @@ static void test_repeat_same_labels(void **state)
             assert_int_equal(chk.mismatches, 0);
             assert_int_equal(full.repeated, 0);
             assert_true(rep.repeated >= 12);
-            assert_int_equal(full.count, rep.count);
-            assert_int_equal(full.evals, rep.evals);
-            assert_true(full.eval_flops == rep.eval_flops);
-            for (uint64_t k = 0; k < full.count && k < 64; k++) {
-                assert_true(full.it[k].fwd == rep.it[k].fwd);
-                assert_true(full.it[k].bwd == rep.it[k].bwd);
-                assert_true(full.it[k].rec == rep.it[k].rec);
-                assert_int_equal(full.it[k].unsure, rep.it[k].unsure);
-            }
+            expect_same(&full, &rep);
         }
 }
 
@@ -376,15 +360,7 @@ static void test_repeat_random(void **state)
                 assert_true(rep.it[k].bwd == f.bwd);
                 assert_true(rep.it[k].rec == f.rec);
             }
-        assert_int_equal(full.count, rep.count);
-        assert_int_equal(full.evals, rep.evals);
-        assert_true(full.eval_flops == rep.eval_flops);
-        for (uint64_t k = 0; k < full.count && k < 64; k++) {
-            assert_true(full.it[k].fwd == rep.it[k].fwd);
-            assert_true(full.it[k].bwd == rep.it[k].bwd);
-            assert_true(full.it[k].rec == rep.it[k].rec);
-            assert_int_equal(full.it[k].unsure, rep.it[k].unsure);
-        }
+        expect_same(&full, &rep);
     }
     assert_true(repeats > 120 * 6);
     assert_true(checks > 120 * 6);

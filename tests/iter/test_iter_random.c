@@ -16,32 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api.h"
 #include "detect/segment.h"
 #include "detect/steps.h"
-#include "dtype.h"
+#include "feed_detector.h"
 #include "fixture_gpt_stream.h"
-
-/* What steps.c and segment.c need from the rest of the shim. */
-int fc_clock_fast;
-uint64_t fc_now_ns(void) { return 0; }
-double fc_ticks_seconds(uint64_t d) { return (double)d; }
-
-static uint64_t ticks;
-
-static void push_gemm(void *ctx, int api, char ta, char tb, int64_t m, int64_t n, int64_t k,
-                      int64_t batch, const float *a, const float *b, float *c)
-{
-    (void)ctx;
-    static const uint8_t apis[] = {FC_API_CUBLAS_GEMMEX, FC_API_CUBLAS_GEMM_STRIDED_EX,
-                                   FC_API_CUBLASLT_MATMUL};
-    fc_gemm g = {.api = apis[api], .dtype = FC_DT_FP32, .out_dtype = FC_DT_FP32, .compute = 68,
-                 .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .batch = batch,
-                 .a = a, .b = b, .c = c};
-    fc_irec r;
-    fc_irec_fill(&r, &g, 2u * (uint64_t)(m * n * k * batch), ++ticks, fc_gemm_sig(&g));
-    fc_seg_push(&r);
-}
 
 static unsigned rnd(unsigned *x)
 {
@@ -74,7 +52,7 @@ static int run_seed(int seed, int repeat, tally *t)
     fc_seg_reset();
     fc_steps_reset();
     fc_seg_set_repeat(repeat);
-    ticks = 0;
+    clock_ticks = 0;
     gpt *g = gpt_new(&c, NULL, 0);
     for (int i = 0; i < steps; i++) {
         int other = jitter && rnd(&x) % (unsigned)(jitter * 3) == 0;

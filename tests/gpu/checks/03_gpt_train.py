@@ -112,8 +112,11 @@ def evaluate(report, meta, cfg, gpu_timing, figures):
         detected_by=it.get("detected_by"),
         totals=report.get("totals"),
         eval_passes=report.get("eval_passes"),
+        detector=it.get("detector"),  # repeated_segments: steps the caching allocator repeated
     )
     problems = []
+    if (it.get("detector") or {}).get("repeat_mismatches"):
+        problems.append("%s repeats differed from labelling in full" % it["detector"]["repeat_mismatches"])
     if it.get("count") != steps or it.get("detected_by") != "auto":
         problems.append(
             "%s iterations (%s), expected %d (auto)" % (it.get("count"), it.get("detected_by"), steps)
