@@ -274,7 +274,7 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     s->hash = content_hash(s);
     /* labelled at once, after the segments it may repeat */
     s->repeat_of = s->check_of = -1;
-    if (repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS && !fc_phase_bootstrapping())
+    if (repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS)
         s->repeat_of = (int8_t)fc_phase_repeats(s);
     if (repeat_on == FC_REPEAT_CHECK && s->repeat_of >= 0) {
         s->check_of = s->repeat_of; /* labelled in full, and compared */

@@ -46,7 +46,8 @@ typedef struct wread {
 /* What labelling one segment read and changed. */
 typedef struct wslot {
     uint32_t seg; /* the segment recorded, 0: none */
-    int valid;    /* it can be repeated */
+    int valid;    /* it can be repeated ... */
+    int boot;     /* ... while fc_weights_bootstrap is what it was then */
     uint32_t n_touched, n_read, n_fwd;
 } wslot;
 
@@ -174,7 +175,7 @@ void fc_weights_segment_begin(uint32_t seg, int slot)
      * of the two interleave, neither can be repeated */
     rec_broken = rec >= 0;
     rec = slot;
-    slots[slot] = (wslot){.seg = seg};
+    slots[slot] = (wslot){.seg = seg, .boot = fc_weights_bootstrap};
 }
 
 void fc_weights_changed(void)
@@ -269,7 +270,7 @@ void fc_weights_fwd_use(const fc_went *w)
 
 int fc_weights_segment_end(uint32_t seg)
 {
-    int ok = rec >= 0 && slots[rec].seg == seg && !rec_broken && !fc_weights_bootstrap;
+    int ok = rec >= 0 && slots[rec].seg == seg && !rec_broken;
     if (rec >= 0)
         slots[rec].valid = ok;
     rec = -1;
@@ -278,7 +279,7 @@ int fc_weights_segment_end(uint32_t seg)
 
 int fc_weights_slot_valid(int slot)
 {
-    if (!slots[slot].valid)
+    if (!slots[slot].valid || slots[slot].boot != fc_weights_bootstrap)
         return 0;
     /* every entry it read stands as it did then */
     const wslot *sl = &slots[slot];

@@ -66,7 +66,8 @@ static inline int fc_weights_proven(const fc_went *w)
  * on are its own, recorded in slot (0 .. FC_WSLOTS - 1). */
 void fc_weights_segment_begin(uint32_t seg, int slot);
 /* Labelling the recorded segment changed something else that labelling
- * reads (a forward shape new to phase.c's fc_sigs): not repeatable. */
+ * reads (a forward shape new to phase.c's fwd_sigs): no slot can be
+ * repeated, this segment's included. */
 void fc_weights_changed(void);
 /* A GEMM wrote w's address: never a weight. */
 void fc_weights_written(fc_went *w);
@@ -81,14 +82,16 @@ void fc_weights_judge(const void *p, uint32_t key, int fresh, uint32_t i, uint32
 void fc_weights_bwd_use(fc_went *w, uint32_t seg);
 /* A forward call of the segment used weight w (see fc_weights_repeat). */
 void fc_weights_fwd_use(const fc_went *w);
-/* Labelling segment seg ended: 1 when it left every entry it touched
- * judged as before (no entry created or taken over, no trust, key or
- * weight status changed, no count reaching two), so that the same calls
- * again would be labelled the same way. A segment that is not makes every
- * slot unrepeatable (what they recorded was judged on a table that
- * changed since). */
+/* Labelling segment seg ended: 1 when its recording is whole - no other
+ * segment learned in between, nothing past the recording's capacity, no
+ * entry created or taken over and no forward shape new to the labeller
+ * (either of which makes every slot unrepeatable: their labels were found
+ * without it) - so that the same calls again would be labelled the same
+ * way while what it read stands (fc_weights_slot_valid). */
 int fc_weights_segment_end(uint32_t seg);
-/* 1 while the segment recorded in slot can be repeated. */
+/* 1 while the segment recorded in slot can be repeated: every entry it
+ * read stands as it did, and the first segments' bootstrap is on or off as
+ * it was then. */
 int fc_weights_slot_valid(int slot);
 /* Makes the changes of the segment recorded in slot again, as segment
  * seg's (which repeats it), and returns how many weight uses of its

@@ -366,6 +366,45 @@ static void test_repeat_random(void **state)
     assert_true(checks > 120 * 6);
 }
 
+/* An inference loop (no backward ever: the first segments' bootstrap
+ * never ends) repeats too, and counts the same passes as labelled in full. */
+static void test_repeat_inference(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    c.lowest_block = 1;
+    uint64_t passes[3], repeated[3], checks = 0, mismatches = 0;
+    fc_u128 flops[3];
+    for (int mode = 0; mode < 3; mode++) {
+        fc_seg_set_repeat(mode);
+        gpt *g = start(&c);
+        for (int i = 0; i < 30; i++)
+            gpt_eval(g, push_gemm, NULL, 0);
+        fc_seg_flush();
+        gpt_free(g);
+        fc_eval_view e;
+        fc_steps_eval(&e);
+        fc_seg_stats st;
+        fc_seg_stats_get(&st);
+        passes[mode] = e.count;
+        flops[mode] = e.flops;
+        repeated[mode] = st.repeated;
+        if (mode == FC_REPEAT_CHECK)
+            checks = st.repeat_checks, mismatches = st.repeat_mismatches;
+    }
+    fc_seg_set_repeat(1);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    for (int mode = 0; mode < 3; mode++) {
+        assert_int_equal(passes[mode], 30);
+        assert_true(flops[mode] == (fc_u128)30 * f.eval);
+    }
+    assert_int_equal(repeated[0], 0);
+    assert_true(repeated[1] >= 20);
+    assert_true(checks >= 20);
+    assert_int_equal(mismatches, 0);
+}
+
 /* A stray GEMM before training must not become the anchor. */
 static void test_stray_gemm_first(void **state)
 {
@@ -437,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_torch_head),
         cmocka_unit_test(test_repeat_same_labels),
         cmocka_unit_test(test_repeat_random),
+        cmocka_unit_test(test_repeat_inference),
         cmocka_unit_test(test_stray_gemm_first),
         cmocka_unit_test(test_inference_only),
         cmocka_unit_test(test_auto_timing),
