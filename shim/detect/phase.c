@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/lazymem.h"
+#include "repeat.h"
 #include "sigset.h"
 #include "weights.h"
 
@@ -49,37 +50,14 @@ static inline uint32_t hash_ptr(const void *p)
 
 static uint32_t *alist, n_alist; /* entries created this pass (ADDR_MAX at most) */
 
-/* The last FC_WSLOTS segments labelled in full, each in a slot with its
- * labels (cls, weighted), where its backward started and what its
- * labelling found; weights.c says whether the same calls again would be
- * labelled the same. A segment is labelled into the slot used longest ago
- * (one that cannot be repeated counts as never used). */
-static struct {
-    uint64_t hash, len;
-    uint8_t truncated;
-    int64_t t_bwd;
-    fc_seg_result res;
-} slot[FC_WSLOTS];
-static int rec_slot;              /* the slot being learned and labelled into */
-static uint64_t used_at[FC_WSLOTS], uses; /* when each slot was used last */
-
-/* The slot used longest ago: the one a segment labelled in full takes. */
-static int lru_slot(void)
-{
-    int j = 0;
-    for (int k = 1; k < FC_WSLOTS; k++)
-        if (used_at[k] < used_at[j])
-            j = k;
-    return j;
-}
+static int rec_slot; /* the repeat slot being learned and labelled into */
 
 /* All of the above in one mapping (fc_phase_init). */
 typedef struct phase_mem {
     aent atab[ADDR_MAX];
     uint32_t alist[ADDR_MAX];
     sigset fwd_sigs, seen_sigs;
-    uint8_t conflict[FC_SEG_CAP], cls[FC_WSLOTS][FC_SEG_CAP], weighted[FC_WSLOTS][FC_SEG_CAP];
-    uint8_t check_cls[FC_SEG_CAP], check_weighted[FC_SEG_CAP]; /* a repeat's, to check */
+    uint8_t conflict[FC_SEG_CAP];
 } phase_mem;
 static phase_mem *mem;
 
@@ -87,15 +65,15 @@ int fc_phase_init(void)
 {
     if (mem != NULL)
         return 0;
-    if (fc_weights_init() != 0 || (mem = fc_mem_map(sizeof *mem)) == NULL)
+    if (fc_weights_init() != 0 || fc_repeat_init() != 0 || (mem = fc_mem_map(sizeof *mem)) == NULL)
         return -1;
     atab = mem->atab;
     alist = mem->alist;
     fwd_sigs = &mem->fwd_sigs;
     seen_sigs = &mem->seen_sigs;
     conflict = mem->conflict;
-    cls = mem->cls[0];
-    weighted = mem->weighted[0];
+    cls = fc_repeat_classes(0);
+    weighted = fc_repeat_weighted(0);
     fwd_sigs->gen = seen_sigs->gen = 1;
     return 0;
 }
@@ -223,7 +201,7 @@ static int mark_slices(const fc_irec *r, const fc_irec *p1, const fc_irec *p2, a
 
 void fc_phase_learn(const fc_pend *s)
 {
-    rec_slot = lru_slot();
+    rec_slot = fc_repeat_take_slot();
     fc_weights_segment_begin(s->id, rec_slot);
     atab_begin(s->end - s->start);
     const fc_irec *p1 = NULL, *p2 = NULL; /* the two calls before */
@@ -661,8 +639,8 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
     uint64_t n = s->end - s->start;
     lstate st = {-1, -1, 0};
     no_replay_before = 0;
-    cls = mem->cls[rec_slot];
-    weighted = mem->weighted[rec_slot];
+    cls = fc_repeat_classes(rec_slot);
+    weighted = fc_repeat_weighted(rec_slot);
     atab_begin(n);
     for (uint64_t i = 0; i < n; i++) {
         const fc_irec *r = fc_seg_rec(s->start + i);
@@ -716,72 +694,15 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         overwritten(r->c);
     }
     res->has_bwd = t_bwd >= 0 || res->declared;
-    int slot_ok = fc_weights_segment_end(s->id);
-    if (slot_ok) {
-        slot[rec_slot].hash = s->hash;
-        slot[rec_slot].len = n;
-        slot[rec_slot].truncated = s->truncated;
-        slot[rec_slot].t_bwd = t_bwd;
-        slot[rec_slot].res = *res;
-    }
-    used_at[rec_slot] = slot_ok ? ++uses : 0;
-}
-
-int fc_phase_repeats(const fc_pend *s)
-{
-    for (int j = 0; j < FC_WSLOTS; j++) {
-        if (slot[j].hash == s->hash && slot[j].len == s->end - s->start &&
-            slot[j].truncated == s->truncated && fc_weights_slot_valid(j))
-            return j;
-    }
-    return -1;
+    fc_repeat_labelled(rec_slot, s, t_bwd, res);
 }
 
 int64_t fc_phase_repeat(const fc_pend *s, const fc_phase_ctx *ctx, fc_seg_result *res)
 {
-    int j = s->repeat_of;
-    *res = slot[j].res;
-    res->fwd_redone = fc_weights_repeat(j, s->id, ctx->group_open, ctx->group_first);
-    cls = mem->cls[j];
-    weighted = mem->weighted[j];
-    used_at[j] = ++uses;
-    return slot[j].t_bwd;
-}
-
-/* ---- checking a repeat against labelling in full ---- */
-
-static struct {
-    int64_t t_bwd;
-    fc_seg_result res;
-} check;
-
-void fc_phase_check_begin(const fc_pend *s)
-{
-    int j = s->check_of;
-    uint64_t n = s->end - s->start;
-    memcpy(mem->check_cls, mem->cls[j], n);
-    memcpy(mem->check_weighted, mem->weighted[j], n);
-    check.t_bwd = slot[j].t_bwd;
-    check.res = slot[j].res;
-    fc_weights_check_begin(j, s->id);
-}
-
-uint64_t fc_phase_check_redone(const fc_phase_ctx *ctx)
-{
-    return fc_weights_check_redone(ctx->group_open, ctx->group_first);
-}
-
-uint64_t fc_phase_check_end(const fc_pend *s, int64_t t_bwd, const fc_seg_result *res,
-                            uint64_t redone)
-{
-    uint64_t n = s->end - s->start, bad = 0;
-    const fc_seg_result *e = &check.res;
-    bad += t_bwd != check.t_bwd;
-    bad += res->has_bwd != e->has_bwd || res->declared != e->declared ||
-           res->unsure != e->unsure || res->anchor_bwd != e->anchor_bwd || res->fwd_redone != redone;
-    bad += memcmp(cls, mem->check_cls, n) != 0;
-    bad += memcmp(weighted, mem->check_weighted, n) != 0;
-    return bad + fc_weights_check_end(rec_slot);
+    int64_t t_bwd = fc_repeat_take(s->repeat_of, s, ctx, res);
+    cls = fc_repeat_classes(s->repeat_of);
+    weighted = fc_repeat_weighted(s->repeat_of);
+    return t_bwd;
 }
 
 uint8_t fc_phase_class(uint64_t rel)
@@ -813,10 +734,8 @@ void fc_phase_reset(void)
 {
     agen = 0;
     n_alist = 0;
-    memset(slot, 0, sizeof slot);
     rec_slot = 0;
-    memset(used_at, 0, sizeof used_at);
-    uses = 0;
+    fc_repeat_reset();
     fc_weights_reset();
     if (mem == NULL)
         return; /* nothing mapped, nothing used */

@@ -65,22 +65,6 @@ int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res);
 /* Labels every record of s (read back with fc_phase_class). */
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res);
 uint8_t fc_phase_class(uint64_t rel);
-/* Checking a repeat (FLOPCOUNT_DETECT_REPEAT=check): s, which repeats the
- * segment in slot s->check_of, will be labelled in full; keeps what the
- * repeat would give. Before fc_phase_learn. */
-void fc_phase_check_begin(const fc_pend *s);
-/* After s was labelled in full (t_bwd, res): how many things differ from
- * what the repeat would have given - labels, res (redone: the forward's
- * reuse the repeat would have counted, fc_phase_check_redone before the
- * labelling), the weight table. 0: the repeat was right. */
-uint64_t fc_phase_check_redone(const fc_phase_ctx *ctx);
-uint64_t fc_phase_check_end(const fc_pend *s, int64_t t_bwd, const fc_seg_result *res,
-                            uint64_t redone);
-/* The slot of one of the last FC_WSLOTS segments labelled in full whose
- * records s has (s->hash and length) and that can be repeated - every
- * weight entry its labelling read stands as it did then, and nothing else
- * labelling reads has changed since - or -1. */
-int fc_phase_repeats(const fc_pend *s);
 /* Labels s as the segment in slot s->repeat_of was (s has its records,
  * which fc_phase_learn has not seen): the weights change as they did for
  * it, the labels are its labels (fc_phase_class), res is its res with the

@@ -25,6 +25,7 @@
 #include "core/base.h"
 #include "core/lazymem.h"
 #include "phase.h"
+#include "repeat.h"
 #include "profile.h"
 #include "steps.h"
 
@@ -172,14 +173,14 @@ static void emit(const fc_pend *s)
         t_bwd = fc_phase_repeat(s, &ctx, &res);
         stats.repeated++;
     } else {
-        uint64_t redone = s->check_of >= 0 ? fc_phase_check_redone(&ctx) : 0;
+        uint64_t redone = s->check_of >= 0 ? fc_repeat_check_redone(&ctx) : 0;
         t_bwd = fc_phase_find_backward(s, &res);
         if (s->truncated)
             res.unsure |= FC_UNSURE_TRUNCATED;
         fc_phase_label(s, &ctx, t_bwd, &res);
         if (s->check_of >= 0) {
             stats.repeat_checks++;
-            stats.repeat_mismatches += fc_phase_check_end(s, t_bwd, &res, redone) != 0;
+            stats.repeat_mismatches += fc_repeat_check_end(s, t_bwd, &res, redone) != 0;
         }
     }
     int kind = decide_kind(s, t_bwd, &res);
@@ -275,11 +276,11 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     /* labelled at once, after the segments it may repeat */
     s->repeat_of = s->check_of = -1;
     if (repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS)
-        s->repeat_of = (int8_t)fc_phase_repeats(s);
+        s->repeat_of = (int8_t)fc_repeat_find(s);
     if (repeat_on == FC_REPEAT_CHECK && s->repeat_of >= 0) {
         s->check_of = s->repeat_of; /* labelled in full, and compared */
         s->repeat_of = -1;
-        fc_phase_check_begin(s);
+        fc_repeat_check_begin(s);
     }
     if (s->repeat_of < 0)
         fc_phase_learn(s);

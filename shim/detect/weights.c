@@ -2,7 +2,7 @@
 /* weights.c - the detector's weight table (weights.h): a bounded open
  * addressing table with a trust score per address, and the changes the
  * segment being labelled makes to it, kept so that a segment repeating it
- * can make them again without being labelled (phase.c, fc_phase_repeat).
+ * can make them again without being labelled (repeat.c, fc_repeat_take).
  * Everything is bounded; nothing allocates. The table is mapped at the
  * process's first GEMM and its pages become resident as they are used. */
 #include "weights.h"
@@ -35,7 +35,7 @@ typedef struct wop {
 } wop;
 
 /* How an entry a recorded segment read stood before the segment changed
- * it: what labelling reads of it (count only as 0, 1, 2 or more than 2). */
+ * it: what labelling reads of it (count only as 0, 1, 2 or more). */
 typedef struct wread {
     const fc_went *w;
     uint32_t key;

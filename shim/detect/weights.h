@@ -4,7 +4,7 @@
  * first used it in one role and a trust score from labelled segments that
  * agreed or not. It also keeps what labelling one segment changed in it,
  * so that a segment the same as the one before can be labelled as it was
- * (phase.c, fc_phase_repeat) with the same effect on the table. Internal;
+ * (repeat.c, fc_repeat_take) with the same effect on the table. Internal;
  * single consumer (the drain lock). */
 #ifndef FC_DETECT_WEIGHTS_H
 #define FC_DETECT_WEIGHTS_H

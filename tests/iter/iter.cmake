@@ -9,7 +9,7 @@ set(FC_ITER_PRELOAD "${FC_PRELOAD}")
 
 # The detector alone, fed a GPT training loop's GEMM stream directly.
 add_executable(test_iter_detect ${CMAKE_CURRENT_LIST_DIR}/test_iter_detect.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c
+               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
                ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
                ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
 target_include_directories(test_iter_detect PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
@@ -20,7 +20,7 @@ add_test(NAME iter_detect COMMAND test_iter_detect)
 # iteration exact or flagged, repeats the same as labelling in full. A
 # slice here; the full run (seeds 0-20000, each mode) in docs/iterations.md.
 add_executable(test_iter_random ${CMAKE_CURRENT_LIST_DIR}/test_iter_random.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c
+               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
                ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
                ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
 target_include_directories(test_iter_random PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
