@@ -5,10 +5,11 @@
  * limits: docs/iterations.md.
  *
  * Addresses are tracked per segment in a generation-tagged table (no
- * clearing); weights across segments in a bounded table with a trust score.
- * Everything is bounded; nothing allocates. The tables are mapped at the
- * process's first GEMM (fc_phase_init) and their pages become resident as
- * they are used. */
+ * clearing); weights across segments in weights.c's table, with a trust
+ * score; a segment's labels go into a repeat slot (repeat.c), where a later
+ * segment with the same records may take them. Everything is bounded;
+ * nothing allocates. The tables are mapped at the process's first GEMM
+ * (fc_phase_init) and their pages become resident as they are used. */
 #include "phase.h"
 
 #include <string.h>
@@ -32,7 +33,6 @@ typedef struct aent {
     uint8_t sliced : 1;    /* a slice of a batched product (an operand advancing by a stride) */
     uint8_t bwd_first : 1; /* first used by a backward call: a gradient */
 } aent;
-
 
 static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
