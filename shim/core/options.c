@@ -8,7 +8,8 @@
 #include "parse.h"
 #include "diag.h"
 
-fc_options fc_opt = {.callsites = 1, .detect_repeat = 1, .nvtx_step = "step", .prometheus_seconds = 15};
+fc_options fc_opt = {.callsites = 1, .detect_repeat = 1, .nvtx_step = "step",
+                     .prometheus_seconds = 15};
 
 enum kind { K_BOOL, K_U64, K_DOUBLE, K_STR, K_REPEAT /* 0, 1 or check (2) */ };
 
@@ -57,9 +58,10 @@ void fc_options_load(void)
             ok = fc_parse_double(v, 0.0, table[i].max, (double *)table[i].dst) == 0;
             break;
         case K_REPEAT:
-            ok = strcmp(v, "check") == 0 || fc_parse_bool(v, (int *)table[i].dst) == 0;
             if (strcmp(v, "check") == 0)
-                *(int *)table[i].dst = 2;
+                *(int *)table[i].dst = 2, ok = 1;
+            else
+                ok = fc_parse_bool(v, (int *)table[i].dst) == 0;
             break;
         case K_STR:
             ok = strlen(v) < table[i].size;

@@ -15,8 +15,9 @@ typedef struct fc_options {
     char nvtx_step[256];  /* FLOPCOUNT_NVTX_STEP: NVTX range name that marks an iteration */
     int log_all_ranks;    /* FLOPCOUNT_LOG_ALL_RANKS: live lines from every rank */
     int callsites;        /* FLOPCOUNT_CALLSITES: unwind to find call sites (default on) */
-    int detect_repeat;    /* FLOPCOUNT_DETECT_REPEAT: label a repeated segment as the earlier one (1, default),
-                           * never (0), or check each against labelling in full (check: 2) */
+    int detect_repeat;    /* FLOPCOUNT_DETECT_REPEAT: a repeated segment labelled as the earlier
+                           * one (1, default), never (0), or checked against labelling in full
+                           * (check: 2) */
     char prometheus[4096]; /* FLOPCOUNT_PROMETHEUS: textfile-collector directory ("" = off) */
     double prometheus_seconds; /* FLOPCOUNT_PROMETHEUS_SECONDS: rewrite period (default 15) */
     char cupti[4096];     /* FLOPCOUNT_CUPTI: "" find it, "0" never load it, else its path */

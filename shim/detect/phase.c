@@ -280,8 +280,7 @@ static int64_t doubt_from = INT64_MAX;
 int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
 {
     unsigned unsure = 0;
-    doubt_from = INT64_MAX;
-    int64_t t_bwd = find_backward_auto(s, &unsure);
+    int64_t t_bwd = find_backward_auto(s, &unsure); /* sets doubt_from */
     int64_t t_decl = declared_backward(s, &res->declared);
     if (res->declared) {
         doubt_from = INT64_MAX;
@@ -294,7 +293,8 @@ int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
 static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
 {
     uint64_t n = s->end - s->start, last_fwd = 0, first_wbwd = 0;
-    int64_t held_back = -1; /* the last call an unconfirmed weight did not extend the forward over */
+    doubt_from = INT64_MAX;
+    int64_t held_back = -1; /* last call an unconfirmed weight did not extend the forward over */
     int any_fwd = 0, bwd_started = 0;
     atab_begin(n);
     memset(conflict, 0, n);
@@ -332,7 +332,8 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
             } else if (e->first == i) {
                 fresh_any = 1;
                 /* after the backward started only a confirmed weight */
-                wf |= fc_weights_proven(w) && w->key == k[o] && (!bwd_started || fc_weights_confirmed(w));
+                wf |= fc_weights_proven(w) && w->key == k[o] &&
+                      (!bwd_started || fc_weights_confirmed(w));
             }
             if (wf && fc_weights_confirmed(w))
                 weight_first = 1;
@@ -467,9 +468,9 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
     const void *p[2] = {r->a, r->b};
     uint32_t k[2] = {r->ka, r->kb};
     int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
-    int fab = 0;         /* an operand passed for a weight used the forward way after its backward */
-    int sure_fwd = 0;    /* a confirmed weight in its forward role, not differentiated yet */
-    int again = 0; /* a weight in its forward role after its backward use */
+    int fab = 0;      /* an address passing for a weight, the forward way after its backward */
+    int sure_fwd = 0; /* a confirmed weight in its forward role, not differentiated yet */
+    int again = 0;    /* a weight in its forward role after its backward use */
     int64_t replayed = -1;
     for (int o = 0; o < 2; o++) {
         if (p[o] == NULL)
@@ -481,8 +482,8 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         if (w != NULL &&
             (e[o]->first_role != FC_ROLE(w->key) || (e[o]->fwd_roles & ~(1u << FC_ROLE(w->key)))))
             w = NULL; /* not used in this forward the one way it was elsewhere */
-        if (w != NULL && w->key == k[o] && e[o]->bwd_roles && (fc_weights_bootstrap || !fc_weights_confirmed(w)) &&
-            !in_bwd) {
+        if (w != NULL && w->key == k[o] && e[o]->bwd_roles &&
+            (fc_weights_bootstrap || !fc_weights_confirmed(w)) && !in_bwd) {
             /* Its forward role again after its backward use, and not a
              * confirmed weight: an activation at an address that passes
              * for one (freed after its backward, the block reused), or the
@@ -677,7 +678,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
                     res->fwd_redone++;
             }
             if (!weighted[i] && sig_add(fwd_sigs, r->sig, 0))
-                fc_weights_changed(); /* a backward call of its shape may be labelled otherwise now */
+                fc_weights_changed(); /* a backward call of this shape may read otherwise now */
         } else {
             aent *const e[2] = {fa ? NULL : ea, fb ? NULL : eb};
             c = label_backward_call(s, ctx, i, e, (uint32_t)t_bwd, res, &st);

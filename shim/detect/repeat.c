@@ -124,8 +124,8 @@ uint64_t fc_repeat_check_end(const fc_pend *s, int64_t t_bwd, const fc_seg_resul
     uint64_t n = s->end - s->start, bad = 0;
     const fc_seg_result *e = &check.res;
     bad += t_bwd != check.t_bwd;
-    bad += res->has_bwd != e->has_bwd || res->declared != e->declared ||
-           res->unsure != e->unsure || res->anchor_bwd != e->anchor_bwd || res->fwd_redone != redone;
+    bad += res->has_bwd != e->has_bwd || res->declared != e->declared || res->unsure != e->unsure ||
+           res->anchor_bwd != e->anchor_bwd || res->fwd_redone != redone;
     bad += memcmp(mem->cls[j], mem->check_cls, n) != 0;
     bad += memcmp(mem->weighted[j], mem->check_weighted, n) != 0;
     return bad + fc_weights_check_end(j);

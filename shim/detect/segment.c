@@ -25,8 +25,8 @@
 #include "core/base.h"
 #include "core/lazymem.h"
 #include "phase.h"
-#include "repeat.h"
 #include "profile.h"
+#include "repeat.h"
 #include "steps.h"
 
 #define SEG_MIN 1024u /* records of the buffer at first */
@@ -272,7 +272,7 @@ static void close_open(uint64_t at, uint64_t t1, int truncated, int at_end)
     s->after_step = (uint8_t)open_after_step;
     open_after_step = 0;
     open_start = at;
-    s->hash = content_hash(s);
+    s->hash = repeat_on ? content_hash(s) : 0;
     /* labelled at once, after the segments it may repeat */
     s->repeat_of = s->check_of = -1;
     if (repeat_on && n_pend == 1 && learned >= LEARN_SEGMENTS)

@@ -27,7 +27,7 @@ enum fc_seg_kind {
 #define FC_UNSURE_EARLY_BWD 0x4u     /* a weight used the backward way before the backward found */
 #define FC_UNSURE_TRUNCATED 0x8u     /* a segment cut at the buffer's size */
 #define FC_UNSURE_LOST 0x10u         /* records lost to the detector (threads, full rings) */
-#define FC_UNSURE_HELD_BACK 0x20u    /* the backward found starts at an unconfirmed weight's first use */
+#define FC_UNSURE_HELD_BACK 0x20u    /* the backward found at an unconfirmed weight's first use */
 #define FC_UNSURE_COUNT 6
 
 /* Label of one call. */

@@ -57,7 +57,7 @@ typedef struct wmem {
     wop touched[FC_WSLOTS][W_CAP];               /* entries each recorded segment changed */
     wread read[FC_WSLOTS][W_CAP];                /* ... and read, as they stood */
     const fc_went *fwd_uses[FC_WSLOTS][FWD_CAP]; /* weights its forward calls used */
-    fc_went expect[W_CAP];                       /* a check: each entry as a repeat would leave it */
+    fc_went expect[W_CAP];                       /* a check: entries as a repeat would leave them */
     const fc_went *expect_of[W_CAP];             /* ... which entry */
     const fc_went *check_fwd[FWD_CAP];           /* ... and the forward's weights */
 } wmem;

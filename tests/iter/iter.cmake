@@ -45,7 +45,9 @@ if [ -n "$6" ]; then export FLOPCOUNT_NVTX_STEP="$6"; fi
 LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$7" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
   ASAN_OPTIONS=detect_leaks=0 "$4" RUN "$5"
 "$4" --check "$1" "$5"]=])
-foreach(mode none full selective markers nvtx nvtx-named threads steady)
+# steady-check: the steady run with FLOPCOUNT_DETECT_REPEAT=check (each
+# repeat labelled in full as well, and compared).
+foreach(mode none full selective markers nvtx nvtx-named threads steady steady-check)
   set(named "")
   if(mode STREQUAL "nvtx-named")
     set(named train_step)
@@ -54,10 +56,17 @@ foreach(mode none full selective markers nvtx nvtx-named threads steady)
            COMMAND sh -c "${FC_ITER_RUN}" iter_emu ${FC_ITER_WORK}/emu_${mode}.json "${FC_ITER_PRELOAD}"
                    "$<TARGET_FILE_DIR:fc_cublas_emu>:$<TARGET_FILE_DIR:fc_emu_cublaslt>"
                    $<TARGET_FILE:test_iter_emu> ${mode} "${named}" $<TARGET_FILE:flopcount>)
+  set(env "")
+  if(mode STREQUAL "steady-check")
+    list(APPEND env "FLOPCOUNT_DETECT_REPEAT=check")
+  endif()
   if(FLOPCOUNT_SANITIZE STREQUAL "thread")
     # libunwind's per-thread cache and the TSan runtime clash when a thread
     # ends (see tests/robust/robust.cmake): call sites off under TSan.
-    set_tests_properties(iter_emu_${mode} PROPERTIES ENVIRONMENT "FLOPCOUNT_CALLSITES=0")
+    list(APPEND env "FLOPCOUNT_CALLSITES=0")
+  endif()
+  if(env)
+    set_tests_properties(iter_emu_${mode} PROPERTIES ENVIRONMENT "${env}")
   endif()
 endforeach()
 

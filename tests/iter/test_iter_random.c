@@ -86,8 +86,9 @@ static int run_seed(int seed, int repeat, tally *t)
             continue;
         t->silent++;
         if (!bad)
-            printf("seed %d: iteration %lu f/b/r %lu %lu %lu, want %lu %lu %lu (layers %d hidden %d "
-                   "recompute %d mask %x lt %d torch_head %d lowest %d jitter %d eval %d/%d)\n",
+            printf("seed %d: iteration %lu f/b/r %lu %lu %lu, want %lu %lu %lu (layers %d "
+                   "hidden %d recompute %d mask %x lt %d torch_head %d lowest %d jitter %d "
+                   "eval %d/%d)\n",
                    seed, (unsigned long)k + 1, (unsigned long)it->fwd, (unsigned long)it->bwd,
                    (unsigned long)it->rec, (unsigned long)f.fwd, (unsigned long)f.bwd,
                    (unsigned long)f.rec, c.layers, c.hidden, c.recompute, c.ckpt_mask, c.use_lt,

@@ -89,8 +89,8 @@ static int wait_child(pid_t pid, double timeout_s)
     }
     /* Hung: SIGABRT first, so that a sanitizer runtime (handle_abort=1)
      * or a core dump shows where it waits; then SIGKILL. */
-    fprintf(stderr, "fork_race: child %d still running after %.0f s: SIGABRT, then SIGKILL\n", (int)pid,
-            timeout_s);
+    fprintf(stderr, "fork_race: child %d still running after %.0f s: SIGABRT, then SIGKILL\n",
+            (int)pid, timeout_s);
     kill(pid, SIGABRT);
     for (int i = 0; i < 400 && waitpid(pid, &st, WNOHANG) == 0; i++)
         nap_us(5000);

@@ -116,7 +116,9 @@ def evaluate(report, meta, cfg, gpu_timing, figures):
     )
     problems = []
     if (it.get("detector") or {}).get("repeat_mismatches"):
-        problems.append("%s repeats differed from labelling in full" % it["detector"]["repeat_mismatches"])
+        problems.append(
+            "%s repeats differed from labelling in full" % it["detector"]["repeat_mismatches"]
+        )
     if it.get("count") != steps or it.get("detected_by") != "auto":
         problems.append(
             "%s iterations (%s), expected %d (auto)" % (it.get("count"), it.get("detected_by"), steps)
