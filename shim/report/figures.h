@@ -30,6 +30,11 @@ typedef struct fc_figures {
     fc_peak_choice pc;         /* the peak (pc.reason when !util_ok and steady) */
     const char *util_reason;   /* why there is no HFU/MFU, when !util_ok */
     double hfu, mfu;           /* flops / (peak x median s); (flops - rec) / (...) */
+    /* HFU at the dtype mix: the time the counted FLOPs of each dtype would
+     * take at that dtype's dense peak, summed, over the measured time.
+     * mix_ok 0: not known (a dtype without a published peak, no device). */
+    int mix_ok;
+    double hfu_mix;
 } fc_figures;
 
 /* Fills f from the counters and the detector. The caller holds the drain
