@@ -18,7 +18,9 @@ enum fc_irec_kind {
     FC_IREC_NVTX_POP,   /* ... and closed */
     FC_IREC_PHASE,      /* a phase marker (flopcount_forward_begin & co): .phase */
     FC_IREC_NVTX_PHASE, /* the NVTX phase of the calling thread changed: .phase */
-    FC_IREC_LOST        /* records were lost to the detector before this point */
+    FC_IREC_LOST,       /* records were lost to the detector before this point */
+    FC_IREC_ATTN,       /* a counted fused-attention call (launch decoded, cuDNN plan run) */
+    FC_IREC_OPTIM       /* an optimizer kernel was launched: an optimizer step is under way */
 };
 
 /* Phases declared by the program (fc_irec.phase). On a GEMM: the phase its
