@@ -33,6 +33,11 @@ enum fc_phase { FC_PH_NONE = 0, FC_PH_FWD, FC_PH_BWD, FC_PH_REC, FC_PH_REC_END }
 #define FC_IREC_XEVAL 0x1u /* GEMM inside flopcount_eval_begin/end */
 #define FC_IREC_RECDECL 0x2u /* GEMM of a program that declares its recomputation: a
                               * declared backward is backward only */
+#define FC_IREC_ATTN_BWD 0x4u /* FC_IREC_ATTN: a backward kernel (else a forward one) */
+/* The signature of an attention record: its shape's id in the attention
+ * table (count/attn_table.h) with the top bit set. */
+#define FC_ATTN_SIG(id) (0x80000000u | ((uint32_t)(id) & 0x7fffffffu))
+#define FC_ATTN_ID_OF_SIG(sig) ((sig) & 0x7fffffffu)
 
 /* Roles: which operand slot a matrix sits in and whether it is transposed
  * there. The low 3 bits of a role key hold the role; the rest identify the
@@ -47,6 +52,8 @@ typedef struct fc_irec {
     uint64_t t;              /* fc_ticks() when the call returned */
     const void *a, *b, *c;   /* operand addresses, never dereferenced */
     uint64_t flops;          /* saturated at UINT64_MAX (never in practice) */
+    uint64_t xs;             /* FC_IREC_ATTN: executed FLOPs beyond the model convention's
+                              * (a backward's recomputed QK^T); 0 for anything else */
     uint32_t sig;            /* shape: api, types, transposes, m, n, k, batch */
     uint32_t ka, kb;         /* role keys of A and B */
     uint8_t kind;            /* enum fc_irec_kind */
@@ -113,6 +120,7 @@ static inline void fc_irec_fill(fc_irec *r, const fc_gemm *g, uint64_t flops, ui
     r->b = g->b;
     r->c = g->c;
     r->flops = flops;
+    r->xs = 0;
     r->sig = sig;
     r->ka = ta ? fc_role_key(g->k, g->m, g->batch, g->dtype, FC_ROLE_AT)
                : fc_role_key(g->m, g->k, g->batch, g->dtype, FC_ROLE_AN);

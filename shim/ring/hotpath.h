@@ -40,8 +40,17 @@
 
 /* One event as the hook left it: a call (kind FC_IREC_GEMM) or a marker. */
 typedef struct fc_crec {
-    uint64_t t;            /* fc_ticks() when the call returned */
-    const void *a, *b, *c; /* operand addresses, never dereferenced */
+    uint64_t t; /* fc_ticks() when the call returned */
+    union {
+        struct {
+            const void *a, *b, *c; /* GEMM operand addresses, never dereferenced */
+        };
+        struct {
+            uint64_t executed, model; /* FC_IREC_ATTN: FLOPs (saturated at 2^64 - 1) */
+            uint32_t id;              /* its shape in count/attn_table.h */
+            uint32_t pad;
+        } attn;
+    };
     int32_t m, n, k, batch; /* saturated at INT32_MAX in counted records */
     uint32_t sig;          /* counted records: fc_gemm_sig (else the drainer's job) */
     uint8_t api, flags, dtype, out_dtype;

@@ -29,7 +29,9 @@
 #include "core/diag.h"
 #include "core/lazymem.h"
 #include "core/options.h"
+#include "count/attn_table.h"
 #include "count/counters.h"
+#include "count/uncounted.h"
 #include "detect/segment.h"
 #include "detect/steps.h"
 #include "probe/callsite.h"
@@ -238,6 +240,24 @@ static void flush_run(void)
     run.pending = 0;
 }
 
+/* The detector's record of a counted attention call: its FLOPs (executed,
+ * and how far they exceed the model convention's), direction and dtype;
+ * no operand addresses (the weights' logic never reads attention). Its
+ * signature is its shape's id in the attention table, with the top bit
+ * set (profile entries of kind FC_IREC_ATTN resolve it there). */
+static fc_irec *attn_irec(const fc_crec *c, fc_irec *ir)
+{
+    memset(ir, 0, sizeof *ir);
+    ir->t = c->t;
+    ir->kind = FC_IREC_ATTN;
+    ir->flops = c->attn.executed;
+    ir->xs = c->attn.executed > c->attn.model ? c->attn.executed - c->attn.model : 0;
+    ir->sig = FC_ATTN_SIG(c->attn.id);
+    ir->dtype = c->dtype;
+    ir->flags = c->flags & FC_IREC_ATTN_BWD;
+    return ir;
+}
+
 /* One record to the counters (unless its caller counted it) and the
  * detector. */
 static void feed(const fc_crec *c)
@@ -264,6 +284,9 @@ static void feed(const fc_crec *c)
             run.pending = 1;
             run.rec = ir;
         }
+    } else if (c->kind == FC_IREC_ATTN) {
+        fc_seg_push(attn_irec(c, &ir));
+        return;
     } else {
         memset(&ir, 0, sizeof ir);
         ir.kind = c->kind;
@@ -455,6 +478,17 @@ void fc_ring_help(fc_ring *r, uint64_t h, uint64_t t)
     r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
 }
 
+/* An attention call's GPU bookkeeping: GPU work was seen. (CUDA-event
+ * timing anchors on the first GEMM's weight, which an attention call has
+ * not: it neither names nor moves the anchor.) */
+static void fc_attn_gpu_call(const void *stream, uint64_t t)
+{
+    (void)stream;
+    (void)t;
+    if (!__atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED))
+        __atomic_store_n(&fc_gpu_work_seen, 1, __ATOMIC_RELAXED);
+}
+
 void fc_ring_gpu_call(const fc_gemm *g, uint64_t t)
 {
     if (!__atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED))
@@ -532,6 +566,43 @@ void fc_record(const fc_gemm *g, int status_ok)
     if (status_ok)
         queue_counted(g, h);
     errno = saved;
+}
+
+int fc_attn_record(const fc_attn *a, const void *stream, int ok)
+{
+    if (FC_UNLIKELY(!enabled) || !fc_attn_valid(a))
+        return -1;
+    int saved = errno;
+    activate();
+    fc_attn_flops f;
+    fc_attn_flops_of(a, &f);
+    uint32_t id = fc_attn_table_add(a, &f, ok);
+    if (ok) {
+        fc_ring *r;
+        uint64_t h;
+        fc_crec *e = slot_for_write(&r, &h);
+        if (e == NULL) {
+            atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+        } else {
+            memset(e, 0, sizeof *e);
+            e->t = fc_ticks();
+            e->attn.executed = f.executed > UINT64_MAX ? UINT64_MAX : (uint64_t)f.executed;
+            e->attn.model = f.model > UINT64_MAX ? UINT64_MAX : (uint64_t)f.model;
+            e->attn.id = id;
+            e->m = fc_sat32(a->s_q);
+            e->n = fc_sat32(a->s_k);
+            e->k = fc_sat32(a->d);
+            e->batch = fc_sat32(a->b * a->h);
+            e->dtype = a->dtype;
+            e->flags = a->dir == FC_ATTN_BWD ? FC_IREC_ATTN_BWD : 0;
+            e->kind = FC_IREC_ATTN;
+            e->status = FC_CREC_COUNTED;
+            fc_attn_gpu_call(stream, e->t);
+            fc_ring_publish(r, h, e->t);
+        }
+    }
+    errno = saved;
+    return 0;
 }
 
 void fc_record_unresolved(int api)
@@ -613,6 +684,8 @@ void fc_ring_before_fork(void)
 void fc_ring_after_fork_child(void)
 {
     fc_counters_reset();
+    fc_attn_table_reset();
+    fc_uncounted_reset();
     reset_all();
     fc_drainer_after_fork_child();
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "attention.h"
 #include "core/gemm.h"
 
 /* The constructor's part: no memory, clock or thread until the process's
@@ -18,6 +19,16 @@ int fc_ring_active(void);
  * thread starts with empty rings, counters and detector). */
 void fc_ring_before_fork(void);
 void fc_ring_after_fork_child(void);
+
+/* One fused-attention call (a decoded kernel launch, an executed cuDNN
+ * plan): counted at once in the attention table (count/attn_table.h) -
+ * a failed one (ok 0) with the FLOPs it would have run - and, when it
+ * succeeded, queued for the iteration detector as an FC_IREC_ATTN record.
+ * stream: the cudaStream_t it was queued on (GPU timing), or NULL. Keeps
+ * errno; no lock and no allocation (the table is mapped at the first
+ * call). Nothing is counted when counting is disabled or a is not valid
+ * (fc_attn_valid): then it returns -1. */
+int fc_attn_record(const fc_attn *a, const void *stream, int ok);
 
 /* Records a call that could not be forwarded (no real function found). */
 void fc_record_unresolved(int api);
