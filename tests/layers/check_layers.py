@@ -10,11 +10,16 @@ of a LOWER layer, never one of its own layer's other folders or above:
   1  shim/count/ shim/detect/      the shape table; the iteration detector;
      shim/probe/                   call sites, GPU events, peak choice
   2  shim/ring/                    the hot path, slow path and drainer
-  3  shim/cupti/                   CUPTI at run time: CUDA graphs, kernel
-                                   activity, hardware FLOP counters
-  4  shim/hooks/ shim/report/      the interposed GEMM entry points; the
-                                   report, its sections, the live line
-  5  shim/*.c                      lifecycle (init), signals, public exports
+  3  shim/launch/ shim/cudnn/      kernel identities and launch decoders
+                                   (fused attention); the cuDNN backend
+                                   descriptor table and plan walk
+  4  shim/cupti/                   CUPTI at run time: CUDA graphs, kernel
+                                   activity, launch callbacks, hardware
+                                   FLOP counters
+  5  shim/hooks/ shim/report/      the interposed entry points (GEMMs,
+                                   kernel launches, cuDNN); the report, its
+                                   sections, the live line
+  6  shim/*.c                      lifecycle (init), signals, public exports
 
 OBJDIR is the object directory of the flopcount target (CMake's
 CMakeFiles/flopcount.dir); symbols are read with nm. --self-test builds two
@@ -26,8 +31,8 @@ import subprocess
 import sys
 import tempfile
 
-LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "cupti": 3, "hooks": 4,
-         "report": 4, "": 5}
+LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "launch": 3, "cudnn": 3,
+         "cupti": 4, "hooks": 5, "report": 5, "": 6}
 
 
 def folder_of(obj, root):
