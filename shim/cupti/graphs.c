@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/diag.h"
 #include "cupti_internal.h"
 #include "detect/irec.h"
@@ -129,7 +128,6 @@ void fc_graphs_reset(void)
     memset(&st, 0, sizeof st);
     st.visible = visible;
     memcpy(st.reason, reason, sizeof reason);
-    fc_capture_reset();
 }
 
 /* ---- lists (lock held) ---- */
@@ -404,11 +402,9 @@ void fc_graphs_node_cloned(CUgraphNode node, CUgraphNode original)
     fc_spin_unlock(&lock);
 }
 
-void fc_graphs_node_created(CUgraphNode node)
+uint64_t fc_graphs_node_id(CUgraphNode node)
 {
-    uint64_t id = node_id_of(node);
-    if (id != 0)
-        fc_capture_note_node(id);
+    return node_id_of(node);
 }
 
 uint32_t fc_graphs_node_key(uint64_t node_id, int *first)
@@ -503,15 +499,10 @@ void fc_graphs_exec_updated(CUgraphExec exec, CUgraph graph)
     fc_spin_unlock(&lock);
 }
 
-void fc_graphs_launch_enter(CUgraphExec exec, uint32_t correlation)
+void fc_graphs_launch_enter(CUgraphExec exec, uint64_t t)
 {
     (void)exec;
-    launch_t = 0;
-    if (fc_cupti_hot_get() & FC_CUPTI_KERNELS) {
-        /* the launch's kernels carry its correlation id: tie it to the stamp */
-        launch_t = fc_ticks();
-        fc_activity_note_correlation(correlation, launch_t | FC_EXT_GRAPH);
-    }
+    launch_t = t;
 }
 
 void fc_graphs_launch_exit(CUgraphExec exec, CUstream stream, int ok)
