@@ -16,6 +16,7 @@
 #include "core/resolve.h"
 #include "cupti_internal.h"
 #include "detect/irec.h"
+#include "graph_items.h"
 
 typedef struct call_state {
     uint64_t t; /* stamp taken before forwarding (kernel timing), 0 none */
@@ -122,4 +123,54 @@ void fc_cupti_runtime_capture_after(int begin, int ok, void *stream)
         fc_graphs_capture_end_exit(NULL, ok); /* without CUPTI no launch is seen: dropped */
         fc_capture_ended(0);
     }
+}
+
+static int item_kind(int kind)
+{
+    return kind == FC_CUPTI_ITEM_ATTN ? FC_GI_ATTN
+           : kind == FC_CUPTI_ITEM_UNCOUNTED ? FC_GI_UNCOUNTED
+                                             : FC_GI_MARK;
+}
+
+int fc_cupti_launch_captured(int kind, const fc_attn *a, uint32_t id, void *stream)
+{
+    unsigned hot = fc_cupti_hot_get();
+    int check = 0;
+    if (FC_UNLIKELY(hot & FC_CUPTI_PROBE)) {
+        /* after the launch was forwarded, so the runtime has loaded the
+         * driver; a capture may have begun before CUPTI listened */
+        check = fc_cupti_probe();
+        hot = fc_cupti_hot_get();
+    }
+    if (FC_LIKELY(!(hot & FC_CUPTI_CAPTURE) && !check))
+        return 0;
+    int diverted = fc_graphs_divert_other(item_kind(kind), a, id, (CUstream)stream);
+    if (check)
+        fc_capture_settle(diverted);
+    return diverted;
+}
+
+/* Graphs are followed only when CUPTI is on (its callbacks see the
+ * instantiations and launches); looked for first if need be. */
+static int graphs_followed(void)
+{
+    if (!fc_is_enabled() || fc_cupti_forked())
+        return 0;
+    if (fc_cupti_hot_get() & FC_CUPTI_PROBE)
+        fc_cupti_probe();
+    return fc_cupti_on();
+}
+
+int fc_graphs_add_attn(void *cugraph, const fc_attn *a)
+{
+    if (!graphs_followed())
+        return -1;
+    return fc_graphs_add(cugraph, FC_GI_ATTN, NULL, a);
+}
+
+int fc_graphs_add_gemm(void *cugraph, const fc_gemm *g)
+{
+    if (!graphs_followed())
+        return -1;
+    return fc_graphs_add(cugraph, FC_GI_GEMM, g, NULL);
 }

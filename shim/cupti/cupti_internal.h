@@ -8,7 +8,7 @@
  *   0  state.c idmap.c hwmetrics.c   function tables, hot bits, on/off,
  *                                    fork flag, spin lock; pure helpers
  *   1  kernels.c capture.c           kernel figures; the capture flag and
- *                                    a call's graph nodes
+ *      graph_items.c                 a call's graph nodes; what graphs replay
  *   2  graphs.c hwflops.c            CUDA graphs; hardware counters
  *   3  activity.c                    kernel activity records
  *   4  launches.c                    kernel-launch callbacks
@@ -91,6 +91,12 @@ void fc_graphs_set_visible(int visible, const char *reason);
  * (or dropped with an invalidated one), 0 when the stream is not
  * capturing (count it as executed). */
 int fc_graphs_divert(const fc_gemm *g, CUstream stream, const uint64_t *nodes, int n_nodes);
+/* The same for an attention call, an uncounted kernel or a marker (kind
+ * FC_GI_*, graph_items.h). */
+int fc_graphs_divert_other(int kind, const fc_attn *a, uint32_t id, CUstream stream);
+/* Adds a GEMM (g) or an attention call (a) to a graph outside any
+ * capture: 0, or -1 (graph unknown, shape not countable, tables full). */
+int fc_graphs_add(void *cugraph, int kind, const fc_gemm *g, const fc_attn *a);
 void fc_graphs_capture_begin(CUstream stream, CUgraph into);
 void fc_graphs_capture_end_enter(CUstream stream);
 /* 1 when a capture ended (one was in progress on the stream at entry). */

@@ -40,7 +40,7 @@ LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "launch": 3,
          "cupti": 4, "hooks": 5, "report": 5, "": 6}
 
 # Sub-layers inside shim/cupti/, by file (without .c).
-SUBLAYER = {"cupti": {"state": 0, "idmap": 0, "hwmetrics": 0, "kernels": 1, "capture": 1,
+SUBLAYER = {"cupti": {"state": 0, "idmap": 0, "hwmetrics": 0, "kernels": 1, "capture": 1, "graph_items": 1,
                       "graphs": 2, "hwflops": 2, "activity": 3, "launches": 4, "callbacks": 5,
                       "lifecycle": 5, "loader": 6, "calls": 7}}
 
