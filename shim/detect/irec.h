@@ -62,6 +62,12 @@ typedef struct fc_irec {
     uint8_t phase;           /* enum fc_phase (see there) */
 } fc_irec;
 
+/* 1 for the records that carry counted FLOPs: GEMMs and attention calls. */
+static inline int fc_irec_counted(const fc_irec *r)
+{
+    return r->kind == FC_IREC_GEMM || r->kind == FC_IREC_ATTN;
+}
+
 static inline uint32_t fc_mix32(uint64_t h)
 {
     h ^= h >> 33;

@@ -635,6 +635,29 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
         e->bwd_roles |= bit;
 }
 
+/* An attention call is labelled by what its kernel is and where it ran,
+ * never by addresses (it reads no weight): a backward kernel is backward;
+ * a forward kernel is forward before the segment's backward starts and a
+ * recomputation after it (activation checkpointing runs the forward
+ * kernel again inside the backward), unless the program declared its
+ * phase. In a segment without a backward it is an evaluation forward. */
+static uint8_t attn_class(const fc_irec *r, int64_t i, int64_t t_bwd, const fc_seg_result *res)
+{
+    if (r->flags & FC_IREC_XEVAL)
+        return FC_CLS_XEVAL;
+    if (r->flags & FC_IREC_ATTN_BWD)
+        return FC_CLS_BWD;
+    if (r->phase == FC_PH_FWD)
+        return FC_CLS_FWD;
+    if (r->phase == FC_PH_REC)
+        return FC_CLS_REC;
+    if (r->phase == FC_PH_BWD)
+        return (r->flags & FC_IREC_RECDECL) ? FC_CLS_BWD : FC_CLS_REC;
+    if (t_bwd < 0)
+        return res->declared ? FC_CLS_FWD : FC_CLS_EVAL;
+    return i < t_bwd ? FC_CLS_FWD : FC_CLS_REC;
+}
+
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res)
 {
     uint64_t n = s->end - s->start;
@@ -647,7 +670,7 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         const fc_irec *r = fc_seg_rec(s->start + i);
         weighted[i] = 0;
         if (r->kind != FC_IREC_GEMM) {
-            cls[i] = FC_CLS_MARK;
+            cls[i] = r->kind == FC_IREC_ATTN ? attn_class(r, (int64_t)i, t_bwd, res) : FC_CLS_MARK;
             continue;
         }
         if (r->flags & FC_IREC_XEVAL) {

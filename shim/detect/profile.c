@@ -52,14 +52,16 @@ void fc_profile_segment(const fc_pend *s, int kind)
     fc_u128 flops = 0;
     for (uint64_t x = s->start; x < s->end; x++) {
         const fc_irec *r = fc_seg_rec(x);
-        if (!fc_irec_is_call(r) || fc_phase_class(x - s->start) != FC_CLS_FWD)
+        if (!(fc_irec_is_call(r) || (r->kind == FC_IREC_ATTN && !(r->flags & FC_IREC_XEVAL))) ||
+            fc_phase_class(x - s->start) != FC_CLS_FWD)
             continue;
         uint8_t wb = fc_phase_weighted(x - s->start);
         const void *w = (wb & 1) ? r->a : (wb & 2) ? r->b : NULL;
         h = mix(mix(h, r->sig), wb);
         calls++;
         flops = fc_u128_sat_add(flops, r->flops);
-        if (n > 0 && ents[n - 1].sig == r->sig && ents[n - 1].weight == wb && ent_w[n - 1] == w &&
+        if (n > 0 && ents[n - 1].sig == r->sig && ents[n - 1].kind == r->kind &&
+            ents[n - 1].weight == wb && ent_w[n - 1] == w &&
             ents[n - 1].count < UINT32_MAX) {
             ents[n - 1].count++;
             continue;
@@ -68,7 +70,8 @@ void fc_profile_segment(const fc_pend *s, int kind)
             truncated = 1;
             continue;
         }
-        ents[n] = (fc_profile_ent){.sig = r->sig, .count = 1, .flops = r->flops, .weight = wb};
+        ents[n] = (fc_profile_ent){.sig = r->sig, .count = 1, .flops = r->flops, .weight = wb,
+                                   .kind = r->kind};
         ent_w[n] = w;
         n++;
     }

@@ -19,10 +19,11 @@
 #define FC_PROFILE_CAP 4096 /* runs of calls kept; a longer forward is truncated */
 
 typedef struct fc_profile_ent {
-    uint32_t sig;   /* fc_gemm_sig of the shape */
+    uint32_t sig;   /* fc_gemm_sig of the shape; FC_ATTN_SIG(id) for an attention call */
     uint32_t count; /* calls in a row with this shape (and this weight, if any) */
     uint64_t flops; /* of one call */
     uint8_t weight; /* bit 0: operand A is a weight, bit 1: operand B */
+    uint8_t kind;   /* FC_IREC_GEMM, or FC_IREC_ATTN (its shape in count/attn_table.h) */
 } fc_profile_ent;
 
 enum fc_profile_state {

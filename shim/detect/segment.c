@@ -394,7 +394,8 @@ static void hand_over_uncut(void)
         return;
     for (uint64_t x = open_start; x < head; x++) {
         const fc_irec *r = rec_at(x);
-        fc_steps_record(r, r->kind == FC_IREC_GEMM ? FC_CLS_XEVAL : FC_CLS_MARK);
+        fc_steps_record(r, fc_irec_counted(r) && (r->flags & FC_IREC_XEVAL) ? FC_CLS_XEVAL
+                                                                            : FC_CLS_MARK);
     }
     tail = open_start = head;
 }
@@ -444,11 +445,11 @@ void fc_seg_push(const fc_irec *in)
         xeval_depth++;
     else if (rec.kind == FC_IREC_EVAL_END && xeval_depth > 0)
         xeval_depth--;
-    else if (rec.kind == FC_IREC_GEMM && xeval_depth > 0)
+    else if (fc_irec_counted(&rec) && xeval_depth > 0)
         rec.flags |= FC_IREC_XEVAL;
     if (rec.kind == FC_IREC_STEP || rec.kind == FC_IREC_PHASE || rec.kind == FC_IREC_NVTX_PHASE)
         note_phase(&rec);
-    else if (rec.kind == FC_IREC_GEMM) {
+    else if (fc_irec_counted(&rec)) {
         rec.phase = declared_phase();
         if (rec_declared)
             rec.flags |= FC_IREC_RECDECL;

@@ -23,7 +23,7 @@ typedef struct mode_state {
     int open;
     fc_iteration cur;
     uint64_t count, stored;
-    fc_u128 fwd, bwd, rec, other;
+    fc_u128 fwd, bwd, rec, xs, other;
     uint64_t unsure;
     unsigned unsure_bits;
     fc_iteration *list;          /* LIST_CAP entries, in lists (NULL: not mapped) */
@@ -111,6 +111,7 @@ static void close_iter(int mode, uint64_t t1, int open_end)
     m->fwd = fc_u128_sat_add(m->fwd, m->cur.fwd);
     m->bwd = fc_u128_sat_add(m->bwd, m->cur.bwd);
     m->rec = fc_u128_sat_add(m->rec, m->cur.rec);
+    m->xs = fc_u128_sat_add(m->xs, m->cur.xs);
     if (m->cur.unsure) {
         m->unsure++;
         m->unsure_bits |= m->cur.unsure;
@@ -149,10 +150,12 @@ void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure)
         open_iter(FC_MODE_MARKER, t0);
 }
 
-static void add_flops(fc_iteration *it, int cls, uint64_t flops)
+static void add_flops(fc_iteration *it, int cls, const fc_irec *r)
 {
     fc_u128 *slot = cls == FC_CLS_FWD ? &it->fwd : cls == FC_CLS_BWD ? &it->bwd : &it->rec;
-    *slot = fc_u128_sat_add(*slot, flops);
+    *slot = fc_u128_sat_add(*slot, r->flops);
+    if (cls == FC_CLS_BWD)
+        it->xs = fc_u128_sat_add(it->xs, r->xs);
     it->calls++;
 }
 
@@ -212,7 +215,7 @@ static void on_marker(const fc_irec *r)
 void fc_steps_record(const fc_irec *r, int cls)
 {
     last_t = r->t > last_t ? r->t : last_t;
-    if (r->kind != FC_IREC_GEMM) {
+    if (!fc_irec_counted(r)) {
         on_marker(r);
         return;
     }
@@ -227,7 +230,7 @@ void fc_steps_record(const fc_irec *r, int cls)
     for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++) {
         mode_state *m = &modes[mode];
         if (m->open) {
-            add_flops(&m->cur, cls, r->flops);
+            add_flops(&m->cur, cls, r);
             m->cur.unsure |= seg_unsure;
         }
         else
@@ -279,6 +282,7 @@ void fc_steps_get(int mode, fc_steps_view *out)
     out->fwd = m->fwd;
     out->bwd = m->bwd;
     out->rec = m->rec;
+    out->xs = m->xs;
     out->unsure = m->unsure;
     out->unsure_bits = m->unsure_bits;
     out->lost = lost_seen;

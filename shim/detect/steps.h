@@ -22,6 +22,7 @@ typedef struct fc_iteration {
     uint64_t t0, t1;   /* ticks: start, end */
     uint64_t excluded; /* ticks of evaluation inside [t0, t1) */
     fc_u128 fwd, bwd, rec;
+    fc_u128 xs;        /* of bwd: attention FLOPs beyond the model convention (irec.xs) */
     uint64_t calls;
     int open_end;      /* t1 is the last call, not the next iteration's start */
     unsigned unsure;   /* FC_UNSURE_* of the calls in it: its split is a guess */
@@ -37,6 +38,7 @@ typedef struct fc_steps_view {
     uint64_t stored;             /* of which kept in the list */
     const fc_iteration *list;    /* the first `stored` iterations */
     fc_u128 fwd, bwd, rec;       /* over all finished iterations */
+    fc_u128 xs;                  /* of bwd: attention beyond the model convention */
     uint64_t unsure;             /* finished iterations whose split is unsure */
     unsigned unsure_bits;        /* FC_UNSURE_* over them */
     int lost;                    /* records were lost to the detector */

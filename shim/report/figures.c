@@ -13,6 +13,7 @@
 
 static double secs_buf[FC_FIGURES_MAX_LIST];
 static fc_u128 flops_buf[FC_FIGURES_MAX_LIST], rec_buf[FC_FIGURES_MAX_LIST], fwd_buf[FC_FIGURES_MAX_LIST];
+static fc_u128 xs_buf[FC_FIGURES_MAX_LIST];
 
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to)
 {
@@ -36,6 +37,7 @@ static void steady_of(fc_figures *f)
         flops_buf[n] = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
         rec_buf[n] = it->rec;
         fwd_buf[n] = it->fwd;
+        xs_buf[n] = it->xs;
         n++;
     }
     f->steady = n;
@@ -45,6 +47,7 @@ static void steady_of(fc_figures *f)
     f->flops = fc_median_u128(flops_buf, n);
     f->rec = fc_median_u128(rec_buf, n);
     f->fwd = fc_median_u128(fwd_buf, n);
+    f->xs = fc_median_u128(xs_buf, n);
 }
 
 /* FLOPs by dtype and whether they ran on a GPU, over every counted call. */
@@ -79,6 +82,7 @@ void fc_figures_compute(fc_figures *f, int may_look)
 {
     memset(f, 0, sizeof *f);
     fc_counters_totals(&f->totals);
+    fc_attn_table_totals(&f->attn);
     fc_steps_get(fc_steps_mode(), &f->v);
     fc_steps_eval(&f->ev);
     const fc_steps_view *v = &f->v;
@@ -101,5 +105,8 @@ void fc_figures_compute(fc_figures *f, int may_look)
     double denom = f->pc.flops * f->median_seconds;
     f->util_ok = 1;
     f->hfu = fc_u128_to_double(f->flops) / denom;
-    f->mfu = fc_u128_to_double(f->flops - f->rec) / denom;
+    /* model FLOPs: recompute left out, attention's backward at the model
+     * convention (2x its forward, not the 2.5x it executes) */
+    fc_u128 model = f->flops > f->rec + f->xs ? f->flops - f->rec - f->xs : 0;
+    f->mfu = fc_u128_to_double(model) / denom;
 }

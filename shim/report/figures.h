@@ -9,12 +9,14 @@
 
 #include <stdint.h>
 
+#include "count/attn_table.h"
 #include "count/counters.h"
 #include "detect/steps.h"
 #include "probe/peak_choice.h"
 
 typedef struct fc_figures {
     fc_totals totals;          /* GEMM counters (rings drained) */
+    fc_attn_totals attn;       /* attention counters */
     fc_steps_view v;           /* iterations of the current mode */
     fc_eval_view ev;           /* evaluation passes */
     fc_u128 hw;                /* fwd + bwd + rec over all finished iterations */
@@ -25,11 +27,12 @@ typedef struct fc_figures {
     uint64_t unsure_steady;    /* ... whose forward/backward/recompute split is a guess */
     double median_seconds;
     fc_u128 flops, rec;        /* medians per steady iteration, taken apart */
+    fc_u128 xs;                /* ... and of the attention beyond the model convention */
     fc_u128 fwd;               /* and of their forward FLOPs */
     int util_ok;               /* peak, hfu and mfu are set */
     fc_peak_choice pc;         /* the peak (pc.reason when !util_ok and steady) */
     const char *util_reason;   /* why there is no HFU/MFU, when !util_ok */
-    double hfu, mfu;           /* flops / (peak x median s); (flops - rec) / (...) */
+    double hfu, mfu;           /* flops / (peak x median s); (flops - rec - xs) / (...) */
     /* HFU at the dtype mix: the time the counted FLOPs of each dtype would
      * take at that dtype's dense peak, summed, over the measured time.
      * mix_ok 0: not known (a dtype without a published peak, no device). */

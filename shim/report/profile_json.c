@@ -6,6 +6,7 @@
 #include "profile_json.h"
 
 #include "core/api.h"
+#include "count/attn_table.h"
 #include "count/counters.h"
 #include "detect/profile.h"
 #include "dtype.h"
@@ -24,8 +25,41 @@ static const char *state_name(int state)
     }
 }
 
+/* An attention call of the forward: its shape from the attention table
+ * (kind "attention"; the inference reads heads, sequence and batch off it). */
+static void write_attention(fc_jw *w, const fc_profile_ent *e)
+{
+    fc_attn a;
+    fc_jw_obj_begin(w, NULL);
+    fc_jw_str(w, "kind", "attention");
+    if (fc_attn_table_get(FC_ATTN_ID_OF_SIG(e->sig), &a, NULL) == 0) {
+        fc_jw_str(w, "source", fc_attn_source_name(a.source));
+        fc_jw_i64(w, "batch", a.b);
+        fc_jw_i64(w, "heads", a.h);
+        fc_jw_i64(w, "kv_heads", a.h_k);
+        fc_jw_i64(w, "seq_q", a.s_q);
+        fc_jw_i64(w, "seq_k", a.s_k);
+        fc_jw_i64(w, "head_dim", a.d);
+        fc_jw_i64(w, "head_dim_v", a.d_v);
+        fc_jw_str(w, "mask", fc_attn_mask_name(&a));
+        fc_jw_i64(w, "window_left", a.window_left);
+        fc_jw_i64(w, "window_right", a.window_right);
+        fc_jw_bool(w, "bound", (a.flags & FC_ATTN_BOUND) != 0);
+        fc_jw_str(w, "dtype", fc_dtype_name(a.dtype));
+    } else {
+        fc_jw_bool(w, "unresolved", 1);
+    }
+    fc_jw_u64(w, "count", e->count);
+    fc_jw_u128(w, "flops", (fc_u128)e->flops * e->count);
+    fc_jw_obj_end(w);
+}
+
 static void write_gemm(fc_jw *w, const fc_profile_ent *e)
 {
+    if (e->kind == FC_IREC_ATTN) {
+        write_attention(w, e);
+        return;
+    }
     static const char *const weight[4] = {NULL, "A", "B", "AB"};
     fc_gemm g;
     fc_jw_obj_begin(w, NULL);

@@ -20,6 +20,8 @@
 #include "core/options.h"
 #include "core/process.h"
 #include "core/rank.h"
+#include "attention_json.h"
+#include "count/attn_table.h"
 #include "count/counters.h"
 #include "dtype.h"
 #include "flopcount.h"
@@ -203,6 +205,8 @@ static void write_json(int fd, const char *status)
 {
     fc_totals t;
     totals(&t);
+    fc_attn_totals at;
+    fc_attn_table_totals(&at);
     sort_views();
     fc_jw *w = &json_writer;
     fc_jw_init(w, fd, 1);
@@ -229,9 +233,13 @@ static void write_json(int fd, const char *status)
     fc_jw_u64(w, "unresolved_calls", t.unresolved_calls);
     fc_jw_u64(w, "distinct_shapes", t.distinct_shapes);
     fc_jw_u64(w, "overflow_calls", t.overflow_calls);
+    fc_jw_u64(w, "attention_calls", at.calls);
+    fc_jw_u128(w, "attention_flops", at.executed);
+    fc_jw_u128(w, "counted_flops", fc_u128_sat_add(t.flops, at.executed));
     fc_jw_obj_end(w);
     write_groups(w);
     write_shapes(w);
+    fc_report_attention_json(w);
     /* "running" and "exec" (written before an exec, which may fail) leave
      * the detector's stream open */
     fc_report_sections_json(w, strcmp(status, "running") != 0 && strcmp(status, "exec") != 0,
@@ -245,7 +253,8 @@ static int counted_anything(void)
 {
     fc_totals t;
     totals(&t);
-    return t.calls + t.failed_calls + t.invalid_calls + t.unresolved_calls > 0;
+    return t.calls + t.failed_calls + t.invalid_calls + t.unresolved_calls > 0 ||
+           fc_report_attention_seen();
 }
 
 int fc_report_counted(void)
@@ -319,6 +328,7 @@ static void summary(int interrupted)
                      (unsigned long long)v->calls, h);
         say(line);
     }
+    fc_report_attention_text(2);
     fc_report_sections_text(2, interrupted);
 }
 

@@ -193,6 +193,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_u128(w, "forward_flops", v->fwd);
     fc_jw_u128(w, "backward_flops", v->bwd);
     fc_jw_u128(w, "recompute_flops", v->rec);
+    fc_jw_u128(w, "attention_excess_flops", v->xs);
     fc_jw_u128(w, "other_flops", fc_steps_other(v->mode));
     fc_jw_obj_begin(w, "detector");
     fc_jw_u64(w, "segments", st.segments);
@@ -224,6 +225,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         fc_jw_u128(w, "forward_flops", it->fwd);
         fc_jw_u128(w, "backward_flops", it->bwd);
         fc_jw_u128(w, "recompute_flops", it->rec);
+        fc_jw_u128(w, "attention_excess_flops", it->xs);
         fc_jw_u64(w, "calls", it->calls);
         fc_jw_bool(w, "ambiguous", it->unsure != 0);
         if (it->unsure) {

@@ -179,6 +179,17 @@ static void attention_core(pass *s, saved *sv, int keep, float **out)
     int64_t d = g->c.hidden / g->c.heads, S = g->c.seq, nb = s->B * g->c.heads;
     size_t hd = (size_t)(nb * d * S), ss = (size_t)(nb * S * S);
     float *q = alloc(g, hd), *k = alloc(g, hd), *v = alloc(g, hd); /* contiguous copies */
+    if (g->c.attn != NULL) { /* fused: one kernel, no scores kept */
+        g->c.attn(s->ctx, 0, nb, S, d);
+        float *o = alloc(g, hd);
+        *out = o;
+        if (keep) {
+            sv->q = q, sv->k = k, sv->v = v, sv->p = NULL;
+            return;
+        }
+        release(g, q), release(g, k), release(g, v);
+        return;
+    }
     float *sc = alloc(g, ss);
     s->fn(s->ctx, GPT_STRIDED, 'T', 'N', S, S, d, nb, k, q, sc);
     float *p = alloc(g, ss); /* softmax */
@@ -254,6 +265,17 @@ static float *layer_backward(pass *s, int l, saved *sv, float *gy)
     }
     float *g_o = alloc(g, hd); /* tokens to heads */
     release(g, g_y);
+    if (g->c.attn != NULL) { /* fused backward: dQ, dK, dV in one kernel */
+        g->c.attn(s->ctx, 1, nb, S, d);
+        float *g_qkv = alloc(g, 3 * th);
+        release(g, g_o), release(g, sv->q), release(g, sv->k), release(g, sv->v);
+        float *g_ln1 = alloc(g, th);
+        linear_back(s, g->w[l][0], g->gw[l][0], h, 3 * h, sv->ln1, g_qkv, g_ln1);
+        release(g, g_qkv), release(g, sv->ln1), release(g, sv->qkv);
+        float *g_x = alloc(g, th);
+        release(g, g_ln1), release(g, g_mid), release(g, gy);
+        return g_x;
+    }
     float *g_p = alloc(g, ss), *g_v = alloc(g, hd);
     s->fn(s->ctx, GPT_STRIDED, 'T', 'N', S, S, d, nb, sv->v, g_o, g_p);
     s->fn(s->ctx, GPT_STRIDED, 'N', 'T', d, S, S, nb, g_o, sv->p, g_v);

@@ -14,6 +14,11 @@
 enum gpt_recompute { GPT_NONE = 0, GPT_SELECTIVE, GPT_FULL };
 enum gpt_api { GPT_GEMM = 0, GPT_STRIDED, GPT_LT };
 
+/* One fused-attention call (gpt_cfg.attn): bwd 0 the forward kernel, 1 the
+ * backward kernel; nb = sequences x heads, s queries over s keys of head
+ * dimension d, no mask. */
+typedef void (*gpt_attn_fn)(void *ctx, int bwd, int64_t nb, int64_t s, int64_t d);
+
 typedef struct gpt_cfg {
     int layers, hidden, heads, vocab, seq, batch;
     int recompute;   /* enum gpt_recompute, for the layers in ckpt_mask */
@@ -25,6 +30,10 @@ typedef struct gpt_cfg {
     int torch_head;  /* the output layer's backward as PyTorch's CPU run issues it: the
                       * weight gradient before the input gradient, and the loss
                       * gradient in one block every step that no GEMM writes */
+    gpt_attn_fn attn; /* non-NULL: the attention core runs as one fused call each way
+                       * (FlashAttention-like: no GEMM; the backward kernel recomputes
+                       * the scores, 2.5x the forward's FLOPs), through this callback
+                       * with the GEMM callback's ctx */
 } gpt_cfg;
 
 /* One GEMM, column-major: C (m x n) = op(A) op(B), op(A) m x k, strided

@@ -97,3 +97,13 @@ add_test(NAME iter_emu_live
 if(FLOPCOUNT_SANITIZE STREQUAL "thread")
   set_tests_properties(iter_emu_live PROPERTIES ENVIRONMENT "FLOPCOUNT_CALLSITES=0")
 endif()
+
+# Counted fused-attention calls among the GEMMs (FC_IREC_ATTN): labelled
+# forward, backward or recompute by their kernel and place.
+add_executable(test_iter_attention ${CMAKE_CURRENT_LIST_DIR}/test_iter_attention.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
+               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
+               ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
+               ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+target_include_directories(test_iter_attention PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_iter_attention PRIVATE cmocka fc_analysis)
+add_test(NAME iter_attention COMMAND test_iter_attention)
