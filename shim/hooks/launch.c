@@ -31,10 +31,12 @@
 #include "core/resolve.h"
 #include "cupti/cupti_layer.h"
 #include "launch/launch.h"
+#include "launch/runtimes.h"
 #include "launch_hooks.h"
 
 /* Not in the C headers (crt/host_runtime.h, crt/device_functions.h are
  * C++): the ABI nvcc's generated code calls. */
+FC_EXPORT void **__cudaRegisterFatBinary(void *fatCubin);
 FC_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
                                       const char *deviceName, int thread_limit, uint3 *tid,
                                       uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
@@ -49,6 +51,7 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
                                      void **args);
 
+typedef void **(*register_fatbin_fn)(void *);
 typedef void (*register_fn)(void **, const char *, char *, const char *, int, uint3 *, uint3 *,
                             dim3 *, dim3 *, int *);
 typedef void (*unregister_fn)(void **);
@@ -56,6 +59,16 @@ typedef cudaError_t (*get_kernel_fn)(cudaKernel_t *, const void *);
 typedef cudaError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 typedef cudaError_t (*launch_k_fn)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
 typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, void **);
+
+void **__cudaRegisterFatBinary(void *fatCubin)
+{
+    FC_REAL(FC_LIB_CUDART, register_fatbin_fn, __cudaRegisterFatBinary);
+    void **h = fn___cudaRegisterFatBinary != NULL ? fn___cudaRegisterFatBinary(fatCubin) : NULL;
+    int saved = errno;
+    fc_launch_note_fatbin(fatCubin); /* the wrapper lies in the registering object */
+    errno = saved;
+    return h;
+}
 
 void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
                             const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
