@@ -126,11 +126,13 @@ __attribute__((noinline, cold)) static void seen(uint32_t rec, const void *id, d
         return;
     }
     const fc_kernel *k = &fc_launch_kernels[rec - 1];
+    /* id is the stub, or the cudaKernel_t __cudaGetKernel gave for it */
     fc_launch_call c = {args != NULL ? args[0] : NULL,
                         0,
                         {grid.x, grid.y, grid.z},
-                        id != k->stub && k->stub != NULL ? id : k->stub,
-                        id != k->stub && k->stub != NULL ? FC_LQ_KERNEL : FC_LQ_STUB,
+                        NULL,
+                        id != k->stub ? id : NULL,
+                        k->stub,
                         FC_LP_HOOK,
                         rc == cudaSuccess};
     fc_launch_result r;

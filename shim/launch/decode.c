@@ -67,26 +67,18 @@ static void resolve(void)
 static int64_t param_size(const fc_launch_call *c, size_t i)
 {
     size_t off = 0, size = 0;
-    switch (c->query_kind) {
-    case FC_LQ_STUB:
-        if (q.rt_info == NULL || q.peek == NULL || q.get == NULL || !c->ok || q.peek() != 0)
-            return -1;
-        if (q.rt_info(c->query, i, &off, &size) != 0) {
-            q.get(); /* our failure, not the program's: taken back */
-            return -1;
-        }
-        return (int64_t)size;
-    case FC_LQ_KERNEL:
-        if (q.drv_kernel_info == NULL || q.drv_kernel_info(c->query, i, &off, &size) != 0)
-            return -1;
-        return (int64_t)size;
-    case FC_LQ_FUNCTION:
-        if (q.drv_func_info == NULL || q.drv_func_info(c->query, i, &off, &size) != 0)
-            return -1;
-        return (int64_t)size;
-    default:
+    if (c->function != NULL && q.drv_func_info != NULL)
+        return q.drv_func_info(c->function, i, &off, &size) == 0 ? (int64_t)size : -1;
+    if (c->kernel != NULL && q.drv_kernel_info != NULL)
+        return q.drv_kernel_info(c->kernel, i, &off, &size) == 0 ? (int64_t)size : -1;
+    if (c->stub == NULL || q.rt_info == NULL || q.peek == NULL || q.get == NULL ||
+        c->path != FC_LP_HOOK || !c->ok || q.peek() != 0)
+        return -1;
+    if (q.rt_info(c->stub, i, &off, &size) != 0) {
+        q.get(); /* our failure, not the program's: taken back */
         return -1;
     }
+    return (int64_t)size;
 }
 
 /* The kernel's parameter 0 size and parameter count, asked once (at a
@@ -94,7 +86,7 @@ static int64_t param_size(const fc_launch_call *c, size_t i)
 static void sizes(fc_kernel *k, const fc_launch_call *c, int64_t *size, int *nparams)
 {
     int32_t s = __atomic_load_n(&k->param0, __ATOMIC_ACQUIRE);
-    if (s == 0 && c->ok && c->query_kind != FC_LQ_NONE) {
+    if (s == 0 && c->ok && (c->function || c->kernel || c->stub)) {
         resolve();
         int64_t s0 = param_size(c, 0);
         int32_t np = 0;

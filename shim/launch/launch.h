@@ -21,22 +21,19 @@
 /* Where a launch was seen. */
 enum { FC_LP_HOOK = 0, FC_LP_CUPTI = 1, FC_LP_COUNT };
 
-/* What the parameter-size query takes (the kernel's identity). */
-enum {
-    FC_LQ_NONE = 0,
-    FC_LQ_STUB,     /* a host stub of the dynamic runtime: cudaFuncGetParamInfo */
-    FC_LQ_KERNEL,   /* a cudaKernel_t (CUkernel): cuKernelGetParamInfo */
-    FC_LQ_FUNCTION, /* a CUfunction: cuFuncGetParamInfo */
-};
-
+/* A launch. The kernel's parameter size is asked of the first identity
+ * given: a CUfunction (cuFuncGetParamInfo), a cudaKernel_t / CUkernel
+ * (cuKernelGetParamInfo), a host stub of the shared runtime
+ * (cudaFuncGetParamInfo: the hooks' launches only). */
 typedef struct fc_launch_call {
     const void *param0; /* host copy of parameter 0; NULL none */
     int64_t avail;      /* bytes readable there when known (a packed buffer), else 0 */
     unsigned grid[3];
-    const void *query; /* the identity to ask the parameter size of */
-    int query_kind;    /* FC_LQ_* */
-    int path;          /* FC_LP_* */
-    int ok;            /* the launch succeeded (the runtime may be asked then) */
+    const void *function; /* CUfunction, or NULL */
+    const void *kernel;   /* cudaKernel_t, or NULL */
+    const void *stub;     /* the shared runtime's host stub, or NULL */
+    int path;             /* FC_LP_* */
+    int ok;               /* the launch succeeded (the runtime may be asked then) */
 } fc_launch_call;
 
 enum { FC_LR_NONE = 0, FC_LR_ATTN, FC_LR_UNCOUNTED, FC_LR_MARK };

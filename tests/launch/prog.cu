@@ -205,6 +205,7 @@ int main(int argc, char **argv)
     }
     if (want(only, "pt25_bwd_causal")) {
         pytorch_flash::Flash_bwd_params p;
+        memset(&p, 0, sizeof p);
         fa2(p.f, 2, 8, 2, 512, 512, 128, 1, -1, -1, 1.0f, 1);
         pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<
             pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>,
@@ -269,6 +270,7 @@ int main(int argc, char **argv)
     }
     if (want(only, "fa27_bwd_softcap")) {
         flash::Flash_bwd_params p;
+        memset(&p, 0, sizeof p);
         fa2(p.f, 1, 2, 1, 700, 700, 96, 1, -1, -1, 1.0f, 1);
         p.f.softcap = 0.25f;
         flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<
