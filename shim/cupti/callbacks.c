@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* callbacks.c - the CUPTI callbacks graphs need, and their dispatch.
+/* callbacks.c - the CUPTI callbacks graphs need, and their dispatch (the
+ * kernel-launch callbacks go to launches.c).
  *
  * Driver API (the path cudart takes too, through cuGetProcAddress):
  * stream capture begin (every variant) and end, cuGraphLaunch, and
@@ -56,7 +57,7 @@ int fc_callbacks_enable(CUpti_SubscriberHandle s, char *why, size_t n)
             return -1;
         }
     }
-    return 0;
+    return fc_launches_enable(s, why, n);
 }
 
 static int returned_ok(const CUpti_CallbackData *d)
@@ -164,7 +165,9 @@ void CUPTIAPI fc_callbacks_dispatch(void *user, CUpti_CallbackDomain domain, CUp
     if (data == NULL || fc_cupti_forked())
         return;
     int saved = errno; /* inside the program's CUDA call */
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    if (fc_launches_is_launch(domain, cbid))
+        fc_launches_dispatch(domain, cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
         on_driver(cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
         on_resource(cbid, data);

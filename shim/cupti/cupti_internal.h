@@ -59,6 +59,13 @@ int fc_driver_resolve(void);
 int fc_cupti_probe(void);
 void fc_cupti_kernels_off(const char *why);
 
+/* launches.c (sub-layer 4): the kernel-launch callbacks (runtime and
+ * driver domains); enable: 0, or -1 with why. */
+int fc_launches_enable(CUpti_SubscriberHandle s, char *why, size_t n);
+int fc_launches_is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+void fc_launches_dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                          const CUpti_CallbackData *d);
+
 /* callbacks.c (sub-layer 5): enables the driver and resource callbacks graphs need;
  * 0, or -1 with why. */
 int fc_callbacks_enable(CUpti_SubscriberHandle s, char *why, size_t n);

@@ -63,6 +63,10 @@ int fc_cupti_call_end(fc_gemm *g, int ok);
 enum { FC_CUPTI_ITEM_ATTN = 1, FC_CUPTI_ITEM_UNCOUNTED = 2, FC_CUPTI_ITEM_MARK = 3 };
 int fc_cupti_launch_captured(int kind, const fc_attn *a, uint32_t id, void *stream);
 
+/* The driver called the injection entry point (hooks/injection.c, inside
+ * cuInit): CUPTI is looked for now. */
+void fc_cupti_injected(void);
+
 /* Work put into a CUDA graph outside any capture (cuDNN's
  * cudnnBackendPopulateCudaGraph): an attention call or a GEMM recorded
  * against that graph (a cudaGraph_t / CUgraph), counted at each launch of

@@ -100,3 +100,29 @@ add_test(NAME cupti_cli COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/cupti
 set_tests_properties(cupti_hwflops PROPERTIES FIXTURES_SETUP cupti_hw_report)
 set_tests_properties(cupti_cli PROPERTIES FIXTURES_REQUIRED cupti_hw_report
                      ENVIRONMENT "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME}")
+
+# Kernel launches seen through CUPTI's launch callbacks (shim/cupti/launches.c):
+# a statically linked runtime's, dlsym'd driver launches (Triton, cuDNN),
+# captured ones replayed, and one the shim's hook saw first; CUPTI started by
+# the driver's injection (CUDA_INJECTION64_PATH) in a program that runs no GEMM.
+add_executable(test_cupti_launch ${CMAKE_CURRENT_LIST_DIR}/test_cupti_launch.c)
+target_include_directories(test_cupti_launch PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${FC_TESTS_DIR}/launch)
+target_link_libraries(test_cupti_launch PRIVATE fc_fake_gpu_driver fc_fake_cudart ${CMAKE_DL_LIBS})
+add_dependencies(test_cupti_launch fc_fake_cupti)
+set(FC_CUPTI_LAUNCH_RUN [=[set -e
+r="$1"; preload="$2"; prog="$3"; mode="$4"; check="$5"; cupti="$6"; inject="$7"; case="$8"
+rm -f "$r" "$r.truth"
+env LD_PRELOAD="$preload" FLOPCOUNT_OUTPUT="$r" FLOPCOUNT_CUPTI="$cupti" FAKE_TRUTH="$r.truth" \
+  CUDA_INJECTION64_PATH="$inject" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$prog" "$mode"
+/usr/bin/python3 "$check" "$case" "$r" "$r.truth"]=])
+foreach(mode static driver capture dedup)
+  add_test(NAME cupti_launch_${mode}
+           COMMAND sh -c "${FC_CUPTI_LAUNCH_RUN}" launch ${FC_CUPTI_WORK}/launch_${mode}.json
+                   "${FC_PRELOAD}" $<TARGET_FILE:test_cupti_launch> ${mode}
+                   ${CMAKE_CURRENT_LIST_DIR}/launch_cupti_check.py ${FC_FAKE_CUPTI}
+                   $<TARGET_FILE:flopcount> ${mode})
+endforeach()
+add_test(NAME cupti_launch_noinjection
+         COMMAND sh -c "${FC_CUPTI_LAUNCH_RUN}" launch ${FC_CUPTI_WORK}/launch_noinjection.json
+                 "${FC_PRELOAD}" $<TARGET_FILE:test_cupti_launch> static
+                 ${CMAKE_CURRENT_LIST_DIR}/launch_cupti_check.py ${FC_FAKE_CUPTI} "" noinjection)

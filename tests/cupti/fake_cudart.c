@@ -24,3 +24,44 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
     return cuStreamEndCapture((CUstream)s, (CUgraph *)g) == CUDA_SUCCESS ? cudaSuccess
                                                                          : cudaErrorIllegalState;
 }
+
+/* Kernel registration and launch, as the shared runtime does them: the
+ * launch raises the runtime-domain callbacks CUPTI gives (through the fake
+ * driver), inside the call the shim's launch hook forwards - so the hook
+ * and the callback see the same launch. */
+#define MAX_KERNELS 64
+static struct {
+    const void *stub;
+    const char *name;
+} kernels[MAX_KERNELS];
+static int n_kernels;
+
+int fake_cuda_runtime_launch(int cbid, const void *func, const char *symbol, unsigned gx,
+                             unsigned gy, unsigned gz, unsigned bx, void **args, void *stream);
+
+void __cudaRegisterFunction(void **h, const char *hostFun, char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim,
+                            int *wSize);
+void __cudaRegisterFunction(void **h, const char *hostFun, char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim,
+                            int *wSize)
+{
+    (void)h, (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim,
+        (void)wSize;
+    if (n_kernels < MAX_KERNELS) {
+        kernels[n_kernels].stub = hostFun;
+        kernels[n_kernels].name = deviceName;
+        n_kernels++;
+    }
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t smem,
+                             cudaStream_t s)
+{
+    (void)smem;
+    const char *name = "?";
+    for (int i = 0; i < n_kernels; i++)
+        if (kernels[i].stub == func)
+            name = kernels[i].name;
+    return (cudaError_t)fake_cuda_runtime_launch(211, func, name, g.x, g.y, g.z, b.x, args, s);
+}

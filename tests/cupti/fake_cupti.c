@@ -5,7 +5,8 @@
  * Callbacks: one subscriber; cuptiEnableCallback per (domain, id); the
  * fake driver reports its API calls and resource events and they reach
  * the subscriber only when enabled, with CUpti_CallbackData /
- * CUpti_ResourceData + CUpti_GraphData as CUPTI passes them.
+ * CUpti_ResourceData + CUpti_GraphData as CUPTI passes them; kernel
+ * launches in the runtime and driver domains with symbolName set.
  * Activity: the client's buffers, filled with CUpti_ActivityKernel10 and
  * CUpti_ActivityExternalCorrelation records (8-byte aligned, read back
  * with cuptiActivityGetNextRecord); an API call writes one external
@@ -152,7 +153,23 @@ static void op_kernel(const char *name, uint64_t start, uint64_t end, uint32_t s
     pthread_mutex_unlock(&mu);
 }
 
-static const fake_cupti_ops ops = {op_api_call, op_api, op_resource, op_kernel};
+static void op_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int site, const char *name,
+                      const char *symbol, const void *params, const void *rc, uint32_t corr)
+{
+    if (!subscribed || (unsigned)domain >= 8 || cbid >= 1024 || !enabled[domain][cbid])
+        return;
+    CUpti_CallbackData d;
+    memset(&d, 0, sizeof d);
+    d.callbackSite = (CUpti_ApiCallbackSite)site;
+    d.functionName = name;
+    d.symbolName = symbol;
+    d.functionParams = params;
+    d.functionReturnValue = (void *)rc;
+    d.correlationId = corr;
+    sub_fn(sub_user, domain, cbid, &d);
+}
+
+static const fake_cupti_ops ops = {op_api_call, op_api, op_resource, op_kernel, op_launch};
 
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc fn, void *user)
 {

@@ -14,6 +14,7 @@
  * use per object; a lock makes concurrent launches safe. */
 #include <cupti.h> /* with the parameter structs of generated_cuda_meta.h */
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,10 +238,106 @@ void fake_cuda_stream_join(CUstream origin, CUstream other)
 
 /* ---- the driver API ---- */
 
+/* As the real driver does: CUDA_INJECTION64_PATH's library loaded and its
+ * InitializeInjection called, once, in the first cuInit. */
 CUresult cuInit(unsigned flags)
 {
     (void)flags;
+    static int injected;
+    const char *path = getenv("CUDA_INJECTION64_PATH");
+    if (!injected && path != NULL && *path != '\0') {
+        injected = 1;
+        void *h = dlopen(path, RTLD_NOW);
+        int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+        if (init != NULL)
+            init();
+    }
     return CUDA_SUCCESS;
+}
+
+/* ---- kernel launches ---- */
+
+struct fake_function {
+    unsigned magic;
+    char name[512];
+};
+
+CUfunction fake_cuda_function(const char *name)
+{
+    struct fake_function *f = calloc(1, sizeof *f);
+    f->magic = GOOD;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    return (CUfunction)f;
+}
+
+static const char *function_name(CUfunction f)
+{
+    struct fake_function *x = (struct fake_function *)f;
+    return x && x->magic == GOOD ? x->name : "?";
+}
+
+static void launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *api,
+                   const char *symbol, const void *params, const void *rc, int site, uint32_t c)
+{
+    if (cupti != NULL && cupti->launch != NULL)
+        cupti->launch(dom, cbid, site, api, symbol, params, rc, c);
+}
+
+#undef cuLaunchKernel
+#undef cuLaunchKernelEx
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned smem, CUstream s, void **kp,
+                        void **extra)
+{
+    cuLaunchKernel_params p = {f, gx, gy, gz, bx, by, bz, smem, s, kp, extra};
+    uint32_t c = corr();
+    const char *name = function_name(f);
+    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, __func__, name, &p,
+           NULL, CUPTI_API_ENTER, c);
+    fake_cuda_launch(s, name, 1000);
+    CUresult rc = CUDA_SUCCESS;
+    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, __func__, name, &p,
+           &rc, CUPTI_API_EXIT, c);
+    return rc;
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kp, void **extra)
+{
+    cuLaunchKernelEx_params p = {config, f, kp, extra};
+    uint32_t c = corr();
+    const char *name = function_name(f);
+    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, __func__, name,
+           &p, NULL, CUPTI_API_ENTER, c);
+    fake_cuda_launch(config->hStream, name, 1000);
+    CUresult rc = CUDA_SUCCESS;
+    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, __func__, name,
+           &p, &rc, CUPTI_API_EXIT, c);
+    return rc;
+}
+
+int fake_cuda_runtime_launch(int cbid, const void *func, const char *symbol, unsigned gx,
+                             unsigned gy, unsigned gz, unsigned bx, void **args, void *stream)
+{
+    dim3 g = {gx, gy, gz}, b = {bx, 1, 1};
+    cudaLaunchKernel_v7000_params p7 = {func, g, b, args, 0, (cudaStream_t)stream};
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = g;
+    cfg.blockDim = b;
+    cfg.stream = (cudaStream_t)stream;
+    cudaLaunchKernelExC_v11060_params px = {&cfg, func, args};
+    /* __cudaLaunchKernel_v13000: cudaLaunchKernel_v7000's fields, the
+     * cudaKernel_t first */
+    const void *params = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ? (const void *)&px
+                                                                                   : (const void *)&p7;
+    uint32_t c = corr();
+    launch(CUPTI_CB_DOMAIN_RUNTIME_API, (CUpti_CallbackId)cbid, "cudaLaunchKernel", symbol, params,
+           NULL, CUPTI_API_ENTER, c);
+    fake_cuda_launch((CUstream)stream, symbol, 1000);
+    cudaError_t rc = cudaSuccess;
+    launch(CUPTI_CB_DOMAIN_RUNTIME_API, (CUpti_CallbackId)cbid, "cudaLaunchKernel", symbol, params,
+           &rc, CUPTI_API_EXIT, c);
+    return (int)rc;
 }
 
 CUresult cuDriverGetVersion(int *v)

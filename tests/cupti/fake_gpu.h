@@ -27,6 +27,10 @@ typedef struct fake_cupti_ops {
     /* a kernel ran: eager (graph_id 0) or in a graph launch */
     void (*kernel)(const char *name, uint64_t start, uint64_t end, uint32_t stream, uint32_t corr,
                    uint64_t graph_node_id, uint32_t graph_id);
+    /* a launch's runtime or driver API callback, with the kernel's name
+     * (CUpti_CallbackData.symbolName); rc: a cudaError_t or CUresult */
+    void (*launch)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int site, const char *name,
+                   const char *symbol, const void *params, const void *rc, uint32_t corr);
 } fake_cupti_ops;
 
 /* fake driver: for the fake CUPTI */
@@ -49,6 +53,19 @@ void fake_cuda_advance(uint64_t ns);
 uint64_t fake_cuda_now(void);
 /* Start of the last kernel that ran (not captured). */
 uint64_t fake_cuda_last_start(void);
+/* A CUfunction of the given kernel name (cuModuleGetFunction's answer),
+ * for cuLaunchKernel / cuLaunchKernelEx, which deliver the driver-domain
+ * launch callbacks with the name and run the kernel (a graph node while
+ * the stream captures). */
+CUfunction fake_cuda_function(const char *name);
+/* A launch by a statically linked CUDA runtime: the runtime-domain
+ * callbacks CUPTI gives for one (cbid cudaLaunchKernel_v7000 /
+ * __cudaLaunchKernel_v13000 with their parameter structs,
+ * cudaLaunchKernelExC_v11060 with a cudaLaunchConfig_t), then the kernel
+ * run on the stream (captured while it captures). func: the stub or
+ * cudaKernel_t; symbol: the kernel's mangled name. Returns cudaSuccess. */
+int fake_cuda_runtime_launch(int cbid, const void *func, const char *symbol, unsigned gx,
+                             unsigned gy, unsigned gz, unsigned bx, void **args, void *stream);
 /* FAKE_CUDA_KERNEL_LOG=FILE: one line per kernel run,
  *   name stream start end graph_node
  * for the checks to compute expected figures on their own; and a line
