@@ -20,6 +20,10 @@ Cases (bench/README.md, "Footprint"):
   torch      /usr/bin/python3 -c 'import torch'
   train      bench/e2e_torch.py --model gpt --tiny --optim adamw --steps 40:
              ~9,000 GEMMs; the shim's memory and its start-up and exit time
+  register10k  build/bench/launch_overhead --register-only 10000: a process
+             that registers 10,000 CUDA kernels at start, as libtorch_cuda
+             does thousands (one in ten of interest to the launch layer),
+             on a runtime that does nothing itself (bench/noop_cudart.c)
 The last line is one JSON object.
 """
 import argparse
@@ -41,6 +45,8 @@ CASES = {
     "torch": ([PY, "-c", "import torch"], 5, {}),
     "train": ([PY, os.path.join(HERE, "e2e_torch.py"), "--model", "gpt", "--tiny", "--optim", "adamw",
                "--steps", "40"], 5, {"FLOPCOUNT_OUTPUT": "{tmp}/train-%p.json"}),
+    "register10k": ([os.path.join(HERE, "..", "build", "bench", "launch_overhead"), "--register-only",
+                     "10000"], 20, {}),
 }
 
 

@@ -4,12 +4,15 @@
  * loaded, each name a few hundred characters, so a name not of interest
  * must cost about a nanosecond a character and nothing else.
  *
- * Each SUB pattern is a length-prefixed source name ("16flash_fwd_kernelI"):
- * its anchor is the part after the digits. The pass looks, at each
- * character that can start an anchor (a fixed set, checked by the unit
- * test against the table), for the anchors starting with it, and checks
- * the digits before; of all matches the first in table order wins. PREFIX
- * patterns are looked at only when no SUB pattern matched. */
+ * Each SUB pattern is a length-prefixed source name ("16flash_fwd_kernelI")
+ * or the start of one ("fmha_cutlassF_"): its anchor is the part after the
+ * digits. An identifier in a mangled name starts right after its length
+ * (or at the start of an unmangled name), so the pass looks only there:
+ * at an identifier whose first character can start an anchor (a fixed
+ * set, checked by the unit test against the table), for the anchors
+ * starting with it, and checks the digits before; of all matches the
+ * first in table order wins. PREFIX patterns are looked at only when no
+ * SUB pattern matched. */
 #include "families.h"
 
 #include <stddef.h>
@@ -42,6 +45,8 @@ static const uint8_t anchor_start[256] = {['f'] = 1, ['F'] = 1, ['c'] = 1, ['d']
 static struct {
     int state; /* 0 not built, 1 building, 2 ready (atomic) */
     uint8_t digits[FC_KF_COUNT], alen[FC_KF_COUNT];
+    char second[FC_KF_COUNT]; /* the anchor's second character */
+    char last_digit[FC_KF_COUNT]; /* the digit just before the anchor, '\0' none */
     uint8_t n[256];
     uint8_t fam[256][PER_CHAR];
 } idx;
@@ -61,6 +66,8 @@ static void build_index(void)
             d++;
         idx.digits[f] = d;
         idx.alen[f] = (uint8_t)strlen(a + d);
+        idx.second[f] = a[d + 1];
+        idx.last_digit[f] = d > 0 ? a[d - 1] : '\0';
         uint8_t c = (uint8_t)a[d];
         if (idx.n[c] < PER_CHAR)
             idx.fam[c][idx.n[c]++] = (uint8_t)f;
@@ -86,9 +93,12 @@ int fc_kfamily_anchor_ok(void)
 }
 
 /* 1 when family f's SUB pattern matches with its anchor at p (the name
- * begins at start). */
-static int matches(int f, const char *start, const char *p)
+ * begins at start). Two inline comparisons reject almost every
+ * candidate: the anchor's second character, the digit before it. */
+static inline int matches(int f, const char *start, const char *p)
 {
+    if (p[1] != idx.second[f] || (idx.last_digit[f] && (p == start || p[-1] != idx.last_digit[f])))
+        return 0;
     const char *pat = table[f].pattern;
     size_t d = idx.digits[f];
     if (d > 0 && ((size_t)(p - start) < d || memcmp(p - d, pat, d) != 0))
@@ -142,12 +152,22 @@ int fc_kfamily_of_name(const char *name)
     if (__atomic_load_n(&idx.state, __ATOMIC_ACQUIRE) != 2)
         build_index();
     int best = FC_KF_COUNT;
-    if (__atomic_load_n(&idx.state, __ATOMIC_ACQUIRE) != 2)
+    if (__atomic_load_n(&idx.state, __ATOMIC_ACQUIRE) != 2) {
         best = match_slow(name);
-    else
-        for (const char *p = name; *p; p++)
-            if (anchor_start[(uint8_t)*p])
-                best = match_at(name, p, best);
+    } else {
+        /* anchors begin identifiers: at the start of the name (an extern
+         * "C" kernel) or right after a length prefix */
+        if (anchor_start[(uint8_t)*name])
+            best = match_at(name, name, best);
+        for (const char *p = name; *p; p++) {
+            if ((unsigned)(*p - '0') > 9u)
+                continue;
+            while ((unsigned)(p[1] - '0') <= 9u)
+                p++;
+            if (anchor_start[(uint8_t)p[1]])
+                best = match_at(name, p + 1, best);
+        }
+    }
     if (best < FC_KF_COUNT)
         return excluded(best, name) ? FC_KF_NONE : best;
     for (int f = 1; f < FC_KF_COUNT; f++)

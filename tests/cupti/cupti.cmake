@@ -115,7 +115,7 @@ rm -f "$r" "$r.truth"
 env LD_PRELOAD="$preload" FLOPCOUNT_OUTPUT="$r" FLOPCOUNT_CUPTI="$cupti" FAKE_TRUTH="$r.truth" \
   CUDA_INJECTION64_PATH="$inject" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$prog" "$mode"
 /usr/bin/python3 "$check" "$case" "$r" "$r.truth"]=])
-foreach(mode static driver capture dedup)
+foreach(mode static driver capture dedup hookcapture)
   add_test(NAME cupti_launch_${mode}
            COMMAND sh -c "${FC_CUPTI_LAUNCH_RUN}" launch ${FC_CUPTI_WORK}/launch_${mode}.json
                    "${FC_PRELOAD}" $<TARGET_FILE:test_cupti_launch> ${mode}

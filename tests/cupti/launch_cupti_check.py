@@ -64,7 +64,7 @@ def main():
         fail(f"{len(att['shapes'])} shapes, {len(unc)} uncounted; expected {n_attn}, {n_unc}")
     if int(att["flops"]) != total or att["failed_calls"] != 0:
         fail(f"attention {att['flops']} FLOPs, {att['failed_calls']} failed; expected {total}")
-    path = launch["cupti"] if mode != "dedup" else launch["hooks"]
+    path = launch["hooks"] if mode in ("dedup", "hookcapture") else launch["cupti"]
     if path["optimizer"] != marks:
         fail(f"optimizer kernels {path['optimizer']}, expected {marks}")
     if mode == "dedup" and (launch["cupti_duplicates"] != 1 or launch["cupti"]["launches"] != 0 or
@@ -72,6 +72,8 @@ def main():
         fail(f"the launch was not counted once: {launch}")
     if mode == "capture" and launch["cupti"]["captured"] != 2:
         fail(f"captured launches {launch['cupti']['captured']}, expected 2")
+    if mode == "hookcapture" and (launch["hooks"]["captured"] != 1 or att["calls"] != 2):
+        fail(f"the hook's captured launch: {launch['hooks']}, {att['calls']} calls")
     print(f"launch_cupti_check: {mode}: {n_attn} attention shapes ({total} FLOPs), "
           f"{n_unc} uncounted, {marks} optimizer kernels")
     return 0

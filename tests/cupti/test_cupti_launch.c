@@ -14,6 +14,8 @@
  *          capturing stream, the graph instantiated and launched 3 times
  * dedup    a launch through the shared runtime (the shim's hook) that
  *          raises the runtime callback too: counted once
+ * hookcapture  the same launch on a capturing stream, the graph launched
+ *          twice
  * CUPTI is started by the driver's injection (CUDA_INJECTION64_PATH), as
  * in a program that never calls cuBLAS; "static" without it sees nothing.
  * Shapes go to FAKE_TRUTH in tests/launch's format; the check
@@ -221,6 +223,30 @@ static void run_dedup(void)
     say(PT25_TRUTH("dedup_fwd", 1));
 }
 
+/* the shim's launch hook on a capturing stream: recorded, counted at
+ * each of 2 graph launches */
+static void run_hookcapture(void)
+{
+    static void *fatbin;
+    __cudaRegisterFunction(&fatbin, (const char *)&stub_fwd, (char *)PT25_FWD, PT25_FWD, -1, NULL,
+                           NULL, NULL, NULL, NULL);
+    t_fwd_pt25 p;
+    pt25(&p);
+    void *args[] = {&p};
+    dim3 g = {4, 2, 8}, b = {128, 1, 1};
+    if (cuStreamBeginCapture_v2(S(4), CU_STREAM_CAPTURE_MODE_GLOBAL) != CUDA_SUCCESS)
+        exit(2);
+    cudaLaunchKernel(&stub_fwd, g, b, args, 0, (cudaStream_t)S(4));
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    if (cuStreamEndCapture(S(4), &graph) != CUDA_SUCCESS ||
+        cuGraphInstantiateWithFlags(&exec, graph, 0) != CUDA_SUCCESS)
+        exit(2);
+    cuGraphLaunch(exec, S(4));
+    cuGraphLaunch(exec, S(4));
+    say(PT25_TRUTH("hookcapture_fwd", 2));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "static";
@@ -235,6 +261,8 @@ int main(int argc, char **argv)
         run_capture();
     else if (strcmp(mode, "dedup") == 0)
         run_dedup();
+    else if (strcmp(mode, "hookcapture") == 0)
+        run_hookcapture();
     else
         return 2;
     if (truth != NULL)

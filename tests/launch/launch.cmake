@@ -69,3 +69,19 @@ else()
            COMMAND sh -c "echo 'launch: skipped: nvcc not found (the real-toolchain launch tests need it)'; exit 77")
   set_tests_properties(launch_nvcc_programs PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# A launch through dlsym on the runtime's handle (hooks/dlsym.c answers it
+# with the launch hook): counted. b 1, h 4, 256 x 256 causal, d 128: the
+# forward's 2 P (d + d) per head with P = 256 * 257 / 2 = 32,896 pairs:
+# 4 x 2 x 32,896 x 256 = 67,371,008 FLOPs.
+add_executable(test_launch_dlsym ${CMAKE_CURRENT_LIST_DIR}/dlsym_launch.c)
+target_include_directories(test_launch_dlsym PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_launch_dlsym PRIVATE ${CMAKE_DL_LIBS})
+add_dependencies(test_launch_dlsym fc_fake_launch_cudart)
+add_test(NAME launch_dlsym
+         COMMAND sh -c "set -e; r=$1; rm -f $r
+env LD_PRELOAD=$2 FLOPCOUNT_OUTPUT=$r FLOPCOUNT_QUIET=1 FLOPCOUNT_CUPTI=0 ASAN_OPTIONS=detect_leaks=0 $3 $4 > $r.out
+grep -qx hook $r.out
+/usr/bin/python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))[\"attention\"]; sys.exit(0 if (a[\"calls\"], int(a[\"flops\"])) == (1, 67371008) else \"counted: %s\" % a)' $r"
+                 launch ${FC_LAUNCH_WORK}/dlsym.json "${FC_PRELOAD}" $<TARGET_FILE:test_launch_dlsym>
+                 $<TARGET_FILE:fc_fake_launch_cudart>)
