@@ -40,23 +40,11 @@ static const CUpti_CallbackId resource_ids[] = {
 
 int fc_callbacks_enable(CUpti_SubscriberHandle s, char *why, size_t n)
 {
-    char e[96];
-    for (size_t i = 0; i < sizeof driver_ids / sizeof driver_ids[0]; i++) {
-        CUptiResult rc = fc_cu.EnableCallback(1, s, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i]);
-        if (rc != CUPTI_SUCCESS) {
-            snprintf(why, n, "cuptiEnableCallback(driver API %u) failed: %s",
-                     (unsigned)driver_ids[i], fc_cupti_errstr(rc, e, sizeof e));
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < sizeof resource_ids / sizeof resource_ids[0]; i++) {
-        CUptiResult rc = fc_cu.EnableCallback(1, s, CUPTI_CB_DOMAIN_RESOURCE, resource_ids[i]);
-        if (rc != CUPTI_SUCCESS) {
-            snprintf(why, n, "cuptiEnableCallback(resource %u) failed: %s",
-                     (unsigned)resource_ids[i], fc_cupti_errstr(rc, e, sizeof e));
-            return -1;
-        }
-    }
+    if (fc_cupti_enable_ids(s, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids,
+                            sizeof driver_ids / sizeof driver_ids[0], "driver API", why, n) != 0 ||
+        fc_cupti_enable_ids(s, CUPTI_CB_DOMAIN_RESOURCE, resource_ids,
+                            sizeof resource_ids / sizeof resource_ids[0], "resource", why, n) != 0)
+        return -1;
     return fc_launches_enable(s, why, n);
 }
 

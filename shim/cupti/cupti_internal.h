@@ -47,6 +47,11 @@ int fc_cupti_forked(void);
 void fc_cupti_forked_set(void);
 CUpti_SubscriberHandle fc_cupti_subscriber(void);
 CUpti_SubscriberHandle *fc_cupti_subscriber_slot(void);
+/* Enables the callbacks ids[0..n) of domain; 0, or -1 with why (what
+ * names the domain in it). */
+int fc_cupti_enable_ids(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain,
+                        const CUpti_CallbackId *ids, size_t n, const char *what, char *why,
+                        size_t wn);
 /* FLOPCOUNT_LIBCUDA or libcuda.so.1 */
 const char *fc_driver_path(void);
 /* Resolves fc_drv from the driver the process loaded; 0, or -1 when it

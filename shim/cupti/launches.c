@@ -64,24 +64,11 @@ static FC_TLS int in_runtime;
 
 int fc_launches_enable(CUpti_SubscriberHandle s, char *why, size_t n)
 {
-    char e[96];
-    for (size_t i = 0; i < sizeof runtime_ids / sizeof runtime_ids[0]; i++) {
-        CUptiResult rc = fc_cu.EnableCallback(1, s, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_ids[i]);
-        if (rc != CUPTI_SUCCESS) {
-            snprintf(why, n, "cuptiEnableCallback(runtime API %u) failed: %s",
-                     (unsigned)runtime_ids[i], fc_cupti_errstr(rc, e, sizeof e));
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < sizeof driver_ids / sizeof driver_ids[0]; i++) {
-        CUptiResult rc = fc_cu.EnableCallback(1, s, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids[i]);
-        if (rc != CUPTI_SUCCESS) {
-            snprintf(why, n, "cuptiEnableCallback(driver API %u) failed: %s",
-                     (unsigned)driver_ids[i], fc_cupti_errstr(rc, e, sizeof e));
-            return -1;
-        }
-    }
-    return 0;
+    if (fc_cupti_enable_ids(s, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_ids,
+                            sizeof runtime_ids / sizeof runtime_ids[0], "runtime API", why, n) != 0)
+        return -1;
+    return fc_cupti_enable_ids(s, CUPTI_CB_DOMAIN_DRIVER_API, driver_ids,
+                               sizeof driver_ids / sizeof driver_ids[0], "driver API", why, n);
 }
 
 int fc_launches_is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)

@@ -84,6 +84,22 @@ const char *fc_cupti_errstr(CUptiResult rc, char *buf, size_t size)
     return buf;
 }
 
+int fc_cupti_enable_ids(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain,
+                        const CUpti_CallbackId *ids, size_t n, const char *what, char *why,
+                        size_t wn)
+{
+    char e[96];
+    for (size_t i = 0; i < n; i++) {
+        CUptiResult rc = fc_cu.EnableCallback(1, s, domain, ids[i]);
+        if (rc != CUPTI_SUCCESS) {
+            snprintf(why, wn, "cuptiEnableCallback(%s %u) failed: %s", what, (unsigned)ids[i],
+                     fc_cupti_errstr(rc, e, sizeof e));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 const char *fc_driver_path(void)
 {
     const char *p = getenv("FLOPCOUNT_LIBCUDA");

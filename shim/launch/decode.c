@@ -111,26 +111,29 @@ static uint32_t unc_id(fc_kernel *k, int reason, const char *detail)
     return id;
 }
 
-static int traits(fc_kernel *k, char *why, size_t n)
+/* The kernel's traits, read off its name at its first launch: the
+ * record's copy, or (while another thread is still writing it) a copy of
+ * the caller's own in *mine. NULL with why when the name does not parse. */
+static const fc_ktraits *traits(fc_kernel *k, fc_ktraits *mine, char *why, size_t n)
 {
     uint8_t p = __atomic_load_n(&k->parsed, __ATOMIC_ACQUIRE);
     if (p == 1)
-        return 0;
+        return &k->traits;
     if (p == 2) {
         snprintf(why, n, "the kernel name does not parse");
-        return -1;
+        return NULL;
     }
-    fc_ktraits t;
-    int rc = k->family == FC_KF_MEMEFF_FWD || k->family == FC_KF_MEMEFF_BWD
-                 ? fc_memeff_traits(k->family, k->name, &t, why, n)
-                 : fc_fa2_traits(k->family, k->name, &t, why, n);
-    if (rc != 0) {
-        __atomic_store_n(&k->parsed, 2, __ATOMIC_RELEASE);
-        return -1;
+    int memeff = k->family == FC_KF_MEMEFF_FWD || k->family == FC_KF_MEMEFF_BWD;
+    int rc = memeff ? fc_memeff_traits(k->family, k->name, mine, why, n)
+                    : fc_fa2_traits(k->family, k->name, mine, why, n);
+    uint8_t expect = 0;
+    if (p == 0 && __atomic_compare_exchange_n(&k->parsed, &expect, 3, 0, __ATOMIC_ACQ_REL,
+                                              __ATOMIC_ACQUIRE)) {
+        if (rc == 0)
+            k->traits = *mine;
+        __atomic_store_n(&k->parsed, rc == 0 ? 1 : 2, __ATOMIC_RELEASE);
     }
-    k->traits = t; /* racing threads write the same values */
-    __atomic_store_n(&k->parsed, 1, __ATOMIC_RELEASE);
-    return 0;
+    return rc == 0 ? mine : NULL;
 }
 
 static int marker_of(int family)
@@ -162,13 +165,15 @@ void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r
         return;
     }
     char why[256];
-    int rc = traits(k, why, sizeof why);
+    fc_ktraits mine;
+    const fc_ktraits *t = traits(k, &mine, why, sizeof why);
     fc_kparams p = {c->param0, c->avail, 0, 0, {c->grid[0], c->grid[1], c->grid[2]}};
-    if (rc == 0) {
+    int rc = -1;
+    if (t != NULL) {
         sizes(k, c, &p.size, &p.nparams);
         rc = k->family == FC_KF_MEMEFF_FWD || k->family == FC_KF_MEMEFF_BWD
-                 ? fc_memeff_decode(k->family, &k->traits, &p, &r->a, why, sizeof why)
-                 : fc_fa2_decode(k->family, &k->traits, &p, &r->a, why, sizeof why);
+                 ? fc_memeff_decode(k->family, t, &p, &r->a, why, sizeof why)
+                 : fc_fa2_decode(k->family, t, &p, &r->a, why, sizeof why);
     }
     if (rc == 0) {
         r->kind = FC_LR_ATTN;

@@ -51,6 +51,14 @@ int fc_memeff_traits(int family, const char *name, fc_ktraits *t, char *why, siz
 int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char *why,
                      size_t n);
 
+/* decoders.c: the launch as a whole (parameters passed, one of them);
+ * and of the ok shapes the layouts decoded (the first failure's reason in
+ * first when none), the one they agree on. 0, or -1 with why. family: for
+ * the reasons ("FlashAttention-2"). */
+int fc_kp_check_call(const fc_kparams *k, const char *family, char *why, size_t n);
+int fc_kp_pick(const fc_attn *got, int ok, const char *first, const char *family, fc_attn *a,
+               char *why, size_t n);
+
 /* Little-endian field reads from a parameter copy (x86-64 and aarch64,
  * the ABI the kernel parameters share with the host). */
 static inline int32_t fc_kp_i32(const void *p, int off)

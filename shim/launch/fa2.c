@@ -344,14 +344,8 @@ int fc_fa2_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn 
 {
     int kind = kind_of(family), cand[3];
     int nc = candidates(t, kind, cand);
-    if (k->p == NULL) {
-        snprintf(why, n, "no parameters passed");
+    if (fc_kp_check_call(k, "FlashAttention-2", why, n) != 0)
         return -1;
-    }
-    if (k->nparams > 1) {
-        snprintf(why, n, "%d parameters; FlashAttention-2 kernels take one", k->nparams);
-        return -1;
-    }
     /* the size the runtime/driver reports picks the layout */
     if (k->size > 0) {
         int picked = 0;
@@ -388,16 +382,5 @@ int fc_fa2_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn 
         else if (first[0] == '\0')
             snprintf(first, sizeof first, "%s", w);
     }
-    if (ok == 0) {
-        snprintf(why, n, "%s", first);
-        return -1;
-    }
-    for (int i = 1; i < ok; i++)
-        if (memcmp(&got[i], &got[0], sizeof got[0]) != 0) {
-            snprintf(why, n, "layout ambiguous: the parameter size is not known and %d "
-                     "FlashAttention-2 layouts fit with different shapes", ok);
-            return -1;
-        }
-    *a = got[0];
-    return 0;
+    return fc_kp_pick(got, ok, first, "FlashAttention-2", a, why, n);
 }

@@ -37,6 +37,15 @@ static const fam table[FC_KF_COUNT] = {
 static const uint8_t anchor_start[256] = {['f'] = 1, ['F'] = 1, ['c'] = 1, ['d'] = 1,
                                           ['m'] = 1, ['l'] = 1, ['a'] = 1};
 
+/* The length of pattern's leading digits (its length prefix). */
+static size_t digits_of(const char *pattern)
+{
+    size_t d = 0;
+    while (pattern[d] >= '0' && pattern[d] <= '9')
+        d++;
+    return d;
+}
+
 /* Per SUB family: its digits and anchor; per anchor start character, the
  * families whose anchor starts with it, in table order. Built once, at the
  * first name (possibly inside another library's constructor); a thread
@@ -61,9 +70,7 @@ static void build_index(void)
         if (table[f].match != FC_KM_SUB)
             continue;
         const char *a = table[f].pattern;
-        uint8_t d = 0;
-        while (a[d] >= '0' && a[d] <= '9')
-            d++;
+        uint8_t d = (uint8_t)digits_of(a);
         idx.digits[f] = d;
         idx.alen[f] = (uint8_t)strlen(a + d);
         idx.second[f] = a[d + 1];
@@ -128,9 +135,7 @@ static int match_slow(const char *name)
         if (table[f].match != FC_KM_SUB)
             continue;
         const char *a = table[f].pattern;
-        size_t d = 0;
-        while (a[d] >= '0' && a[d] <= '9')
-            d++;
+        size_t d = digits_of(a);
         for (const char *p = strstr(name, a + d); p != NULL; p = strstr(p + 1, a + d))
             if ((size_t)(p - name) >= d && memcmp(p - d, a, d) == 0)
                 return f;

@@ -191,14 +191,8 @@ static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kpar
 int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char *why,
                      size_t n)
 {
-    if (k->p == NULL) {
-        snprintf(why, n, "no parameters passed");
+    if (fc_kp_check_call(k, "memory-efficient attention", why, n) != 0)
         return -1;
-    }
-    if (k->nparams > 1) {
-        snprintf(why, n, "%d parameters; memory-efficient attention kernels take one", k->nparams);
-        return -1;
-    }
     if (family == FC_KF_MEMEFF_FWD) {
         if ((k->size > 0 && k->size != 272) || (k->avail > 0 && k->avail < 272)) {
             snprintf(why, n, "param 0 is %lld bytes; the memory-efficient forward layout known: 272",
@@ -231,15 +225,5 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
                  (long long)k->size);
         return -1;
     }
-    if (ok == 0) {
-        snprintf(why, n, "%s", first);
-        return -1;
-    }
-    if (ok == 2 && memcmp(&got[0], &got[1], sizeof got[0]) != 0) {
-        snprintf(why, n, "layout ambiguous: the parameter size is not known and both "
-                 "memory-efficient backward layouts fit with different shapes");
-        return -1;
-    }
-    *a = got[0];
-    return 0;
+    return fc_kp_pick(got, ok, first, "memory-efficient backward", a, why, n);
 }

@@ -146,7 +146,12 @@ uint32_t fc_launch_learn(const void *key, const char *name)
     int f = fc_kfamily_of_name(name);
     int a = fc_kfamily_action(f);
     if (a == FC_KA_NONE || a == FC_KA_NOFLOP) {
-        put(key, FC_LAUNCH_NOT_OF_INTEREST); /* full: classified again next time */
+        /* kept while the table is at most half full, so that kernels a
+         * launch callback finds not of interest (Triton compiles many)
+         * never crowd out registrations to come; else classified again
+         * at each launch */
+        if (__atomic_load_n(&n_keys, __ATOMIC_RELAXED) < FC_LAUNCH_SLOTS / 2)
+            put(key, FC_LAUNCH_NOT_OF_INTEREST);
         return 0;
     }
     /* CUPTI's symbolName lives as long as the kernel's module is loaded,

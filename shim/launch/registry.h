@@ -40,7 +40,7 @@ static inline uint32_t fc_launch_slot_of(const void *key)
 /* The record index + 1 of the kernel whose identity is key, 0 when none
  * (not of interest, or not known), FC_LAUNCH_NOT_OF_INTEREST when a
  * launch callback learned it is not of interest. */
-FC_NO_SANITIZE static inline uint32_t fc_launch_find(const void *key)
+static inline uint32_t fc_launch_find(const void *key)
 {
     uint32_t i = fc_launch_slot_of(key);
     for (;;) {
@@ -62,7 +62,8 @@ typedef struct fc_kernel {
     uint8_t family;     /* enum fc_kfamily */
     uint8_t kclass;     /* enum fc_kclass for the uncounted list */
     uint8_t dead;       /* its module was unregistered */
-    uint8_t parsed;     /* traits read (atomic: 0 no, 1 yes, 2 the name did not parse) */
+    uint8_t parsed;     /* traits (atomic): 0 not read, 1 read, 2 the name did not parse,
+                         * 3 being read by another thread */
     int32_t param0;     /* size of parameter 0: 0 not asked, -1 not available (atomic) */
     int32_t nparams;    /* parameters the runtime/driver reports, 0 unknown (atomic) */
     uint32_t unc_id;    /* uncounted id + 1, 0 none yet (atomic) */

@@ -13,6 +13,8 @@
  * per object, once per set of loaded objects, at report time only. */
 #include "runtimes.h"
 
+#include "core/process.h"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -137,6 +139,11 @@ static int count(struct dl_phdr_info *info, size_t size, void *ctx)
 
 void fc_runtimes_get(fc_runtimes_view *v)
 {
+    if (fc_process_is_fork_child()) {
+        memset(v, 0, sizeof *v);
+        v->fatbins = __atomic_load_n(&n_wrappers, __ATOMIC_ACQUIRE);
+        return;
+    }
     int objects = 0;
     dl_iterate_phdr(count, &objects);
     uint32_t w = __atomic_load_n(&n_wrappers, __ATOMIC_ACQUIRE);
@@ -147,6 +154,7 @@ void fc_runtimes_get(fc_runtimes_view *v)
         cache.wrappers = w;
     }
     *v = cache.v;
+    v->scanned = 1;
     v->fatbins = w;
     v->wrappers_complete = w <= MAX_WRAPPERS;
     if (!v->wrappers_complete) { /* an object may have registered in the wrappers not kept */

@@ -16,6 +16,7 @@ void fc_launch_note_fatbin(const void *wrapper);
 
 #define FC_RT_OBJECTS 16
 typedef struct fc_runtimes_view {
+    int scanned;               /* the loaded objects were looked at (not in a fork child) */
     char shared[512];          /* the libcudart loaded ("" none) */
     int driver_loaded;         /* libcuda.so.1 is loaded */
     uint64_t fatbins;          /* __cudaRegisterFatBinary calls seen */
@@ -29,7 +30,9 @@ typedef struct fc_runtimes_view {
 } fc_runtimes_view;
 
 /* Fills v: reads the loaded objects' section headers from their files
- * (cached until the set of loaded objects changes). */
+ * (cached until the set of loaded objects changes). Not in a fork child:
+ * walking the loader's list there can wait forever on a lock a thread of
+ * the parent held at fork (core/resolve.c); v->scanned is 0 then. */
 void fc_runtimes_get(fc_runtimes_view *v);
 
 #endif

@@ -84,6 +84,7 @@ void fc_report_launch_json(fc_jw *w)
     fc_jw_u64(w, "from_name", s.unsized);
     fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "runtime");
+    fc_jw_bool(w, "scanned", v.scanned);
     fc_jw_str(w, "shared", v.shared[0] ? v.shared : NULL);
     fc_jw_bool(w, "driver_loaded", v.driver_loaded);
     fc_jw_u64(w, "fatbins_registered", v.fatbins);

@@ -13,12 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "names.h"
 #include "params.h"
-
-#define PT25_FWD                                                                                   \
-    "_ZN13pytorch_flash16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi128ELi128ELi64ELi4ELb0E"  \
-    "Lb0EN7cutlass10bfloat16_tENS_19Flash_kernel_traitsILi128ELi128ELi64ELi4ES3_EEEELb0ELb1ELb0E"  \
-    "Lb0ELb1ELb1ELb0EEEvNS_16Flash_fwd_paramsE"
 
 typedef void (*register_fn)(void **, const char *, char *, const char *, int, void *, void *, void *,
                             void *, int *);

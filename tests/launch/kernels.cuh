@@ -28,18 +28,24 @@ template <typename Op> __global__ void Kernel(typename Op::Params p) {}
 template <typename Op> __global__ void device_kernel(__grid_constant__ const typename Op::Params p) {}
 } // namespace cutlass
 
-// flash-attn up to 2.7.3 and 2.7.4 on: traits at global scope
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, typename elem_type = cutlass::half_t>
-struct Flash_kernel_traits {};
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, bool Is_Q_in_regs_ = false,
-          bool Share_Q_K_smem_ = false, typename elem_type = cutlass::half_t,
-          typename Base = Flash_kernel_traits<kHeadDim_, kBlockM_, kBlockN_, kNWarps_, elem_type>>
-struct Flash_fwd_kernel_traits : public Base {};
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, int AtomLayoutMSdP_ = 1,
-          int AtomLayoutNdKV = 2, int AtomLayoutMdQ = 2, bool Is_V_in_regs_ = false,
-          bool No_double_buffer_ = false, typename elem_type = cutlass::half_t,
-          typename Base = Flash_kernel_traits<kHeadDim_, kBlockM_, kBlockN_, kNWarps_, elem_type>>
-struct Flash_bwd_kernel_traits : public Base {};
+// FlashAttention-2's kernel traits (kernel_traits.h): at global scope in
+// flash-attn, in pytorch_flash in PyTorch's copy (prog.cu)
+#define FLASH_TRAITS                                                                               \
+    template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_,                             \
+              typename elem_type = cutlass::half_t>                                                \
+    struct Flash_kernel_traits {};                                                                 \
+    template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, bool Is_Q_in_regs_ = false, \
+              bool Share_Q_K_smem_ = false, typename elem_type = cutlass::half_t,                  \
+              typename Base = Flash_kernel_traits<kHeadDim_, kBlockM_, kBlockN_, kNWarps_,         \
+                                                  elem_type>>                                      \
+    struct Flash_fwd_kernel_traits : public Base {};                                               \
+    template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, int AtomLayoutMSdP_ = 1,    \
+              int AtomLayoutNdKV = 2, int AtomLayoutMdQ = 2, bool Is_V_in_regs_ = false,           \
+              bool No_double_buffer_ = false, typename elem_type = cutlass::half_t,                \
+              typename Base = Flash_kernel_traits<kHeadDim_, kBlockM_, kBlockN_, kNWarps_,         \
+                                                  elem_type>>                                      \
+    struct Flash_bwd_kernel_traits : public Base {};
+FLASH_TRAITS
 
 // The truth file: one line per case.
 static FILE *truth_file()

@@ -10,7 +10,8 @@
 add_executable(test_launch_units ${CMAKE_CURRENT_LIST_DIR}/test_launch_units.c
                ${CMAKE_SOURCE_DIR}/shim/launch/families.c ${CMAKE_SOURCE_DIR}/shim/launch/mangled.c
                ${CMAKE_SOURCE_DIR}/shim/launch/fa2.c ${CMAKE_SOURCE_DIR}/shim/launch/memeff.c
-               ${CMAKE_SOURCE_DIR}/shim/launch/registry.c ${CMAKE_SOURCE_DIR}/shim/core/diag.c)
+               ${CMAKE_SOURCE_DIR}/shim/launch/registry.c ${CMAKE_SOURCE_DIR}/shim/launch/decoders.c
+               ${CMAKE_SOURCE_DIR}/shim/core/diag.c)
 target_include_directories(test_launch_units PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/shim/launch
                            ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(test_launch_units PRIVATE fc_analysis cmocka m)

@@ -136,62 +136,43 @@ typedef struct t_mem_fwd {
     int64_t *extragraph_offset, *seed;
 } t_mem_fwd;
 
+#define T_MEMBWD_HEAD                                                                              \
+    const void *query_ptr, *key_ptr, *value_ptr, *bias_ptr, *logsumexp_ptr, *output_ptr,          \
+        *grad_output_ptr;                                                                          \
+    float *delta_ptr;                                                                              \
+    const int32_t *cu_seqlens_q_ptr, *cu_seqlens_k_ptr;                                            \
+    void *grad_query_ptr, *grad_key_ptr, *grad_value_ptr, *grad_bias_ptr;                          \
+    float *workspace, *workspace_gv;                                                               \
+    void *workspace_gq;                                                                            \
+    int32_t window_size;                                                                           \
+    float scale;                                                                                   \
+    int32_t head_dim, head_dim_value, num_queries, num_keys, num_heads;
+#define T_MEMBWD_TAIL                                                                              \
+    uint8_t custom_mask_type;                                                                      \
+    int64_t q_strideM, k_strideM, v_strideM, bias_strideM, gO_strideM, gB_strideM;                 \
+    int8_t gQKV_strideM_multiplier;                                                                \
+    t_philox rng_engine_inputs;                                                                    \
+    unsigned long long dropout_batch_head_rng_offset;                                              \
+    float dropout_prob;                                                                            \
+    int64_t o_strideH;                                                                             \
+    int32_t q_strideH, k_strideH, v_strideH;                                                       \
+    int64_t bias_strideH, o_strideB, q_strideB, k_strideB, v_strideB, bias_strideB, lse_strideB,  \
+        lse_strideH, delta_strideB, delta_strideH;                                                 \
+    int32_t num_batches;                                                                           \
+    int16_t num_splits_key;                                                                        \
+    int64_t gO_strideB, gQ_strideB, gK_strideB, gV_strideB, gB_strideB, gO_strideH, gQ_strideH,   \
+        gK_strideH, gV_strideH, gB_strideH;
+
 /* memory-efficient attention's backward Params, the version before
  * grouped query attention */
 typedef struct t_mem_bwd_old {
-    const void *query_ptr, *key_ptr, *value_ptr, *bias_ptr, *logsumexp_ptr, *output_ptr,
-        *grad_output_ptr;
-    float *delta_ptr;
-    const int32_t *cu_seqlens_q_ptr, *cu_seqlens_k_ptr;
-    void *grad_query_ptr, *grad_key_ptr, *grad_value_ptr, *grad_bias_ptr;
-    float *workspace, *workspace_gv;
-    void *workspace_gq;
-    int32_t window_size;
-    float scale;
-    int32_t head_dim, head_dim_value, num_queries, num_keys, num_heads;
-    uint8_t custom_mask_type;
-    int64_t q_strideM, k_strideM, v_strideM, bias_strideM, gO_strideM, gB_strideM;
-    int8_t gQKV_strideM_multiplier;
-    t_philox rng_engine_inputs;
-    unsigned long long dropout_batch_head_rng_offset;
-    float dropout_prob;
-    int64_t o_strideH;
-    int32_t q_strideH, k_strideH, v_strideH;
-    int64_t bias_strideH, o_strideB, q_strideB, k_strideB, v_strideB, bias_strideB, lse_strideB,
-        lse_strideH, delta_strideB, delta_strideH;
-    int32_t num_batches;
-    int16_t num_splits_key;
-    int64_t gO_strideB, gQ_strideB, gK_strideB, gV_strideB, gB_strideB, gO_strideH, gQ_strideH,
-        gK_strideH, gV_strideH, gB_strideH;
+    T_MEMBWD_HEAD T_MEMBWD_TAIL
 } t_mem_bwd_old;
 
-/* memory-efficient attention's backward Params, the version with grouped
- * query attention (q_heads_per_kv) */
+/* ... and the version with it (q_heads_per_kv) */
 typedef struct t_mem_bwd {
-    const void *query_ptr, *key_ptr, *value_ptr, *bias_ptr, *logsumexp_ptr, *output_ptr,
-        *grad_output_ptr;
-    float *delta_ptr;
-    const int32_t *cu_seqlens_q_ptr, *cu_seqlens_k_ptr;
-    void *grad_query_ptr, *grad_key_ptr, *grad_value_ptr, *grad_bias_ptr;
-    float *workspace, *workspace_gv;
-    void *workspace_gq;
-    int32_t window_size;
-    float scale;
-    int32_t head_dim, head_dim_value, num_queries, num_keys, num_heads, q_heads_per_kv;
-    uint8_t custom_mask_type;
-    int64_t q_strideM, k_strideM, v_strideM, bias_strideM, gO_strideM, gB_strideM;
-    int8_t gQKV_strideM_multiplier;
-    t_philox rng_engine_inputs;
-    unsigned long long dropout_batch_head_rng_offset;
-    float dropout_prob;
-    int64_t o_strideH;
-    int32_t q_strideH, k_strideH, v_strideH;
-    int64_t bias_strideH, o_strideB, q_strideB, k_strideB, v_strideB, bias_strideB, lse_strideB,
-        lse_strideH, delta_strideB, delta_strideH;
-    int32_t num_batches;
-    int16_t num_splits_key;
-    int64_t gO_strideB, gQ_strideB, gK_strideB, gV_strideB, gB_strideB, gO_strideH, gQ_strideH,
-        gK_strideH, gV_strideH, gB_strideH;
+    T_MEMBWD_HEAD int32_t q_heads_per_kv;
+    T_MEMBWD_TAIL
 } t_mem_bwd;
 
 #endif

@@ -17,17 +17,7 @@
 namespace pytorch_flash {
 struct Flash_fwd_params : t_fwd_pt25 {};
 struct Flash_bwd_params : t_bwd_pt25 {};
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, typename elem_type = cutlass::half_t>
-struct Flash_kernel_traits {};
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, bool Is_Q_in_regs_ = false,
-          bool Share_Q_K_smem_ = false, typename elem_type = cutlass::half_t,
-          typename Base = Flash_kernel_traits<kHeadDim_, kBlockM_, kBlockN_, kNWarps_, elem_type>>
-struct Flash_fwd_kernel_traits : public Base {};
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, int AtomLayoutMSdP_ = 1,
-          int AtomLayoutNdKV = 2, int AtomLayoutMdQ = 2, bool Is_V_in_regs_ = false,
-          bool No_double_buffer_ = false, typename elem_type = cutlass::half_t,
-          typename Base = Flash_kernel_traits<kHeadDim_, kBlockM_, kBlockN_, kNWarps_, elem_type>>
-struct Flash_bwd_kernel_traits : public Base {};
+FLASH_TRAITS
 template <typename Kernel_traits, bool Is_dropout, bool Is_causal, bool Is_local, bool Has_alibi,
           bool Is_even_MN, bool Is_even_K, bool Return_softmax>
 __global__ void flash_fwd_kernel(__grid_constant__ const Flash_fwd_params params) {}
