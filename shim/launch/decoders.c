@@ -36,3 +36,21 @@ int fc_kp_pick(const fc_attn *got, int ok, const char *first, const char *family
     *a = got[0];
     return 0;
 }
+
+void fc_kp_shape(fc_attn *a, int source, int dir, const fc_ktraits *t, const int64_t dims[7])
+{
+    memset(a, 0, sizeof *a);
+    a->source = (uint8_t)source;
+    a->dir = (uint8_t)dir;
+    a->dtype = t->dtype;
+    a->b = dims[0];
+    a->h = dims[1];
+    a->h_k = dims[2];
+    a->s_q = dims[3];
+    a->s_k = dims[4];
+    a->d = dims[5];
+    a->d_v = dims[6];
+    a->window_left = a->window_right = -1;
+    a->block_m = t->block_m;
+    a->block_n = t->block_n;
+}

@@ -59,6 +59,10 @@ int fc_kp_check_call(const fc_kparams *k, const char *family, char *why, size_t 
 int fc_kp_pick(const fc_attn *got, int ok, const char *first, const char *family, fc_attn *a,
                char *why, size_t n);
 
+/* a (zeroed first) as source's dir call of t's element type and blocks,
+ * dims b, h, h_k, s_q, s_k, d, d_v, no mask (windows -1). */
+void fc_kp_shape(fc_attn *a, int source, int dir, const fc_ktraits *t, const int64_t dims[7]);
+
 /* Little-endian field reads from a parameter copy (x86-64 and aarch64,
  * the ABI the kernel parameters share with the host). */
 static inline int32_t fc_kp_i32(const void *p, int off)

@@ -299,23 +299,13 @@ static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, 
                  (long long)b, (long long)h, (long long)s_q, (long long)s_k);
         return -1;
     }
-    memset(a, 0, sizeof *a);
-    a->source = FC_ATTN_SRC_FLASH;
-    a->dir = kind == K_BWD ? FC_ATTN_BWD : FC_ATTN_FWD;
+    const int64_t dims[7] = {b, h, h_k, s_q, s_k, d, d};
+    fc_kp_shape(a, FC_ATTN_SRC_FLASH, kind == K_BWD ? FC_ATTN_BWD : FC_ATTN_FWD, t, dims);
     a->align = FC_ATTN_BOTTOM_RIGHT; /* FlashAttention >= 2.1 */
-    a->dtype = t->dtype;
-    a->b = b;
-    a->h = h;
-    a->h_k = h_k;
-    a->s_q = s_q;
-    a->s_k = s_k;
-    a->d = a->d_v = d;
     a->window_left = (bits & FC_FA2_LOCAL) ? wl : -1;
     a->window_right = (bits & (FC_FA2_CAUSAL | FC_FA2_LOCAL)) ? wr : -1;
     if (bits & FC_FA2_CAUSAL)
         a->window_right = 0;
-    a->block_m = t->block_m;
-    a->block_n = t->block_n;
     a->d_pad = a->d_v_pad = (int32_t)kd;
     /* lengths the host cannot see (device arrays): the maxima, a bound */
     if (varlen || seqused || leftpad || knew || cache_idx || table || (bits & FC_FA2_APPEND_KV))

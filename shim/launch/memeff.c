@@ -86,24 +86,12 @@ int fc_memeff_traits(int family, const char *name, fc_ktraits *t, char *why, siz
 static void shape(fc_attn *a, int dir, const fc_ktraits *t, int64_t b, int64_t h, int64_t h_k,
                   int64_t s_q, int64_t s_k, int64_t d, int64_t dv, int mask)
 {
-    memset(a, 0, sizeof *a);
-    a->source = FC_ATTN_SRC_EFFICIENT;
-    a->dir = (uint8_t)dir;
-    a->dtype = t->dtype;
-    a->b = b;
-    a->h = h;
-    a->h_k = h_k;
-    a->s_q = s_q;
-    a->s_k = s_k;
-    a->d = d;
-    a->d_v = dv;
+    const int64_t dims[7] = {b, h, h_k, s_q, s_k, d, dv};
+    fc_kp_shape(a, FC_ATTN_SRC_EFFICIENT, dir, t, dims);
     a->align = mask == 2 ? FC_ATTN_BOTTOM_RIGHT : FC_ATTN_TOP_LEFT;
-    a->window_left = -1;
     a->window_right = mask ? 0 : -1;
     /* the tile is known, not the head dims its products run at (CUTLASS's
-     * k-loop and output tiles differ per product): no tile figure */
-    a->block_m = t->block_m;
-    a->block_n = t->block_n;
+     * k-loop and output tiles differ per product): no tile figure (d_pad 0) */
 }
 
 static int dims_ok(const fc_ktraits *t, int64_t b, int64_t h, int64_t s_q, int64_t s_k, int64_t d,
