@@ -14,6 +14,7 @@
  * taken back (cudaGetLastError), leaving the state as it was. Resolved at
  * run time; absent (a runtime before 12.4, no driver): the layouts the name
  * implies, checked field by field. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +48,22 @@ static void add(uint64_t *c)
     __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 }
 
-static void resolve(void)
+/* The runtime's functions: the next definition after ours, else (a runtime
+ * loaded RTLD_LOCAL, as a dependency of a Python extension) the one the
+ * object of the stub being asked about binds to. */
+static void resolve(const void *stub)
 {
     if (__atomic_load_n(&q.resolved, __ATOMIC_ACQUIRE))
         return;
     *(void **)&q.rt_info = fc_resolve_next("cudaFuncGetParamInfo");
     *(void **)&q.peek = fc_resolve_next("cudaPeekAtLastError");
     *(void **)&q.get = fc_resolve_next("cudaGetLastError");
+    Dl_info info;
+    if (q.rt_info == NULL && stub != NULL && dladdr(stub, &info) && info.dli_fbase != NULL) {
+        *(void **)&q.rt_info = fc_resolve_in_object(info.dli_fbase, "cudaFuncGetParamInfo");
+        *(void **)&q.peek = fc_resolve_in_object(info.dli_fbase, "cudaPeekAtLastError");
+        *(void **)&q.get = fc_resolve_in_object(info.dli_fbase, "cudaGetLastError");
+    }
     const char *path = getenv("FLOPCOUNT_LIBCUDA");
     void *drv = fc_resolve_loaded_lib(path && *path ? path : "libcuda.so.1");
     if (drv != NULL) {
@@ -87,7 +97,7 @@ static void sizes(fc_kernel *k, const fc_launch_call *c, int64_t *size, int *npa
 {
     int32_t s = __atomic_load_n(&k->param0, __ATOMIC_ACQUIRE);
     if (s == 0 && c->ok && (c->function || c->kernel || c->stub)) {
-        resolve();
+        resolve(c->stub);
         int64_t s0 = param_size(c, 0);
         int32_t np = 0;
         if (s0 > 0)

@@ -50,7 +50,8 @@ sizes='16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi128ELi128ELi64=456;'
 sizes="$sizes"'_ZN13pytorch_flash16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi64ELi128ELi64=448;'
 sizes="$sizes"'44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelINS_=632;fmha_cutlassF=272;fmha_cutlassB=464'
 env LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_PARAM_SIZES="$sizes" \
-  FAKE_CUDART_LOG="$w".plainlog "$prog" > "$w".plain
+  FAKE_CUDART_LOG="$w".plainlog LD_PRELOAD="${FC_SANITIZER_RUNTIME:-}" ASAN_OPTIONS=detect_leaks=0 \
+  "$prog" > "$w".plain
 env LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_PARAM_SIZES="$sizes" \
   FAKE_CUDART_LOG="$w".log LD_PRELOAD="$preload" FLOPCOUNT_OUTPUT="$w".json FAKE_TRUTH="$w".truth \
   FLOPCOUNT_CUPTI=0 ASAN_OPTIONS=detect_leaks=0 "$prog" > "$w".out
@@ -65,6 +66,10 @@ env LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_PARAM_SIZE
   add_test(NAME launch_static_runtime
            COMMAND sh -c "${FC_LAUNCH_RUN}" launch static ${FC_LAUNCH_WORK}/launch_prog_static
                    "${FC_PRELOAD}" "" ${CMAKE_CURRENT_LIST_DIR}/launch_check.py ${FC_LAUNCH_WORK}/static)
+  # a sanitized build's fake runtime needs its sanitizer's runtime in the
+  # run without the shim too
+  set_tests_properties(launch_real_runtime launch_fake_runtime launch_static_runtime PROPERTIES
+                       ENVIRONMENT "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME}")
 else()
   add_test(NAME launch_nvcc_programs
            COMMAND sh -c "echo 'launch: skipped: nvcc not found (the real-toolchain launch tests need it)'; exit 77")
