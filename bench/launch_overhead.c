@@ -13,10 +13,10 @@
  * cudaLaunchKernel (older stubs, PyTorch's own launches), and a
  * FlashAttention-2 forward through __cudaLaunchKernel, decoded and counted
  * each time (batches of 1,000, the drainer given time between them: what
- * the calling thread pays, not the detector's throughput). The parent runs the child --rounds times without the shim and
- * as many under LD_PRELOAD of it, alternating which goes first, and
- * reports the medians over rounds of each and of the per-round difference
- * (bench/README.md). The last line of output is one JSON object.
+ * the calling thread pays, not the detector's throughput). The parent runs the child --rounds times
+ * without the shim and as many under LD_PRELOAD of it, alternating which goes first, and reports
+ * the medians over rounds of each and of the per-round difference (bench/README.md). The last line
+ * of output is one JSON object.
  *
  * usage: launch_overhead [--rounds N] [--calls N] [--kernels N] [--shim PATH]
  *        launch_overhead --register-only N   (registers N kernels, exits:
@@ -63,17 +63,19 @@ static void make_names(int n)
 {
     for (int i = 0; i < n; i++) {
         if (i % 10 == 0)
-            snprintf(names[i], NAME,
-                     "_ZN13pytorch_flash16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi128ELi%dELi"
-                     "64ELi4ELb0ELb0EN7cutlass10bfloat16_tENS_19Flash_kernel_traitsILi128ELi%dELi64ELi"
-                     "4ES3_EEEELb0ELb1ELb0ELb0ELb1ELb1ELb0EEEvNS_16Flash_fwd_paramsE",
-                     1000 + i, 1000 + i);
+            snprintf(
+                names[i], NAME,
+                "_ZN13pytorch_flash16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi128ELi%dELi"
+                "64ELi4ELb0ELb0EN7cutlass10bfloat16_tENS_19Flash_kernel_traitsILi128ELi%dELi64ELi"
+                "4ES3_EEEELb0ELb1ELb0ELb0ELb1ELb1ELb0EEEvNS_16Flash_fwd_paramsE",
+                1000 + i, 1000 + i);
         else
-            snprintf(names[i], NAME,
-                     "_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_%d_add_kernel_cudaERNS_1"
-                     "8TensorIteratorBaseERKN3c106ScalarEENKUlvE_clEvENKUlvE%d_clEvEUlfE_NS_6detail5Ar"
-                     "rayIPcLi3EEEEEviT0_T1_",
-                     i, i % 7);
+            snprintf(
+                names[i], NAME,
+                "_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_%d_add_kernel_cudaERNS_1"
+                "8TensorIteratorBaseERKN3c106ScalarEENKUlvE_clEvENKUlvE%d_clEvEUlfE_NS_6detail5Ar"
+                "rayIPcLi3EEEEEviT0_T1_",
+                i, i % 7);
     }
 }
 
@@ -103,7 +105,7 @@ static double register_all(int n)
 static void flash_params(unsigned char *p)
 {
     memset(p, 0, 456);
-    int32_t v[][2] = {{96, 8},   {100, 2},  {176, 2},  {180, 512}, {184, 512}, {192, 128},
+    int32_t v[][2] = {{96, 8},    {100, 2},   {176, 2},   {180, 512}, {184, 512}, {192, 128},
                       {196, 512}, {200, 512}, {204, 128}, {380, 512}, {384, 0}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         memcpy(p + v[i][0], &v[i][1], 4);

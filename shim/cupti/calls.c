@@ -127,7 +127,7 @@ void fc_cupti_runtime_capture_after(int begin, int ok, void *stream)
 
 static int item_kind(int kind)
 {
-    return kind == FC_CUPTI_ITEM_ATTN ? FC_GI_ATTN
+    return kind == FC_CUPTI_ITEM_ATTN        ? FC_GI_ATTN
            : kind == FC_CUPTI_ITEM_UNCOUNTED ? FC_GI_UNCOUNTED
                                              : FC_GI_MARK;
 }

@@ -11,16 +11,16 @@
 #include <stdint.h>
 
 #include "attention.h"
-#include "cupti_api.h"
 #include "core/gemm.h"
+#include "cupti_api.h"
 #include "u128.h"
 
 enum { FC_GI_GEMM = 0, FC_GI_ATTN, FC_GI_UNCOUNTED, FC_GI_MARK };
 
 typedef struct fc_gitem {
     union {
-        fc_gemm g; /* as the hook described it; stream fields cleared */
-        fc_attn a; /* as the launch layer decoded it */
+        fc_gemm g;    /* as the hook described it; stream fields cleared */
+        fc_attn a;    /* as the launch layer decoded it */
         uint32_t unc; /* count/uncounted.h id */
         int mark;     /* enum fc_irec_kind */
     } u;

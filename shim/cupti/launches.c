@@ -99,8 +99,9 @@ static void seen(uint32_t rec, fc_launch_call *c, void *stream)
     fc_launch_decode(rec, c, &r);
     if (r.kind == FC_LR_NONE)
         return;
-    int kind = r.kind == FC_LR_ATTN ? FC_GI_ATTN : r.kind == FC_LR_UNCOUNTED ? FC_GI_UNCOUNTED
-                                                                             : FC_GI_MARK;
+    int kind = r.kind == FC_LR_ATTN        ? FC_GI_ATTN
+               : r.kind == FC_LR_UNCOUNTED ? FC_GI_UNCOUNTED
+                                           : FC_GI_MARK;
     if (c->ok && (fc_cupti_hot_get() & FC_CUPTI_CAPTURE) &&
         fc_graphs_divert_other(kind, &r.a, r.id, (CUstream)stream))
         fc_launch_note_captured(FC_LP_CUPTI);

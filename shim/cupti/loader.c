@@ -319,7 +319,8 @@ static int load(void)
 {
     char why[320];
     if (fc_driver_resolve() != 0) {
-        snprintf(why, sizeof why, "no CUDA driver (%.200s) loaded by this process", fc_driver_path());
+        snprintf(why, sizeof why, "no CUDA driver (%.200s) loaded by this process",
+                 fc_driver_path());
         give_up(0, why);
         return -1;
     }

@@ -52,8 +52,7 @@ FC_NO_SANITIZE static inline int maybe_hooked(const char *name)
 {
     switch (name[0]) {
     case 'c':
-        return name[1] == 'u' ? name[2] == 'b' || name[2] == 'd'
-                              : name[1] == 'b' || name[1] == 'g';
+        return name[1] == 'u' ? name[2] == 'b' || name[2] == 'd' : name[1] == 'b' || name[1] == 'g';
     case '_':
         return name[1] == '_' && name[2] == 'c';
     case 's':
@@ -149,8 +148,8 @@ __attribute__((noinline)) FC_NO_SANITIZE static void *dlsym_first(void *handle, 
     return real != NULL ? lookup(real, handle, name) : NULL;
 }
 
-__attribute__((noinline)) FC_NO_SANITIZE static void *
-dlvsym_first(void *handle, const char *name, const char *version)
+__attribute__((noinline)) FC_NO_SANITIZE static void *dlvsym_first(void *handle, const char *name,
+                                                                   const char *version)
 {
     fc_dlvsym_fn real = fc_dlvsym_real();
     return real != NULL ? vlookup(real, handle, name, version) : NULL;

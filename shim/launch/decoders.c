@@ -29,8 +29,10 @@ int fc_kp_pick(const fc_attn *got, int ok, const char *first, const char *family
     }
     for (int i = 1; i < ok; i++)
         if (memcmp(&got[i], &got[0], sizeof got[0]) != 0) {
-            snprintf(why, n, "layout ambiguous: the parameter size is not known and %d %s layouts "
-                     "fit with different shapes", ok, family);
+            snprintf(why, n,
+                     "layout ambiguous: the parameter size is not known and %d %s layouts "
+                     "fit with different shapes",
+                     ok, family);
             return -1;
         }
     *a = got[0];

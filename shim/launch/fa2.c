@@ -47,8 +47,8 @@ typedef struct layout {
 } layout;
 
 static const layout L[L_COUNT] = {
-    [L_FA25] = {"flash-attn 2.5", 448, 624, -1, -1, 240, 256, 336, 344, 364, 380, 384, -1, 424,
-                425, -1, 608},
+    [L_FA25] = {"flash-attn 2.5", 448, 624, -1, -1, 240, 256, 336, 344, 364, 380, 384, -1, 424, 425,
+                -1, 608},
     [L_PT25] = {"PyTorch 2.3-2.6 (FlashAttention 2.5 copy)", 456, 632, -1, -1, 240, 256, 336, 344,
                 364, 380, 384, -1, 432, 433, -1, 616},
     [L_F260] = {"flash-attn 2.6.0", 456, 632, 212, -1, 240, 256, 336, 344, 364, 380, 384, 388, 424,
@@ -80,7 +80,7 @@ static int candidates(const fc_ktraits *t, int kind, int out[3])
             out[n++] = L_F260;
             out[n++] = L_F26;
         }
-        if (new && kind != K_BWD)
+        if (new &&kind != K_BWD)
             out[n++] = L_F260;
         if (new)
             out[n++] = L_F26;
@@ -108,15 +108,19 @@ static int layout_size(int l, int kind)
 /* ---- the name ---- */
 
 /* The boolean template arguments by position, per kernel and era. */
-static const uint16_t fwd_old[] = {FC_FA2_DROPOUT, FC_FA2_CAUSAL, FC_FA2_LOCAL, FC_FA2_ALIBI,
-                                   FC_FA2_EVEN_MN, FC_FA2_EVEN_K, 0 /* Return_softmax */};
-static const uint16_t fwd_new[] = {FC_FA2_DROPOUT, FC_FA2_CAUSAL, FC_FA2_LOCAL,  FC_FA2_ALIBI,
+static const uint16_t fwd_old[] = {FC_FA2_DROPOUT,
+                                   FC_FA2_CAUSAL,
+                                   FC_FA2_LOCAL,
+                                   FC_FA2_ALIBI,
+                                   FC_FA2_EVEN_MN,
+                                   FC_FA2_EVEN_K,
+                                   0 /* Return_softmax */};
+static const uint16_t fwd_new[] = {FC_FA2_DROPOUT, FC_FA2_CAUSAL, FC_FA2_LOCAL,   FC_FA2_ALIBI,
                                    FC_FA2_EVEN_MN, FC_FA2_EVEN_K, FC_FA2_SOFTCAP, 0};
 static const uint16_t split_old[] = {FC_FA2_CAUSAL, FC_FA2_LOCAL, FC_FA2_ALIBI,    FC_FA2_EVEN_MN,
                                      FC_FA2_EVEN_K, FC_FA2_SPLIT, FC_FA2_APPEND_KV};
-static const uint16_t split_new[] = {FC_FA2_CAUSAL,  FC_FA2_LOCAL,  FC_FA2_ALIBI,
-                                     FC_FA2_EVEN_MN, FC_FA2_EVEN_K, FC_FA2_SOFTCAP,
-                                     FC_FA2_SPLIT,   FC_FA2_APPEND_KV};
+static const uint16_t split_new[] = {FC_FA2_CAUSAL, FC_FA2_LOCAL,   FC_FA2_ALIBI, FC_FA2_EVEN_MN,
+                                     FC_FA2_EVEN_K, FC_FA2_SOFTCAP, FC_FA2_SPLIT, FC_FA2_APPEND_KV};
 static const uint16_t bwd_old[] = {FC_FA2_DROPOUT, FC_FA2_CAUSAL,  FC_FA2_LOCAL,
                                    FC_FA2_ALIBI,   FC_FA2_EVEN_MN, FC_FA2_EVEN_K};
 static const uint16_t bwd_new[] = {FC_FA2_DROPOUT, FC_FA2_CAUSAL, FC_FA2_LOCAL,  FC_FA2_ALIBI,
@@ -130,8 +134,9 @@ int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t
 {
     memset(t, 0, sizeof *t);
     if (family == FC_KF_FA2_OTHER) {
-        snprintf(why, n, "a FlashAttention-2 kernel flopcount does not decode (the supported "
-                         "backward is the seqk-parallel one)");
+        snprintf(why, n,
+                 "a FlashAttention-2 kernel flopcount does not decode (the supported "
+                 "backward is the seqk-parallel one)");
         return -1;
     }
     int kind = kind_of(family);
@@ -141,8 +146,8 @@ int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t
         snprintf(why, n, "the kernel's template arguments do not parse");
         return -1;
     }
-    t->ns = strncmp(name, "_ZN13pytorch_flash", 18) == 0 ? FC_FA2_NS_PYTORCH
-            : strncmp(name, "_ZN5flash", 9) == 0         ? FC_FA2_NS_FLASH
+    t->ns = strncmp(name, "_ZN13pytorch_flash", 18) == 0                      ? FC_FA2_NS_PYTORCH
+            : strncmp(name, "_ZN5flash", 9) == 0                              ? FC_FA2_NS_FLASH
             : strncmp(name, "_Z", 2) == 0 && name[2] >= '0' && name[2] <= '9' ? FC_FA2_NS_GLOBAL
                                                                               : 0;
     /* the traits: kHeadDim, kBlockM, kBlockN, kNWarps and the element type */
@@ -181,7 +186,8 @@ int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t
     t->nbools = (uint8_t)nb;
     int cand[3];
     if (map == NULL || t->ns == 0 || candidates(t, kind, cand) == 0) {
-        snprintf(why, n, "%d boolean template arguments%s: a FlashAttention-2 version before 2.5 "
+        snprintf(why, n,
+                 "%d boolean template arguments%s: a FlashAttention-2 version before 2.5 "
                  "(PyTorch 2.2 and earlier) or after the known ones; no layout known",
                  nb, t->ns == 0 ? " in an unknown namespace" : "");
         return -1;
@@ -226,22 +232,24 @@ static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, 
     int64_t kd = t->head_dim;
     if (b < 1 || b > (1 << 24) || h < 1 || h > 4096 || h_k < 1 || h_k > h || h % h_k != 0 ||
         s_q < 1 || s_q > (1 << 28) || s_k < 1 || s_k > (1 << 28)) {
-        snprintf(why, n, "%s layout: b %lld, h %lld, h_k %lld, seqlen %lld x %lld out of range", y->what,
-                 (long long)b, (long long)h, (long long)h_k, (long long)s_q, (long long)s_k);
+        snprintf(why, n, "%s layout: b %lld, h %lld, h_k %lld, seqlen %lld x %lld out of range",
+                 y->what, (long long)b, (long long)h, (long long)h_k, (long long)s_q,
+                 (long long)s_k);
         return -1;
     }
     if (d % 8 != 0 || d <= kd - 32 || d > kd || ((bits & FC_FA2_EVEN_K) && d != kd) ||
         d_r != round_up(d, d <= 128 ? 32 : 64) || sq_r != round_up(s_q, 128) ||
         sk_r != round_up(s_k, 128)) {
-        snprintf(why, n, "%s layout: head dim %lld (rounded %lld) does not fit kHeadDim %lld, or "
-                 "rounded lengths %lld/%lld do not fit %lld x %lld", y->what, (long long)d,
-                 (long long)d_r, (long long)kd, (long long)sq_r, (long long)sk_r, (long long)s_q,
-                 (long long)s_k);
+        snprintf(why, n,
+                 "%s layout: head dim %lld (rounded %lld) does not fit kHeadDim %lld, or "
+                 "rounded lengths %lld/%lld do not fit %lld x %lld",
+                 y->what, (long long)d, (long long)d_r, (long long)kd, (long long)sq_r,
+                 (long long)sk_r, (long long)s_q, (long long)s_k);
         return -1;
     }
     int dropout = keep < 1.0f;
-    if (!(keep > 0.0f && keep <= 1.0f) || (kind != K_SPLIT && dropout != !!(bits & FC_FA2_DROPOUT)) ||
-        (kind == K_SPLIT && dropout)) {
+    if (!(keep > 0.0f && keep <= 1.0f) ||
+        (kind != K_SPLIT && dropout != !!(bits & FC_FA2_DROPOUT)) || (kind == K_SPLIT && dropout)) {
         snprintf(why, n, "%s layout: keep probability %g does not fit the kernel's Is_dropout",
                  y->what, (double)keep);
         return -1;
@@ -256,19 +264,23 @@ static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, 
     if (!win_ok) {
         snprintf(why, n, "%s layout: window (%lld, %lld) does not fit the kernel's %s", y->what,
                  (long long)wl, (long long)wr,
-                 bits & FC_FA2_CAUSAL ? "Is_causal" : bits & FC_FA2_LOCAL ? "Is_local" : "no mask");
+                 bits & FC_FA2_CAUSAL  ? "Is_causal"
+                 : bits & FC_FA2_LOCAL ? "Is_local"
+                                       : "no mask");
         return -1;
     }
-    if (y->softcap >= 0 && !(isfinite(softcap) && softcap >= 0.0f &&
-                             (softcap > 0.0f) == !!(bits & FC_FA2_SOFTCAP))) {
+    if (y->softcap >= 0 &&
+        !(isfinite(softcap) && softcap >= 0.0f && (softcap > 0.0f) == !!(bits & FC_FA2_SOFTCAP))) {
         snprintf(why, n, "%s layout: softcap %g does not fit the kernel's Is_softcap", y->what,
                  (double)softcap);
         return -1;
     }
     int varlen = cu_q != NULL || cu_k != NULL;
     if ((bits & FC_FA2_EVEN_MN) && (varlen || s_q % t->block_m || s_k % t->block_n)) {
-        snprintf(why, n, "%s layout: lengths %lld x %lld are not multiples of the kernel's blocks "
-                 "(Is_even_MN)", y->what, (long long)s_q, (long long)s_k);
+        snprintf(why, n,
+                 "%s layout: lengths %lld x %lld are not multiples of the kernel's blocks "
+                 "(Is_even_MN)",
+                 y->what, (long long)s_q, (long long)s_k);
         return -1;
     }
     if (tail) {
@@ -294,9 +306,11 @@ static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, 
                   (gx == fc_kp_ceil(s_k, t->block_n) || det == 1 || det == -1) && det <= 1;
     }
     if (!grid_ok) {
-        snprintf(why, n, "%s layout: grid (%lld, %lld, %lld) does not fit b %lld, h %lld, "
-                 "seqlen %lld x %lld", y->what, (long long)gx, (long long)gy, (long long)gz,
-                 (long long)b, (long long)h, (long long)s_q, (long long)s_k);
+        snprintf(why, n,
+                 "%s layout: grid (%lld, %lld, %lld) does not fit b %lld, h %lld, "
+                 "seqlen %lld x %lld",
+                 y->what, (long long)gx, (long long)gy, (long long)gz, (long long)b, (long long)h,
+                 (long long)s_q, (long long)s_k);
         return -1;
     }
     const int64_t dims[7] = {b, h, h_k, s_q, s_k, d, d};
@@ -346,10 +360,13 @@ int fc_fa2_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn 
             char known[64] = "";
             for (int i = 0; i < nc; i++) {
                 size_t u = strlen(known);
-                snprintf(known + u, sizeof known - u, "%s%d", i ? ", " : "", layout_size(cand[i], kind));
+                snprintf(known + u, sizeof known - u, "%s%d", i ? ", " : "",
+                         layout_size(cand[i], kind));
             }
-            snprintf(why, n, "param 0 is %lld bytes; FlashAttention-2 layouts known for this "
-                     "kernel: %s", (long long)k->size, known);
+            snprintf(why, n,
+                     "param 0 is %lld bytes; FlashAttention-2 layouts known for this "
+                     "kernel: %s",
+                     (long long)k->size, known);
             return -1;
         }
         nc = picked;

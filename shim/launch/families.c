@@ -25,17 +25,16 @@ typedef struct fam {
     const char *pattern, *label;
 } fam;
 
-static const fam table[FC_KF_COUNT] = {
-    [FC_KF_NONE] = {0, FC_KA_NONE, "", "none"},
+static const fam table[FC_KF_COUNT] = {[FC_KF_NONE] = {0, FC_KA_NONE, "", "none"},
 #define FC_KF_ROW(id, m, p, a, l) [FC_KF_##id] = {m, a, p, l},
-    FC_LAUNCH_FAMILY_LIST(FC_KF_ROW)
+                                       FC_LAUNCH_FAMILY_LIST(FC_KF_ROW)
 #undef FC_KF_ROW
 };
 
 /* Characters an anchor starts with (the first non-digit of every SUB
  * pattern); tests/launch's unit test checks the table against it. */
-static const uint8_t anchor_start[256] = {['f'] = 1, ['F'] = 1, ['c'] = 1, ['d'] = 1,
-                                          ['m'] = 1, ['l'] = 1, ['a'] = 1};
+static const uint8_t anchor_start[256] = {
+    ['f'] = 1, ['F'] = 1, ['c'] = 1, ['d'] = 1, ['m'] = 1, ['l'] = 1, ['a'] = 1};
 
 /* The length of pattern's leading digits (its length prefix). */
 static size_t digits_of(const char *pattern)
@@ -54,7 +53,7 @@ static size_t digits_of(const char *pattern)
 static struct {
     int state; /* 0 not built, 1 building, 2 ready (atomic) */
     uint8_t digits[FC_KF_COUNT], alen[FC_KF_COUNT];
-    char second[FC_KF_COUNT]; /* the anchor's second character */
+    char second[FC_KF_COUNT];     /* the anchor's second character */
     char last_digit[FC_KF_COUNT]; /* the digit just before the anchor, '\0' none */
     uint8_t n[256];
     uint8_t fam[256][PER_CHAR];
@@ -63,8 +62,7 @@ static struct {
 static void build_index(void)
 {
     int expect = 0;
-    if (!__atomic_compare_exchange_n(&idx.state, &expect, 1, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
+    if (!__atomic_compare_exchange_n(&idx.state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     for (int f = 1; f < FC_KF_COUNT; f++) {
         if (table[f].match != FC_KM_SUB)

@@ -34,37 +34,38 @@ enum fc_kmatch { FC_KM_SUB = 0, FC_KM_PREFIX };
 
 /* X(ID, match, pattern, action, label) */
 #define FC_LAUNCH_FAMILY_LIST(X)                                                                   \
-    X(FA2_FWD, FC_KM_SUB, "16flash_fwd_kernelI", FC_KA_DECODE, "FlashAttention-2 forward")          \
+    X(FA2_FWD, FC_KM_SUB, "16flash_fwd_kernelI", FC_KA_DECODE, "FlashAttention-2 forward")         \
     X(FA2_SPLITKV, FC_KM_SUB, "24flash_fwd_splitkv_kernelI", FC_KA_DECODE,                         \
-      "FlashAttention-2 split-KV forward")                                                          \
-    X(FA2_BWD, FC_KM_SUB, "44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI", FC_KA_DECODE,          \
-      "FlashAttention-2 backward")                                                                  \
+      "FlashAttention-2 split-KV forward")                                                         \
+    X(FA2_BWD, FC_KM_SUB, "44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI", FC_KA_DECODE,         \
+      "FlashAttention-2 backward")                                                                 \
     X(FA2_COMBINE, FC_KM_SUB, "32flash_fwd_splitkv_combine_kernelI", FC_KA_NOFLOP,                 \
-      "FlashAttention-2 split-KV combine")                                                          \
+      "FlashAttention-2 split-KV combine")                                                         \
     X(FA2_DOT_DO_O, FC_KM_SUB, "25flash_bwd_dot_do_o_kernelI", FC_KA_NOFLOP,                       \
-      "FlashAttention-2 backward dot(dO, O)")                                                       \
+      "FlashAttention-2 backward dot(dO, O)")                                                      \
     X(FA2_CONVERT_DQ, FC_KM_SUB, "27flash_bwd_convert_dq_kernelI", FC_KA_NOFLOP,                   \
-      "FlashAttention-2 backward dQ conversion")                                                    \
+      "FlashAttention-2 backward dQ conversion")                                                   \
     X(FA2_CONVERT_DKV, FC_KM_SUB, "28flash_bwd_convert_dkv_kernelI", FC_KA_NOFLOP,                 \
-      "FlashAttention-2 backward dK/dV conversion")                                                 \
+      "FlashAttention-2 backward dK/dV conversion")                                                \
     X(FA2_CLEAR, FC_KM_SUB, "31flash_bwd_clear_dkvaccum_kernelI", FC_KA_NOFLOP,                    \
-      "FlashAttention-2 backward accumulator clear")                                                \
-    X(FA2_OTHER, FC_KM_SUB, "flash_bwd_dq_dk_dv_loop", FC_KA_DECODE,                                \
-      "FlashAttention-2 backward (not the seqk-parallel kernel)")                                   \
-    X(MEMEFF_FWD, FC_KM_SUB, "fmha_cutlassF_", FC_KA_DECODE, "memory-efficient attention forward")  \
-    X(MEMEFF_BWD, FC_KM_SUB, "fmha_cutlassB_", FC_KA_DECODE, "memory-efficient attention backward") \
-    X(FA3_FWD, FC_KM_SUB, "FlashAttnFwdSm", FC_KA_OPAQUE, "FlashAttention-3 forward")               \
-    X(FA3_BWD, FC_KM_SUB, "FlashAttnBwdSm", FC_KA_OPAQUE, "FlashAttention-3 backward")              \
+      "FlashAttention-2 backward accumulator clear")                                               \
+    X(FA2_OTHER, FC_KM_SUB, "flash_bwd_dq_dk_dv_loop", FC_KA_DECODE,                               \
+      "FlashAttention-2 backward (not the seqk-parallel kernel)")                                  \
+    X(MEMEFF_FWD, FC_KM_SUB, "fmha_cutlassF_", FC_KA_DECODE, "memory-efficient attention forward") \
+    X(MEMEFF_BWD, FC_KM_SUB, "fmha_cutlassB_", FC_KA_DECODE,                                       \
+      "memory-efficient attention backward")                                                       \
+    X(FA3_FWD, FC_KM_SUB, "FlashAttnFwdSm", FC_KA_OPAQUE, "FlashAttention-3 forward")              \
+    X(FA3_BWD, FC_KM_SUB, "FlashAttnBwdSm", FC_KA_OPAQUE, "FlashAttention-3 backward")             \
     X(CUDNN_SDPA, FC_KM_SUB, "cudnn_generated_fort_native_sdpa", FC_KA_OPAQUE,                     \
-      "cuDNN generated attention")                                                                  \
+      "cuDNN generated attention")                                                                 \
     X(OPTIM_MTA, FC_KM_SUB, "25multi_tensor_apply_kernelI", FC_KA_MARK,                            \
-      "multi-tensor apply (optimizer)")                                                             \
+      "multi-tensor apply (optimizer)")                                                            \
     X(OPTIM_NORM, FC_KM_SUB, "14lpnorm_cleanup", FC_KA_MARK, "foreach norm (gradient clipping)")   \
     X(OPTIM_SCALE, FC_KM_SUB, "28amp_update_scale_cuda_kernel", FC_KA_MARK,                        \
-      "AMP grad-scaler update")                                                                     \
-    X(DEEPGEMM, FC_KM_SUB, "deep_gemm", FC_KA_OPAQUE, "DeepGEMM")                                   \
-    X(TRITON_TEM, FC_KM_PREFIX, "triton_tem_", FC_KA_OPAQUE, "Triton template (Inductor)")          \
-    X(CUTLASS_NS, FC_KM_PREFIX, "_ZN7cutlass", FC_KA_OPAQUE, "CUTLASS")                             \
+      "AMP grad-scaler update")                                                                    \
+    X(DEEPGEMM, FC_KM_SUB, "deep_gemm", FC_KA_OPAQUE, "DeepGEMM")                                  \
+    X(TRITON_TEM, FC_KM_PREFIX, "triton_tem_", FC_KA_OPAQUE, "Triton template (Inductor)")         \
+    X(CUTLASS_NS, FC_KM_PREFIX, "_ZN7cutlass", FC_KA_OPAQUE, "CUTLASS")                            \
     X(CUTLASS_C, FC_KM_PREFIX, "cutlass", FC_KA_OPAQUE, "CUTLASS")
 
 enum fc_kfamily {
@@ -77,16 +78,16 @@ enum fc_kfamily {
 
 /* What a decoder reads off a kernel's name (at its first launch). */
 typedef struct fc_ktraits {
-    int16_t head_dim;     /* FA2: kHeadDim (the padded head dim the MMAs run);
-                           * memory-efficient: kMaxK (an upper bound of the head dims) */
-    int16_t block_m;      /* FA2 kBlockM; memory-efficient queries (keys in the backward) per block */
-    int16_t block_n;      /* FA2 kBlockN; memory-efficient keys per block */
-    uint8_t dtype;        /* enum fc_dtype of Q/K/V */
-    uint8_t ns;           /* FA2: enum fc_fa2_ns */
-    uint8_t nbools;       /* FA2: boolean template arguments after the traits */
-    uint16_t bools;       /* FA2: FC_FA2_* bits set from them */
-    uint8_t mem_aligned;  /* memory-efficient: an "aligned" kernel */
-    uint8_t mem_dropout;  /* memory-efficient backward: a "_dropout" kernel */
+    int16_t head_dim; /* FA2: kHeadDim (the padded head dim the MMAs run);
+                       * memory-efficient: kMaxK (an upper bound of the head dims) */
+    int16_t block_m;  /* FA2 kBlockM; memory-efficient queries (keys in the backward) per block */
+    int16_t block_n;  /* FA2 kBlockN; memory-efficient keys per block */
+    uint8_t dtype;    /* enum fc_dtype of Q/K/V */
+    uint8_t ns;       /* FA2: enum fc_fa2_ns */
+    uint8_t nbools;   /* FA2: boolean template arguments after the traits */
+    uint16_t bools;   /* FA2: FC_FA2_* bits set from them */
+    uint8_t mem_aligned; /* memory-efficient: an "aligned" kernel */
+    uint8_t mem_dropout; /* memory-efficient backward: a "_dropout" kernel */
 } fc_ktraits;
 
 /* The family of a kernel name (FC_KF_NONE: none), and its action,

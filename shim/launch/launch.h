@@ -68,8 +68,8 @@ typedef struct fc_launch_stats {
     uint64_t marks[FC_LP_COUNT];     /* optimizer kernels */
     uint64_t failed[FC_LP_COUNT];    /* launches that returned an error */
     uint64_t captured[FC_LP_COUNT];  /* recorded against a stream capture */
-    uint64_t sized, unsized;         /* decoded with the runtime/driver's parameter size / without */
-    uint64_t duplicates;             /* CUPTI callbacks of launches the hooks saw */
+    uint64_t sized, unsized; /* decoded with the runtime/driver's parameter size / without */
+    uint64_t duplicates;     /* CUPTI callbacks of launches the hooks saw */
 } fc_launch_stats;
 void fc_launch_stats_get(fc_launch_stats *out);
 

@@ -109,7 +109,7 @@ static int skip_nested(cur *c)
 /* L<type><value>E, L_Z<encoding>E, L<type>E */
 static int skip_literal(cur *c, fc_targ *t)
 {
-    c->p++; /* 'L' */
+    c->p++;           /* 'L' */
     if (at(c, '_')) { /* an external name: skip to the matching E by nesting */
         int nest = 1;
         while (c->p < c->end && nest > 0) {
@@ -255,8 +255,7 @@ int fc_mangled_has(const char *begin, const char *end, const char *needle)
     return 0;
 }
 
-int fc_mangled_targs(const char *name, const char *limit, const char *source, fc_targ *out,
-                     int max)
+int fc_mangled_targs(const char *name, const char *limit, const char *source, fc_targ *out, int max)
 {
     if (name == NULL || source == NULL)
         return -1;

@@ -52,12 +52,11 @@ int fc_memeff_traits(int family, const char *name, fc_ktraits *t, char *why, siz
      * kPreload, kBlockSizeI, kBlockSizeJ, kMaxK[, kKeysQueriesAligned]> */
     int na = fc_mangled_targs(name, NULL, fwd ? "15AttentionKernel" : "23AttentionBackwardKernel",
                               a, 12);
-    int ok = fwd ? na == 8 && a[2].kind == FC_TARG_BOOL && a[3].kind == FC_TARG_INT &&
-                       a[4].kind == FC_TARG_INT && a[5].kind == FC_TARG_INT &&
-                       a[6].kind == FC_TARG_BOOL
-                 : (na == 8 || na == 9) && a[2].kind == FC_TARG_BOOL && a[3].kind == FC_TARG_BOOL &&
-                       a[5].kind == FC_TARG_INT && a[6].kind == FC_TARG_INT &&
-                       a[7].kind == FC_TARG_INT;
+    int ok =
+        fwd ? na == 8 && a[2].kind == FC_TARG_BOOL && a[3].kind == FC_TARG_INT &&
+                  a[4].kind == FC_TARG_INT && a[5].kind == FC_TARG_INT && a[6].kind == FC_TARG_BOOL
+            : (na == 8 || na == 9) && a[2].kind == FC_TARG_BOOL && a[3].kind == FC_TARG_BOOL &&
+                  a[5].kind == FC_TARG_INT && a[6].kind == FC_TARG_INT && a[7].kind == FC_TARG_INT;
     if (!ok) {
         snprintf(why, n, "the kernel's Params type arguments do not parse");
         return -1;
@@ -76,8 +75,10 @@ int fc_memeff_traits(int family, const char *name, fc_ktraits *t, char *why, siz
         t->head_dim = (int16_t)(a[7].value > 32767 ? 32767 : a[7].value);
     }
     if (t->dtype == FC_DT_UNKNOWN || t->block_m < 8 || t->block_n < 8 || t->head_dim < 8) {
-        snprintf(why, n, "the kernel's template arguments are not memory-efficient attention's "
-                 "(blocks %dx%d, kMaxK %d)", t->block_m, t->block_n, t->head_dim);
+        snprintf(why, n,
+                 "the kernel's template arguments are not memory-efficient attention's "
+                 "(blocks %dx%d, kMaxK %d)",
+                 t->block_m, t->block_n, t->head_dim);
         return -1;
     }
     return 0;
@@ -109,14 +110,16 @@ static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char
     int64_t s_k = fc_kp_i32(p, 112), b = fc_kp_i32(p, 200), h = fc_kp_i32(p, 204);
     int mask = fc_kp_u8(p, 120), drop = fc_kp_u8(p, 208);
     if (!dims_ok(t, b, h, s_q, s_k, d, dv, mask) || drop > 1 || (drop && !t->mem_dropout)) {
-        snprintf(why, n, "b %lld, h %lld, %lld x %lld, head dims %lld/%lld (kMaxK %d), mask %d, "
-                 "dropout %d out of range", (long long)b, (long long)h, (long long)s_q,
-                 (long long)s_k, (long long)d, (long long)dv, t->head_dim, mask, drop);
+        snprintf(why, n,
+                 "b %lld, h %lld, %lld x %lld, head dims %lld/%lld (kMaxK %d), mask %d, "
+                 "dropout %d out of range",
+                 (long long)b, (long long)h, (long long)s_q, (long long)s_k, (long long)d,
+                 (long long)dv, t->head_dim, mask, drop);
         return -1;
     }
     if (k->grid[0] != fc_kp_ceil(s_q, t->block_m) || k->grid[1] != h || k->grid[2] != b) {
-        snprintf(why, n, "grid (%u, %u, %u) does not fit b %lld, h %lld, %lld queries",
-                 k->grid[0], k->grid[1], k->grid[2], (long long)b, (long long)h, (long long)s_q);
+        snprintf(why, n, "grid (%u, %u, %u) does not fit b %lld, h %lld, %lld queries", k->grid[0],
+                 k->grid[1], k->grid[2], (long long)b, (long long)h, (long long)s_q);
         return -1;
     }
     const void *diag = fc_kp_ptr(p, 48);
@@ -137,8 +140,8 @@ typedef struct bwd_layout {
 } bwd_layout;
 static const bwd_layout BW[2] = {{456, -1, 164, 368, 372}, {464, 164, 168, 376, 380}};
 
-static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kparams *k,
-                         fc_attn *a, char *why, size_t n)
+static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kparams *k, fc_attn *a,
+                         char *why, size_t n)
 {
     const void *p = k->p;
     int64_t d = fc_kp_i32(p, 144), dv = fc_kp_i32(p, 148), s_q = fc_kp_i32(p, 152);
@@ -149,10 +152,11 @@ static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kpar
     __builtin_memcpy(&splits, (const uint8_t *)p + y->splits, sizeof splits);
     int mask = fc_kp_u8(p, y->mask);
     if (!dims_ok(t, b, h, s_q, s_k, d, dv, mask) || qhpk < 1 || h % qhpk != 0) {
-        snprintf(why, n, "%d-byte layout: b %lld, h %lld (%lld per kv head), %lld x %lld, head "
-                 "dims %lld/%lld (kMaxK %d), mask %d out of range", y->size, (long long)b,
-                 (long long)h, (long long)qhpk, (long long)s_q, (long long)s_k, (long long)d,
-                 (long long)dv, t->head_dim, mask);
+        snprintf(why, n,
+                 "%d-byte layout: b %lld, h %lld (%lld per kv head), %lld x %lld, head "
+                 "dims %lld/%lld (kMaxK %d), mask %d out of range",
+                 y->size, (long long)b, (long long)h, (long long)qhpk, (long long)s_q,
+                 (long long)s_k, (long long)d, (long long)dv, t->head_dim, mask);
         return -1;
     }
     if (win != 0) {
@@ -161,9 +165,10 @@ static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kpar
         return -1;
     }
     if (splits < 1 || k->grid[0] != (unsigned)splits || k->grid[1] != h || k->grid[2] != b) {
-        snprintf(why, n, "%d-byte layout: grid (%u, %u, %u) does not fit %d key splits, h %lld, "
-                 "b %lld", y->size, k->grid[0], k->grid[1], k->grid[2], splits, (long long)h,
-                 (long long)b);
+        snprintf(why, n,
+                 "%d-byte layout: grid (%u, %u, %u) does not fit %d key splits, h %lld, "
+                 "b %lld",
+                 y->size, k->grid[0], k->grid[1], k->grid[2], splits, (long long)h, (long long)b);
         return -1;
     }
     shape(a, FC_ATTN_BWD, t, b, h, h / qhpk, s_q, s_k, d, dv, mask);
@@ -183,7 +188,8 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
         return -1;
     if (family == FC_KF_MEMEFF_FWD) {
         if ((k->size > 0 && k->size != 272) || (k->avail > 0 && k->avail < 272)) {
-            snprintf(why, n, "param 0 is %lld bytes; the memory-efficient forward layout known: 272",
+            snprintf(why, n,
+                     "param 0 is %lld bytes; the memory-efficient forward layout known: 272",
                      (long long)(k->size > 0 ? k->size : k->avail));
             return -1;
         }

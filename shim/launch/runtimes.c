@@ -68,9 +68,10 @@ static int fatbin_segment(const char *path, uintptr_t bias, uintptr_t *lo, uintp
         return 0;
     Elf64_Ehdr eh;
     int found = 0;
-    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr) &&
-        eh.e_shnum > 0 && eh.e_shnum <= MAX_SECTIONS && eh.e_shstrndx < eh.e_shnum) {
+    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shnum > 0 && eh.e_shnum <= MAX_SECTIONS &&
+        eh.e_shstrndx < eh.e_shnum) {
         size_t bytes = (size_t)eh.e_shnum * sizeof(Elf64_Shdr);
         if (pread(fd, sh, bytes, (off_t)eh.e_shoff) == (ssize_t)bytes) {
             const Elf64_Shdr *s = &sh[eh.e_shstrndx];
@@ -93,8 +94,8 @@ static int fatbin_segment(const char *path, uintptr_t bias, uintptr_t *lo, uintp
 }
 
 static struct {
-    int objects;          /* loaded objects when last scanned */
-    uint32_t wrappers;    /* wrappers when last scanned */
+    int objects;       /* loaded objects when last scanned */
+    uint32_t wrappers; /* wrappers when last scanned */
     fc_runtimes_view v;
 } cache;
 

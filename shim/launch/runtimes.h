@@ -16,11 +16,11 @@ void fc_launch_note_fatbin(const void *wrapper);
 
 #define FC_RT_OBJECTS 16
 typedef struct fc_runtimes_view {
-    int scanned;               /* the loaded objects were looked at (not in a fork child) */
-    char shared[512];          /* the libcudart loaded ("" none) */
-    int driver_loaded;         /* libcuda.so.1 is loaded */
-    uint64_t fatbins;          /* __cudaRegisterFatBinary calls seen */
-    int wrappers_complete;     /* every one of them was kept (else: no object can be said static) */
+    int scanned;           /* the loaded objects were looked at (not in a fork child) */
+    char shared[512];      /* the libcudart loaded ("" none) */
+    int driver_loaded;     /* libcuda.so.1 is loaded */
+    uint64_t fatbins;      /* __cudaRegisterFatBinary calls seen */
+    int wrappers_complete; /* every one of them was kept (else: no object can be said static) */
     /* objects holding device code (.nvFatBinSegment) of which no fat binary
      * was registered through the hooks: a statically linked runtime (the
      * CUDA libraries' own, libcu* / libnv* / libnccl*, are left out) */

@@ -38,14 +38,17 @@ static const char *note(const fc_launch_reg_stats *r, const fc_runtimes_view *v,
     fc_cupti_status_get(&c);
     char cupti[400];
     if (c.state == FC_CUPTI_ON)
-        snprintf(cupti, sizeof cupti, "CUPTI is on: its launch callbacks saw %llu launches of "
-                 "kernels of interest", (unsigned long long)s->seen[FC_LP_CUPTI]);
+        snprintf(cupti, sizeof cupti,
+                 "CUPTI is on: its launch callbacks saw %llu launches of "
+                 "kernels of interest",
+                 (unsigned long long)s->seen[FC_LP_CUPTI]);
     else
         snprintf(cupti, sizeof cupti, "CUPTI is off (%.300s): those launches are not seen",
                  c.state == FC_CUPTI_NOT_TRIED ? "not looked for: no GPU call reached flopcount"
                                                : c.reason);
     if (v->n_static > 0) {
-        snprintf(buf, n, "%s%s registers its kernels through a statically linked CUDA runtime "
+        snprintf(buf, n,
+                 "%s%s registers its kernels through a statically linked CUDA runtime "
                  "(nvcc's default, -cudart static): the launch hooks do not see them; %s; build "
                  "with -cudart shared to have them seen without CUPTI",
                  v->static_objects[0], v->n_static + v->more_static > 1 ? " (and others)" : "",
@@ -53,9 +56,11 @@ static const char *note(const fc_launch_reg_stats *r, const fc_runtimes_view *v,
         return buf;
     }
     if (r->registrations == 0 && v->driver_loaded) {
-        snprintf(buf, n, "the CUDA driver is loaded but no kernel was registered through the "
+        snprintf(buf, n,
+                 "the CUDA driver is loaded but no kernel was registered through the "
                  "shared CUDA runtime: kernels come from a statically linked runtime or are "
-                 "loaded through the driver API (Triton, NVRTC); %s", cupti);
+                 "loaded through the driver API (Triton, NVRTC); %s",
+                 cupti);
         return buf;
     }
     return NULL;

@@ -153,8 +153,9 @@ static void op_kernel(const char *name, uint64_t start, uint64_t end, uint32_t s
     pthread_mutex_unlock(&mu);
 }
 
-static void op_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int site, const char *name,
-                      const char *symbol, const void *params, const void *rc, uint32_t corr)
+static void op_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int site,
+                      const char *name, const char *symbol, const void *params, const void *rc,
+                      uint32_t corr)
 {
     if (!subscribed || (unsigned)domain >= 8 || cbid >= 1024 || !enabled[domain][cbid])
         return;

@@ -306,12 +306,12 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kp,
     cuLaunchKernelEx_params p = {config, f, kp, extra};
     uint32_t c = corr();
     const char *name = function_name(f);
-    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, __func__, name,
-           &p, NULL, CUPTI_API_ENTER, c);
+    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, __func__, name, &p,
+           NULL, CUPTI_API_ENTER, c);
     fake_cuda_launch(config->hStream, name, 1000);
     CUresult rc = CUDA_SUCCESS;
-    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, __func__, name,
-           &p, &rc, CUPTI_API_EXIT, c);
+    launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, __func__, name, &p,
+           &rc, CUPTI_API_EXIT, c);
     return rc;
 }
 
@@ -328,8 +328,9 @@ int fake_cuda_runtime_launch(int cbid, const void *func, const char *symbol, uns
     cudaLaunchKernelExC_v11060_params px = {&cfg, func, args};
     /* __cudaLaunchKernel_v13000: cudaLaunchKernel_v7000's fields, the
      * cudaKernel_t first */
-    const void *params = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ? (const void *)&px
-                                                                                   : (const void *)&p7;
+    const void *params = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060
+                             ? (const void *)&px
+                             : (const void *)&p7;
     uint32_t c = corr();
     launch(CUPTI_CB_DOMAIN_RUNTIME_API, (CUpti_CallbackId)cbid, "cudaLaunchKernel", symbol, params,
            NULL, CUPTI_API_ENTER, c);

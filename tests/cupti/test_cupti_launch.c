@@ -47,7 +47,6 @@ void __cudaRegisterFunction(void **h, const char *hostFun, char *deviceFun, cons
                             int thread_limit, void *tid, void *bid, void *bDim, void *gDim,
                             int *wSize);
 
-
 #define S(i) ((CUstream)(uintptr_t)(0x6100u + (i)))
 
 static FILE *truth;
@@ -79,9 +78,10 @@ static void pt25(t_fwd_pt25 *p)
 }
 
 #define PT25_TRUTH(name, calls)                                                                    \
-    "{\"case\": \"" name "\", \"expect\": \"attention\", \"source\": \"flash\", \"dir\": "       \
-    "\"forward\", \"b\": 2, \"h\": 8, \"h_k\": 2, \"s_q\": 512, \"s_k\": 512, \"d\": 128, \"dv\": " \
-    "128, \"align\": \"bottom_right\", \"wl\": -1, \"wr\": 0, \"bm\": 128, \"bn\": 64, \"dpad\": "  \
+    "{\"case\": \"" name "\", \"expect\": \"attention\", \"source\": \"flash\", \"dir\": "         \
+    "\"forward\", \"b\": 2, \"h\": 8, \"h_k\": 2, \"s_q\": 512, \"s_k\": 512, \"d\": 128, "        \
+    "\"dv\": "                                                                                     \
+    "128, \"align\": \"bottom_right\", \"wl\": -1, \"wr\": 0, \"bm\": 128, \"bn\": 64, \"dpad\": " \
     "128, \"bound\": 0, \"flags\": \"\", \"calls\": " #calls "}"
 
 static void mem(t_mem_fwd *p)
@@ -112,7 +112,8 @@ static void run_static(void)
     fake_cuda_runtime_launch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &stub_mem, MEM_FWD, 4,
                              3, 2, 128, margs, S(0));
     say("{\"case\": \"static_mem\", \"expect\": \"attention\", \"source\": \"efficient\", \"dir\": "
-        "\"forward\", \"b\": 2, \"h\": 3, \"h_k\": 3, \"s_q\": 200, \"s_k\": 300, \"d\": 64, \"dv\": "
+        "\"forward\", \"b\": 2, \"h\": 3, \"h_k\": 3, \"s_q\": 200, \"s_k\": 300, \"d\": 64, "
+        "\"dv\": "
         "64, \"align\": \"top_left\", \"wl\": -1, \"wr\": 0, \"bm\": 64, \"bn\": 64, \"dpad\": 0, "
         "\"bound\": 0, \"flags\": \"\", \"calls\": 1}");
     char opaque[1024] = {0};
@@ -140,7 +141,8 @@ static void run_driver(void)
     cuLaunchKernel(fake_cuda_function("triton_poi_fused_add_0"), 64, 1, 1, 128, 1, 1, 0, S(1), kp,
                    NULL);
     cuLaunchKernel(fake_cuda_function(CUDNN), 132, 1, 1, 384, 1, 1, 0, S(1), kp, NULL);
-    say("{\"case\": \"driver_cudnn\", \"expect\": \"uncounted\", \"reason\": \"opaque_parameters\", "
+    say("{\"case\": \"driver_cudnn\", \"expect\": \"uncounted\", \"reason\": "
+        "\"opaque_parameters\", "
         "\"class\": \"attention\", \"name_has\": \"cudnn_generated_fort_native_sdpa\", \"calls\": "
         "1}");
     /* FA2's forward through cuLaunchKernelEx with the packed buffer */

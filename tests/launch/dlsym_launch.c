@@ -16,8 +16,8 @@
 #include "names.h"
 #include "params.h"
 
-typedef void (*register_fn)(void **, const char *, char *, const char *, int, void *, void *, void *,
-                            void *, int *);
+typedef void (*register_fn)(void **, const char *, char *, const char *, int, void *, void *,
+                            void *, void *, int *);
 typedef cudaError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 
 static char stub;

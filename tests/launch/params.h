@@ -31,13 +31,14 @@ typedef struct t_philox {
     void *o_ptr, *oaccum_ptr;                                                                      \
     int64_t o_batch_stride, o_row_stride, o_head_stride;                                           \
     void *p_ptr, *softmax_lse_ptr, *softmax_lseaccum_ptr;
-#define T_DIMS_25 int b, seqlen_q, seqlen_k, seqlen_knew, d, seqlen_q_rounded, seqlen_k_rounded, \
-    d_rounded, rotary_dim;
+#define T_DIMS_25                                                                                  \
+    int b, seqlen_q, seqlen_k, seqlen_knew, d, seqlen_q_rounded, seqlen_k_rounded, d_rounded,      \
+        rotary_dim;
 #define T_DIMS_26 T_DIMS_25 int total_q;
 #define T_SCALES float scale_softmax, scale_softmax_log2;
 #define T_KV_MID                                                                                   \
     void *knew_ptr, *vnew_ptr;                                                                     \
-    int64_t knew_batch_stride, vnew_batch_stride, knew_row_stride, vnew_row_stride;               \
+    int64_t knew_batch_stride, vnew_batch_stride, knew_row_stride, vnew_row_stride;                \
     int64_t knew_head_stride, vnew_head_stride;                                                    \
     void *rotary_cos_ptr, *rotary_sin_ptr;                                                         \
     int *cache_batch_idx;                                                                          \
@@ -137,7 +138,7 @@ typedef struct t_mem_fwd {
 } t_mem_fwd;
 
 #define T_MEMBWD_HEAD                                                                              \
-    const void *query_ptr, *key_ptr, *value_ptr, *bias_ptr, *logsumexp_ptr, *output_ptr,          \
+    const void *query_ptr, *key_ptr, *value_ptr, *bias_ptr, *logsumexp_ptr, *output_ptr,           \
         *grad_output_ptr;                                                                          \
     float *delta_ptr;                                                                              \
     const int32_t *cu_seqlens_q_ptr, *cu_seqlens_k_ptr;                                            \
@@ -156,11 +157,11 @@ typedef struct t_mem_fwd {
     float dropout_prob;                                                                            \
     int64_t o_strideH;                                                                             \
     int32_t q_strideH, k_strideH, v_strideH;                                                       \
-    int64_t bias_strideH, o_strideB, q_strideB, k_strideB, v_strideB, bias_strideB, lse_strideB,  \
+    int64_t bias_strideH, o_strideB, q_strideB, k_strideB, v_strideB, bias_strideB, lse_strideB,   \
         lse_strideH, delta_strideB, delta_strideH;                                                 \
     int32_t num_batches;                                                                           \
     int16_t num_splits_key;                                                                        \
-    int64_t gO_strideB, gQ_strideB, gK_strideB, gV_strideB, gB_strideB, gO_strideH, gQ_strideH,   \
+    int64_t gO_strideB, gQ_strideB, gK_strideB, gV_strideB, gB_strideB, gO_strideH, gQ_strideH,    \
         gK_strideH, gV_strideH, gB_strideH;
 
 /* memory-efficient attention's backward Params, the version before

@@ -99,16 +99,17 @@ static int64_t rnd(int64_t x, int64_t m)
 }
 
 /* flash_api's set_params_fprop, for any of the layouts */
-#define FILL(p, B, H, HK, SQ, SK, D, CAUSAL, WL, WR, KEEP, BF16)                                    \
+#define FILL(p, B, H, HK, SQ, SK, D, CAUSAL, WL, WR, KEEP, BF16)                                   \
     do {                                                                                           \
         memset(&(p), 0, sizeof(p));                                                                \
-        (p).b = (B), (p).h = (H), (p).h_k = (HK), (p).h_h_k_ratio = (H) / (HK);                     \
-        (p).seqlen_q = (SQ), (p).seqlen_k = (SK), (p).d = (D);                                      \
-        (p).seqlen_q_rounded = (int)rnd(SQ, 128), (p).seqlen_k_rounded = (int)rnd(SK, 128);         \
-        (p).d_rounded = (int)rnd(D, (D) <= 128 ? 32 : 64);                                          \
-        (p).p_dropout = (KEEP), (p).rp_dropout = 1.0f / (KEEP);                                     \
-        (p).window_size_left = (CAUSAL) ? (SK) : (WL), (p).window_size_right = (CAUSAL) ? 0 : (WR); \
-        (p).is_causal = (CAUSAL), (p).is_bf16 = (BF16);                                             \
+        (p).b = (B), (p).h = (H), (p).h_k = (HK), (p).h_h_k_ratio = (H) / (HK);                    \
+        (p).seqlen_q = (SQ), (p).seqlen_k = (SK), (p).d = (D);                                     \
+        (p).seqlen_q_rounded = (int)rnd(SQ, 128), (p).seqlen_k_rounded = (int)rnd(SK, 128);        \
+        (p).d_rounded = (int)rnd(D, (D) <= 128 ? 32 : 64);                                         \
+        (p).p_dropout = (KEEP), (p).rp_dropout = 1.0f / (KEEP);                                    \
+        (p).window_size_left = (CAUSAL) ? (SK) : (WL),                                             \
+        (p).window_size_right = (CAUSAL) ? 0 : (WR);                                               \
+        (p).is_causal = (CAUSAL), (p).is_bf16 = (BF16);                                            \
     } while (0)
 
 static int fa2(int family, const char *name, const void *p, int64_t size, unsigned gx, unsigned gy,
@@ -240,18 +241,20 @@ static void fa2_defence(void **state)
     assert_int_equal(fc_fa2_decode(FC_KF_FA2_FWD, &t, &two, &a, why, sizeof why), -1);
     assert_non_null(strstr(why, "2 parameters"));
     /* an FA2 kernel of an unknown era: 6 booleans in the forward */
-    const char *old = "_ZN13pytorch_flash16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi128ELi128E"
-                      "Li64ELi4ELb0ELb0EN7cutlass10bfloat16_tENS_19Flash_kernel_traitsILi128ELi128ELi6"
-                      "4ELi4ES3_EEEELb0ELb1ELb0ELb1ELb1ELb0EEEvNS_16Flash_fwd_paramsE";
+    const char *old =
+        "_ZN13pytorch_flash16flash_fwd_kernelINS_23Flash_fwd_kernel_traitsILi128ELi128E"
+        "Li64ELi4ELb0ELb0EN7cutlass10bfloat16_tENS_19Flash_kernel_traitsILi128ELi128ELi6"
+        "4ELi4ES3_EEEELb0ELb1ELb0ELb1ELb1ELb0EEEvNS_16Flash_fwd_paramsE";
     assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, old, &t, why, sizeof why), -1);
     assert_non_null(strstr(why, "6 boolean template arguments"));
     /* flash-attn 2.7.4 data with HEAD's size (472): the tail checks fail
      * for a bf16 kernel (is_bf16 sits 8 bytes further) */
     t_fwd_f26 q;
     FILL(q, 2, 8, 2, 512, 512, 128, 1, -1, -1, 1.0f, 1);
-    const char *pt27 = "_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi128ELi128ELi"
-                       "64ELi4ELb0ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi128ELi64E"
-                       "Li4ES3_EELb0ELb1ELb0ELb0ELb1ELb1ELb0ELb0EEEvNS_16Flash_fwd_paramsE";
+    const char *pt27 =
+        "_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi128ELi128ELi"
+        "64ELi4ELb0ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi128ELi64E"
+        "Li4ES3_EELb0ELb1ELb0ELb0ELb1ELb1ELb0ELb0EEEvNS_16Flash_fwd_paramsE";
     assert_int_equal(fa2(FC_KF_FA2_FWD, pt27, &q, 464, 4, 2, 8, &a, why), 0);
     REFUSED(FC_KF_FA2_FWD, pt27, &q, 472, 4, 2, 8, "is_bf16 0");
 }
@@ -370,9 +373,12 @@ static void registry(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(families_of_real_names), cmocka_unit_test(mangled_reader),
-        cmocka_unit_test(fa2_layouts),            cmocka_unit_test(fa2_decodes),
-        cmocka_unit_test(fa2_defence),            cmocka_unit_test(memeff_decodes),
+        cmocka_unit_test(families_of_real_names),
+        cmocka_unit_test(mangled_reader),
+        cmocka_unit_test(fa2_layouts),
+        cmocka_unit_test(fa2_decodes),
+        cmocka_unit_test(fa2_defence),
+        cmocka_unit_test(memeff_decodes),
         cmocka_unit_test(registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
