@@ -306,6 +306,11 @@ int fc_steps_dominant_dtype(void)
     return best;
 }
 
+void fc_steps_by_dtype(fc_u128 *out)
+{
+    memcpy(out, by_dtype, sizeof by_dtype);
+}
+
 int fc_steps_iteration(int mode, uint64_t index, fc_iteration *out)
 {
     if (mode < FC_MODE_AUTO || mode > FC_MODE_NVTX || index == 0)

@@ -80,5 +80,8 @@ fc_u128 fc_steps_other(int mode);
 /* FLOPs per dtype over the iterations of the current mode, for picking the
  * dominant dtype of the live line. */
 int fc_steps_dominant_dtype(void);
+/* Those FLOPs per dtype (FC_DT_COUNT entries into out): every training
+ * call so far (all modes alike; evaluation left out), for the dtype mix. */
+void fc_steps_by_dtype(fc_u128 *out);
 
 #endif

@@ -194,6 +194,11 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_u128(w, "backward_flops", v->bwd);
     fc_jw_u128(w, "recompute_flops", v->rec);
     fc_jw_u128(w, "other_flops", fc_steps_other(v->mode));
+    fc_jw_obj_begin(w, "flops_by_dtype"); /* every training call: the dtype mix's shares */
+    for (int d = 0; d < FC_DT_COUNT; d++)
+        if (f->by_dtype[d])
+            fc_jw_u128(w, fc_dtype_name(d), f->by_dtype[d]);
+    fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "detector");
     fc_jw_u64(w, "segments", st.segments);
     fc_jw_u64(w, "truncated_segments", st.truncated);
@@ -238,6 +243,35 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_obj_end(w);
 }
 
+/* HFU at the dtype mix, its terms (docs/report-schema.md), or why not. */
+static void write_mix(fc_jw *w, const fc_figures *f)
+{
+    const fc_mix *m = &f->mix;
+    if (f->mix_ok) {
+        fc_jw_double(w, "hfu_mix", f->hfu_mix);
+        fc_jw_double(w, "ideal_seconds", m->ideal_seconds);
+    } else {
+        fc_jw_null(w, "hfu_mix");
+        fc_jw_str(w, "mix_reason", m->reason);
+    }
+    fc_jw_arr_begin(w, "mix");
+    for (int i = 0; i < m->n; i++) {
+        const fc_mix_term *t = &m->t[i];
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_str(w, "dtype", fc_dtype_name(t->dtype));
+        fc_jw_double(w, "share", t->share);
+        if (t->peak > 0) {
+            fc_jw_double(w, "peak_flops", t->peak);
+            fc_jw_double(w, "seconds_at_peak", t->seconds);
+        } else {
+            fc_jw_null(w, "peak_flops");
+            fc_jw_null(w, "seconds_at_peak");
+        }
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+}
+
 static void write_utilization(fc_jw *w, const fc_figures *f)
 {
     if (!f->util_ok) {
@@ -262,6 +296,7 @@ static void write_utilization(fc_jw *w, const fc_figures *f)
     /* model FLOPs (and so MFU) are hardware less recompute: a guess when
      * the split of a steady iteration is */
     fc_jw_bool(w, "split_ambiguous", f->unsure_steady > 0);
+    write_mix(w, f);
     fc_jw_obj_end(w);
 }
 
@@ -301,17 +336,22 @@ void fc_report_sections_json(fc_jw *w, int final, int interrupted)
         fc_ring_release();
 }
 
+#define LINE_SIZE 1024 /* every caller's line buffer */
+
+/* n as snprintf returned it: a line cut to fit is written as it was cut. */
 static void say(int fd, const char *line, int n)
 {
     if (n <= 0)
         return;
+    if (n >= LINE_SIZE)
+        n = LINE_SIZE - 1;
     ssize_t wr = write(fd, line, (size_t)n);
     (void)wr;
 }
 
 void fc_report_sections_text(int fd, int interrupted)
 {
-    char line[1024];
+    char line[LINE_SIZE];
     static fc_figures x;
     int locked = take(&x, 1, interrupted);
     const fc_steps_view *v = &x.v;
@@ -337,12 +377,21 @@ void fc_report_sections_text(int fd, int interrupted)
                                    adv ? "; to make it exact, " : "", adv ? adv : ""));
         }
         const fc_peak_choice *pc = &x.pc;
-        if (x.util_ok)
+        if (x.util_ok) {
+            char mix[400], shares[160];
+            fc_mix_shares_text(&x.mix, shares, sizeof shares);
+            if (x.mix_ok)
+                snprintf(mix, sizeof mix, "; HFU at the dtype mix %.1f%% (%s)", 100 * x.hfu_mix,
+                         shares);
+            else
+                snprintf(mix, sizeof mix, "; HFU at the dtype mix n/a (%s): %.200s", shares,
+                         x.mix.reason);
             say(fd, line, snprintf(line, sizeof line,
-                                   "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s, %s%s%s)\n",
+                                   "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
                                    100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
                                    pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
-                                   pc->device[0] ? ": " : "", pc->device));
+                                   pc->device[0] ? ": " : "", pc->device, mix));
+        }
         else if (x.steady > 0 && x.median_seconds > 0)
             say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
         if (locked) /* its buffers are the drainer's too */
