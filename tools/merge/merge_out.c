@@ -194,6 +194,8 @@ static void text_utilization(const fc_merge *m)
            "on %zu ranks; peak %s\n",
            fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
            m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used, m->peak_desc);
+    char mix[640];
+    printf("  HFU at mix       %s\n", fc_fmt_mix_line(&m->mix, mix, sizeof mix));
 }
 
 static void text_inferred(const fc_merge *m)

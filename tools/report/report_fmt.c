@@ -67,3 +67,61 @@ void fc_json_shape(fc_jw *w, const fc_report_shape *s)
     fc_jw_u64(w, "failed_calls", s->failed_calls);
     fc_jw_obj_end(w);
 }
+
+char *fc_fmt_mix_terms(const fc_mix *m, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < m->n && used + 1 < size; i++) {
+        const fc_mix_term *t = &m->t[i];
+        int k;
+        if (t->peak > 0)
+            k = snprintf(buf + used, size - used, "%s%s %.1f%% at %.6g%s", i ? ", " : "",
+                         fc_dtype_name(t->dtype), 100.0 * t->share, t->peak / 1e12,
+                         i + 1 == m->n ? " TFLOP/s" : "");
+        else
+            k = snprintf(buf + used, size - used, "%s%s %.1f%% (no peak)", i ? ", " : "",
+                         fc_dtype_name(t->dtype), 100.0 * t->share);
+        if (k < 0)
+            break;
+        used += (size_t)k < size - used ? (size_t)k : size - used - 1;
+    }
+    return buf;
+}
+
+char *fc_fmt_mix_line(const fc_mix *m, char *buf, size_t size)
+{
+    char p[16], terms[400];
+    fc_fmt_mix_terms(m, terms, sizeof terms);
+    if (m->ok)
+        snprintf(buf, size, "%s   each dtype's FLOPs at its own dense peak: %s",
+                 fc_fmt_pct(m->hfu, p, sizeof p), terms);
+    else if (m->n > 0)
+        snprintf(buf, size, "n/a   %s (%s)", m->reason, terms);
+    else
+        snprintf(buf, size, "n/a   %s", m->reason);
+    return buf;
+}
+
+void fc_json_mix(fc_jw *w, const fc_mix *m)
+{
+    if (m->ok) {
+        fc_jw_double(w, "hfu_mix", m->hfu);
+        fc_jw_double(w, "ideal_seconds", m->ideal_seconds);
+    } else {
+        fc_jw_null(w, "hfu_mix");
+        fc_jw_str(w, "mix_reason", m->reason);
+    }
+    fc_jw_arr_begin(w, "mix");
+    for (int i = 0; i < m->n; i++) {
+        const fc_mix_term *t = &m->t[i];
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_str(w, "dtype", fc_dtype_name(t->dtype));
+        fc_jw_double(w, "share", t->share);
+        fc_jw_u128(w, "training_flops", t->flops);
+        fc_jw_double(w, "peak_flops", t->peak > 0 ? t->peak : NAN);
+        fc_jw_double(w, "seconds_at_peak", t->peak > 0 ? t->seconds : NAN);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
+}
