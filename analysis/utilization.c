@@ -96,6 +96,8 @@ int fc_mix_compute(const fc_u128 *by_dtype, fc_u128 flops, double seconds, int64
         char why[160] = "";
         /* x / x is 1 exactly: one dtype gives F itself below */
         t->share = fc_u128_to_double(t->flops) / all;
+        if (peaks->single != NULL && out->n > 1)
+            continue; /* one figure is no dtype's own: no peaks, said below */
         t->peak = peaks->of(peaks->ctx, t->dtype, why, sizeof why);
         if (!(t->peak > 0) || !isfinite(t->peak)) {
             t->peak = 0;
