@@ -380,9 +380,11 @@ void fc_report_sections_text(int fd, int interrupted)
         if (x.util_ok) {
             char mix[400], shares[160];
             fc_mix_shares_text(&x.mix, shares, sizeof shares);
-            if (x.mix_ok)
-                snprintf(mix, sizeof mix, "; HFU at the dtype mix %.1f%% (%s)", 100 * x.hfu_mix,
-                         shares);
+            if (x.mix_ok) /* below 0.1%, three digits (as the live line) */
+                snprintf(mix, sizeof mix,
+                         100 * x.hfu_mix >= 0.1 ? "; HFU at the dtype mix %.1f%% (%s)"
+                                                : "; HFU at the dtype mix %.3g%% (%s)",
+                         100 * x.hfu_mix, shares);
             else
                 snprintf(mix, sizeof mix, "; HFU at the dtype mix n/a (%s): %.200s", shares,
                          x.mix.reason);

@@ -39,7 +39,12 @@ static void term_row(fc_html *h, const fc_mix_term *t, double top)
     else
         snprintf(b, sizeof b, "none published");
     fc_html_td(h, b, 1);
-    fc_html_td(h, fc_fmt_seconds(t->peak > 0 ? t->seconds : NAN, b, sizeof b), 1);
+    /* at the peak a time is small: three digits, not fc_fmt_seconds' four decimals */
+    if (t->peak > 0)
+        snprintf(b, sizeof b, "%.3g s", t->seconds);
+    else
+        snprintf(b, sizeof b, "n/a");
+    fc_html_td(h, b, 1);
     fc_html_row_end(h);
 }
 
@@ -47,16 +52,16 @@ void fc_html_mix_table(fc_html *h, const fc_mix *m, double seconds)
 {
     static const char *const head[] = {"dtype", "#share of FLOPs", "", "#dense peak, TFLOP/s",
                                        "#time at that peak"};
-    char cap[256], t1[32], t2[32], p[16];
+    char cap[256], t2[32], p[16];
     if (m->n == 0) {
         fc_html_para(h, "note", m->reason);
         return;
     }
     if (m->ok)
         snprintf(cap, sizeof cap,
-                 "the dtype mix: %s at the peaks, %s measured: HFU at the mix %s",
-                 fc_fmt_seconds(m->ideal_seconds, t1, sizeof t1),
-                 fc_fmt_seconds(seconds, t2, sizeof t2), fc_fmt_pct(m->hfu, p, sizeof p));
+                 "the dtype mix: %.3g s at the peaks, %s measured: HFU at the mix %s",
+                 m->ideal_seconds, fc_fmt_seconds(seconds, t2, sizeof t2),
+                 fc_fmt_pct(m->hfu, p, sizeof p));
     else
         snprintf(cap, sizeof cap, "the dtype mix: HFU at the mix n/a: %.200s", m->reason);
     fc_html_table_begin(h, "mix-table", cap);

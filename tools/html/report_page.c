@@ -184,7 +184,7 @@ static void headline(fc_html *h, const fc_report_view *v)
     cards(h, v);
     totals_table(h, v);
     measured_table(h, v);
-    if (v->has_iterations && v->peak > 0)
+    if (v->has_iterations && (v->peak > 0 || v->mix.ok))
         fc_html_mix_table(h, &v->mix, v->seconds);
     if (v->has_model)
         formula_table(h, v);

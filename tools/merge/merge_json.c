@@ -170,13 +170,16 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_obj_end(w);
 }
 
+/* Cluster HFU/MFU when one peak is known; HFU at the dtype mix, which needs
+ * each dtype's own, also when the ranks' single peaks differ (their
+ * dominant dtypes do): then peak_flops, hfu and mfu are null. */
 static void json_utilization(fc_jw *w, const fc_merge *m)
 {
-    if (m->peak_flops <= 0)
+    if (m->peak_flops <= 0 && !m->mix.ok)
         return;
     fc_jw_obj_begin(w, "utilization");
-    fc_jw_double(w, "peak_flops", m->peak_flops);
-    fc_jw_str(w, "peak_source", m->peak_desc);
+    fc_jw_double(w, "peak_flops", m->peak_flops > 0 ? m->peak_flops : NAN);
+    fc_jw_str(w, "peak_source", m->peak_flops > 0 ? m->peak_desc : NULL);
     fc_jw_u64(w, "gpus", m->n_used);
     fc_jw_double(w, "hfu", m->hfu);
     fc_jw_double(w, "mfu", m->mfu);

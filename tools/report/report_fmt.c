@@ -76,9 +76,8 @@ char *fc_fmt_mix_terms(const fc_mix *m, char *buf, size_t size)
         const fc_mix_term *t = &m->t[i];
         int k;
         if (t->peak > 0)
-            k = snprintf(buf + used, size - used, "%s%s %.1f%% at %.6g%s", i ? ", " : "",
-                         fc_dtype_name(t->dtype), 100.0 * t->share, t->peak / 1e12,
-                         i + 1 == m->n ? " TFLOP/s" : "");
+            k = snprintf(buf + used, size - used, "%s%s %.1f%% at %.6g TFLOP/s", i ? ", " : "",
+                         fc_dtype_name(t->dtype), 100.0 * t->share, t->peak / 1e12);
         else
             k = snprintf(buf + used, size - used, "%s%s %.1f%% (no peak)", i ? ", " : "",
                          fc_dtype_name(t->dtype), 100.0 * t->share);

@@ -129,21 +129,21 @@ void fc_mix_source_opts(fc_mix_source *s, const fc_peak_opt *o)
 
 void fc_mix_source_add(fc_mix_source *s, const fc_report *r)
 {
-    double seen[FC_DT_COUNT] = {0};
     for (size_t i = 0; r->has_utilization && i < r->utilization.n_mix; i++) {
         const fc_report_mix_term *t = &r->utilization.mix[i];
         int dt = fc_dtype_from_name(t->dtype);
-        if (dt != FC_DT_UNKNOWN && t->peak_flops > 0)
-            seen[dt] = t->peak_flops;
+        double *have = &s->by_dtype[dt];
+        if (dt == FC_DT_UNKNOWN || *have == -1 || *have == -2)
+            continue;
+        if (!(t->peak_flops > 0))
+            *have = -2; /* this report has the dtype and no peak for it */
+        else if (*have == 0)
+            *have = t->peak_flops;
+        else if (*have != t->peak_flops)
+            *have = -1; /* two reports, two figures */
     }
     if (s->reason[0] == '\0' && r->utilization.mix_reason[0])
         snprintf(s->reason, sizeof s->reason, "%s", r->utilization.mix_reason);
-    for (int d = 0; d < FC_DT_COUNT; d++) {
-        if (s->reports == 0)
-            s->by_dtype[d] = seen[d];
-        else if (s->by_dtype[d] != seen[d])
-            s->by_dtype[d] = -1; /* one rank has it, another not, or another figure */
-    }
     s->reports++;
 }
 
@@ -161,7 +161,7 @@ static double source_of(void *ctx, int dtype, char *why, size_t n)
     if (s->reports > 0 && dtype > FC_DT_UNKNOWN && dtype < FC_DT_COUNT) {
         if (s->by_dtype[dtype] > 0)
             return s->by_dtype[dtype];
-        if (s->by_dtype[dtype] < 0)
+        if (s->by_dtype[dtype] == -1)
             snprintf(why, n, "the reports give different %s peaks (name the device: --gpu NAME)",
                      fc_dtype_name(dtype));
         else if (s->reason[0])

@@ -38,7 +38,9 @@ typedef struct fc_mix_source {
     const fc_peak_device *dev; /* --gpu */
     double given;              /* --peak-tflops, FLOP/s; 0 none */
     int reports;               /* reports added */
-    double by_dtype[FC_DT_COUNT]; /* from them: 0 none, -1 the reports disagree */
+    double by_dtype[FC_DT_COUNT]; /* from them: the peak; 0 no report has the dtype; -1 two
+                                   * reports give two figures; -2 a report has the dtype and no
+                                   * peak for it */
     char reason[256];          /* a report's own mix_reason (the first one) */
 } fc_mix_source;
 
