@@ -85,6 +85,12 @@ typedef struct fc_mix_peaks {
 int fc_mix_compute(const fc_u128 *by_dtype, fc_u128 flops, double seconds, int64_t gpus,
                    const fc_mix_peaks *peaks, fc_mix *out);
 
+/* The mix as members of the open JSON object (docs/report-schema.md):
+ * "hfu_mix" and "ideal_seconds" when known, else "hfu_mix": null and
+ * "mix_reason"; then "mix": [{dtype, share, training_flops, peak_flops,
+ * seconds_at_peak}], null where a dtype has no peak. */
+void fc_mix_json(fc_jw *w, const fc_mix *m);
+
 /* "fp8_e4m3 75.0%, bf16 25.0%" into buf (the shares, most first). */
 char *fc_mix_shares_text(const fc_mix *m, char *buf, size_t size);
 

@@ -243,35 +243,6 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_obj_end(w);
 }
 
-/* HFU at the dtype mix, its terms (docs/report-schema.md), or why not. */
-static void write_mix(fc_jw *w, const fc_figures *f)
-{
-    const fc_mix *m = &f->mix;
-    if (f->mix_ok) {
-        fc_jw_double(w, "hfu_mix", f->hfu_mix);
-        fc_jw_double(w, "ideal_seconds", m->ideal_seconds);
-    } else {
-        fc_jw_null(w, "hfu_mix");
-        fc_jw_str(w, "mix_reason", m->reason);
-    }
-    fc_jw_arr_begin(w, "mix");
-    for (int i = 0; i < m->n; i++) {
-        const fc_mix_term *t = &m->t[i];
-        fc_jw_obj_begin(w, NULL);
-        fc_jw_str(w, "dtype", fc_dtype_name(t->dtype));
-        fc_jw_double(w, "share", t->share);
-        if (t->peak > 0) {
-            fc_jw_double(w, "peak_flops", t->peak);
-            fc_jw_double(w, "seconds_at_peak", t->seconds);
-        } else {
-            fc_jw_null(w, "peak_flops");
-            fc_jw_null(w, "seconds_at_peak");
-        }
-        fc_jw_obj_end(w);
-    }
-    fc_jw_arr_end(w);
-}
-
 static void write_utilization(fc_jw *w, const fc_figures *f)
 {
     if (!f->util_ok) {
@@ -296,7 +267,7 @@ static void write_utilization(fc_jw *w, const fc_figures *f)
     /* model FLOPs (and so MFU) are hardware less recompute: a guess when
      * the split of a steady iteration is */
     fc_jw_bool(w, "split_ambiguous", f->unsure_steady > 0);
-    write_mix(w, f);
+    fc_mix_json(w, &f->mix); /* HFU at the dtype mix, its terms, or why not */
     fc_jw_obj_end(w);
 }
 

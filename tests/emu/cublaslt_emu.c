@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cublaslt_emu.h"
+#include "emu_formats.h"
 #include "emu_launch.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
@@ -319,52 +320,13 @@ typedef struct emu_call {
     double alpha, beta;
 } emu_call;
 
-/* 2^e, exactly, without libm. */
-static double pow2(int e)
-{
-    double v = 1;
-    for (; e > 0; e--)
-        v *= 2;
-    for (; e < 0; e++)
-        v /= 2;
-    return v;
-}
-
-/* An 8-bit float (OCP FP8): 1 sign bit, ebits exponent bits of bias, the
- * rest mantissa; E4M3 has no infinity (its all-ones is NaN), E5M2 does. */
-static double fp8_value(uint8_t x, int ebits, int bias)
-{
-    int mbits = 7 - ebits, e = (x >> mbits) & ((1 << ebits) - 1), m = x & ((1 << mbits) - 1);
-    double sign = (x & 0x80) ? -1.0 : 1.0, frac = (double)m / (double)(1 << mbits);
-    if (e == 0)
-        return sign * frac * pow2(1 - bias);
-    return sign * (1.0 + frac) * pow2(e - bias);
-}
-
-static double bf16_value(uint16_t x)
-{
-    uint32_t bits = (uint32_t)x << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static uint16_t bf16_of(double v)
-{
-    float f = (float)v;
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    bits += 0x7fffu + ((bits >> 16) & 1u); /* round to nearest, ties to even */
-    return (uint16_t)(bits >> 16);
-}
-
 static double load(const void *p, uint32_t type, int64_t i)
 {
     switch (type) {
     case CUDA_R_32F: return (double)((const float *)p)[i];
-    case CUDA_R_16BF: return bf16_value(((const uint16_t *)p)[i]);
-    case CUDA_R_8F_E4M3: return fp8_value(((const uint8_t *)p)[i], 4, 7);
-    case CUDA_R_8F_E5M2: return fp8_value(((const uint8_t *)p)[i], 5, 15);
+    case CUDA_R_16BF: return bf16_to_float(((const uint16_t *)p)[i]);
+    case CUDA_R_8F_E4M3: return fp8_to_double(((const uint8_t *)p)[i], 4, 7);
+    case CUDA_R_8F_E5M2: return fp8_to_double(((const uint8_t *)p)[i], 5, 15);
     default: return ((const double *)p)[i];
     }
 }
@@ -374,7 +336,7 @@ static void store(void *p, uint32_t type, int64_t i, double v)
     if (type == CUDA_R_32F)
         ((float *)p)[i] = (float)v;
     else if (type == CUDA_R_16BF)
-        ((uint16_t *)p)[i] = bf16_of(v);
+        ((uint16_t *)p)[i] = float_to_bf16((float)v);
     else
         ((double *)p)[i] = v;
 }

@@ -184,7 +184,7 @@ static void json_utilization(fc_jw *w, const fc_merge *m)
     fc_jw_double(w, "hfu", m->hfu);
     fc_jw_double(w, "mfu", m->mfu);
     fc_jw_bool(w, "split_ambiguous", m->n_ambiguous_steps > 0);
-    fc_json_mix(w, &m->mix);
+    fc_mix_json(w, &m->mix);
     fc_jw_obj_end(w);
 }
 

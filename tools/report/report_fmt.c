@@ -101,26 +101,3 @@ char *fc_fmt_mix_line(const fc_mix *m, char *buf, size_t size)
         snprintf(buf, size, "n/a   %s", m->reason);
     return buf;
 }
-
-void fc_json_mix(fc_jw *w, const fc_mix *m)
-{
-    if (m->ok) {
-        fc_jw_double(w, "hfu_mix", m->hfu);
-        fc_jw_double(w, "ideal_seconds", m->ideal_seconds);
-    } else {
-        fc_jw_null(w, "hfu_mix");
-        fc_jw_str(w, "mix_reason", m->reason);
-    }
-    fc_jw_arr_begin(w, "mix");
-    for (int i = 0; i < m->n; i++) {
-        const fc_mix_term *t = &m->t[i];
-        fc_jw_obj_begin(w, NULL);
-        fc_jw_str(w, "dtype", fc_dtype_name(t->dtype));
-        fc_jw_double(w, "share", t->share);
-        fc_jw_u128(w, "training_flops", t->flops);
-        fc_jw_double(w, "peak_flops", t->peak > 0 ? t->peak : NAN);
-        fc_jw_double(w, "seconds_at_peak", t->peak > 0 ? t->seconds : NAN);
-        fc_jw_obj_end(w);
-    }
-    fc_jw_arr_end(w);
-}

@@ -23,10 +23,6 @@ char *fc_fmt_mix_terms(const fc_mix *m, char *buf, size_t size);
 /* One line of text for HFU at the mix: "52.1%   each dtype's FLOPs at its
  * own dense peak: TERMS" or "n/a   REASON (TERMS)". */
 char *fc_fmt_mix_line(const fc_mix *m, char *buf, size_t size);
-/* The mix as JSON members of the open object: hfu_mix (null when not
- * known), mix_reason (then), ideal_seconds, mix [{dtype, share,
- * training_flops, peak_flops, seconds_at_peak}]. */
-void fc_json_mix(fc_jw *w, const fc_mix *m);
 
 /* One "shapes" entry, in the layout the shim writes (docs/report-schema.md). */
 void fc_json_shape(fc_jw *w, const fc_report_shape *s);
