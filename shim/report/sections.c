@@ -359,11 +359,12 @@ void fc_report_sections_text(int fd, int interrupted)
             else
                 snprintf(mix, sizeof mix, "; HFU at the dtype mix n/a (%s): %.200s", shares,
                          x.mix.reason);
-            say(fd, line, snprintf(line, sizeof line,
-                                   "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
-                                   100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
-                                   pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
-                                   pc->device[0] ? ": " : "", pc->device, mix));
+            say(fd, line,
+                snprintf(line, sizeof line,
+                         "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
+                         100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
+                         pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
+                         pc->device[0] ? ": " : "", pc->device, mix));
         }
         else if (x.steady > 0 && x.median_seconds > 0)
             say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));

@@ -7,8 +7,9 @@
  * cublasLtMatmul doing the arithmetic on host memory for fp32 and fp64,
  * and for the mixed-precision forms of FP8 and BF16 training (BF16 or FP8
  * E4M3/E5M2 inputs, fp32 compute, a BF16 or FP32 output): column-major,
- * transposes, strided batches, alpha/beta read in the scale type. Anything else returns the status the real library would give for a
- * bad or unsupported call, so the shim's handling of failures can be tested.
+ * transposes, strided batches, alpha/beta read in the scale type. Anything
+ * else returns the status the real library would give for a bad or
+ * unsupported call, so the shim's handling of failures can be tested.
  *
  * Descriptors keep their attributes inside the caller-visible opaque struct
  * (copied with memcpy, never type-punned), tagged with a magic number so a

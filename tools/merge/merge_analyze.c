@@ -77,7 +77,8 @@ int fc_merge_add(fc_merge_rank *s, const char *path, const fc_report *r, char *e
     s->recompute_flops = r->has_recompute ? r->recompute.flops : 0;
     s->median_seconds = NAN;
     s->peak_flops = r->has_utilization ? r->utilization.peak_flops : NAN;
-    snprintf(s->peak_dtype, sizeof s->peak_dtype, "%s", r->has_utilization ? r->utilization.dtype : "");
+    snprintf(s->peak_dtype, sizeof s->peak_dtype, "%s",
+             r->has_utilization ? r->utilization.dtype : "");
     snprintf(s->ambiguous_reasons, sizeof s->ambiguous_reasons, "%s", r->iterations.ambiguous_reasons);
     snprintf(s->advice, sizeof s->advice, "%s", r->iterations.advice);
     s->has_iterations = r->has_iterations && r->iterations.n_list > 0;
