@@ -62,8 +62,9 @@ static int from_table(const fc_peak_opt *o, const char *verb, const char *dtype_
     }
     double f = fc_peak_flops(d, dt);
     if (!(f > 0)) {
-        fprintf(stderr, "flopcount %s: %s has no %s peak in the table; give --peak-tflops\n",
-                verb, d->display, fc_dtype_name(dt));
+        char why[160];
+        fprintf(stderr, "flopcount %s: %s; pick another --dtype, or give --peak-tflops\n", verb,
+                fc_peak_none_reason(d, dt, why, sizeof why));
         return -1;
     }
     *flops = f;
