@@ -371,6 +371,15 @@ static void text_cpu(int rc, const fc_cpu_info *c, const char *why)
     }
 }
 
+/* A figure in whole FLOP/s, or null when there is none (0). */
+static void flops_or_null(fc_jw *w, const char *key, double flops)
+{
+    if (flops > 0)
+        fc_jw_u64(w, key, whole(flops));
+    else
+        fc_jw_null(w, key);
+}
+
 static void json_local(fc_jw *w, int rc, const fc_device_info *dev, const char *err)
 {
     if (rc != 0) {
@@ -389,16 +398,9 @@ static void json_local(fc_jw *w, int rc, const fc_device_info *dev, const char *
     fc_jw_double(w, "clock_mhz", dev->clock_khz / 1000.0);
     fc_jw_str(w, "device", d ? d->key : NULL);
     fc_jw_str(w, "dtype", "fp16");
-    double table = d ? fc_peak_flops(d, FC_DT_FP16) : 0;
-    double clk = d ? fc_device_clock_peak(dev, d->flop_per_clk_per_sm_fp16) : 0;
-    if (table > 0)
-        fc_jw_u64(w, "table_peak_flops", whole(table));
-    else
-        fc_jw_null(w, "table_peak_flops");
-    if (clk > 0)
-        fc_jw_u64(w, "clock_derived_peak_flops", whole(clk));
-    else
-        fc_jw_null(w, "clock_derived_peak_flops");
+    flops_or_null(w, "table_peak_flops", d ? fc_peak_flops(d, FC_DT_FP16) : 0);
+    flops_or_null(w, "clock_derived_peak_flops",
+                  d ? fc_device_clock_peak(dev, d->flop_per_clk_per_sm_fp16) : 0);
     fc_jw_obj_end(w);
 }
 
@@ -422,13 +424,9 @@ static void json_cpu(fc_jw *w, int rc, const fc_cpu_info *c, const char *why)
     fc_jw_u64(w, "fp64_peak_flops", whole(fc_cpu_peak_flops(c->isa, c->cores, c->mhz, FC_DT_FP64)));
     /* per dtype: FLOP/s, null where the CPU has no instruction for it */
     fc_jw_obj_begin(w, "peak_flops");
-    for (int i = 0; i < NCPU; i++) {
-        double f = fc_cpu_peak_flops(c->isa, c->cores, c->mhz, cpu_dtypes[i]);
-        if (f > 0)
-            fc_jw_u64(w, fc_dtype_name(cpu_dtypes[i]), whole(f));
-        else
-            fc_jw_null(w, fc_dtype_name(cpu_dtypes[i]));
-    }
+    for (int i = 0; i < NCPU; i++)
+        flops_or_null(w, fc_dtype_name(cpu_dtypes[i]),
+                      fc_cpu_peak_flops(c->isa, c->cores, c->mhz, cpu_dtypes[i]));
     fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "assumes");
     for (int i = 0; i < NCPU; i++)
@@ -448,13 +446,8 @@ static void json_devices(fc_jw *w)
         fc_jw_str(w, "device", d->key);
         fc_jw_str(w, "name", d->display);
         fc_jw_obj_begin(w, "peak_flops");
-        for (int k = 0; k < NDT; k++) {
-            double f = fc_peak_flops(d, dtypes[k]);
-            if (f > 0)
-                fc_jw_u64(w, fc_dtype_name(dtypes[k]), whole(f));
-            else
-                fc_jw_null(w, fc_dtype_name(dtypes[k]));
-        }
+        for (int k = 0; k < NDT; k++)
+            flops_or_null(w, fc_dtype_name(dtypes[k]), fc_peak_flops(d, dtypes[k]));
         fc_jw_obj_end(w);
         fc_jw_arr_begin(w, "not_published");
         for (int k = 0; k < NDT; k++)
