@@ -291,6 +291,8 @@ static void read_extras(fc_jctx *c, json_object *root, fc_report *r)
         fc_jget_bool(c, rc, "recompute", "ambiguous", &r->recompute.ambiguous);
     }
     json_object *u = fc_jsection(c, root, "utilization", json_type_object);
+    if (!c->failed)
+        fc_report_read_mix(c, fc_jsection(c, root, "iterations", json_type_object), u, r);
     if (u != NULL) {
         r->has_utilization = 1;
         fc_jget_double(c, u, "utilization", "peak_flops", &r->utilization.peak_flops);
@@ -514,6 +516,7 @@ static void empty(fc_report *r)
     r->wall_seconds = r->iterations.median_seconds = r->recompute.fraction = NAN;
     r->eval_passes.seconds = NAN;
     r->utilization.peak_flops = r->utilization.hfu = r->utilization.mfu = NAN;
+    r->utilization.hfu_mix = NAN;
 }
 
 void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to)

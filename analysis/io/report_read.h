@@ -38,6 +38,15 @@ typedef struct fc_report_group { /* one member of "by_api" or "by_dtype" */
     fc_u128 flops;
 } fc_report_group;
 
+/* Most dtypes a report's mix lists (fc_dtype has fewer). */
+#define FC_REPORT_MIX_MAX 32
+
+typedef struct fc_report_mix_term { /* one entry of "utilization.mix" */
+    char dtype[24];
+    double share;      /* of the training FLOPs; NaN when absent */
+    double peak_flops; /* dense FLOP/s per device; NaN when null (none published) */
+} fc_report_mix_term;
+
 typedef struct fc_report_iter {
     uint64_t index;
     double start_seconds, seconds; /* NaN when absent */
@@ -104,6 +113,11 @@ typedef struct fc_report {
         size_t n_ambiguous_reasons;
         char ambiguous_reasons[1024]; /* the reasons, joined by "; " */
         char advice[512];        /* what would make it exact; "" when nothing */
+        /* the training calls' FLOPs by dtype, for the dtype mix (absent
+         * in reports before it: has_flops_by_dtype 0) */
+        int has_flops_by_dtype;
+        fc_report_group flops_by_dtype[FC_REPORT_MIX_MAX]; /* calls 0 */
+        size_t n_flops_by_dtype;
     } iterations;
     int has_eval;
     struct {
@@ -123,6 +137,10 @@ typedef struct fc_report {
         double peak_flops, hfu, mfu; /* NaN when absent or null */
         char device[128], dtype[24]; /* "" when absent */
         int split_ambiguous;         /* MFU rests on an unsure split */
+        double hfu_mix;              /* HFU at the dtype mix; NaN when null or absent */
+        char mix_reason[256];        /* why hfu_mix is null; "" when absent */
+        fc_report_mix_term mix[FC_REPORT_MIX_MAX];
+        size_t n_mix;
     } utilization;
     char utilization_reason[256]; /* why "utilization" is null, when it is */
     int has_profile;     /* "forward_profile" was there */
@@ -165,6 +183,13 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
 int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
 /* Frees what a parse allocated and empties *r. */
 void fc_report_free(fc_report *r);
+
+/* The dtype mix's members of "iterations" and "utilization" (either may be
+ * NULL) into r (report_mix.c; called by the parser). */
+struct fc_jctx;
+struct json_object;
+void fc_report_read_mix(struct fc_jctx *c, struct json_object *iters, struct json_object *util,
+                        fc_report *r);
 
 /* The steady iterations of a list, as the shim's own utilization takes
  * them: all but the first (warm-up) when there are two or more, and

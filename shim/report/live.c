@@ -7,7 +7,10 @@
  * hardware-measured FLOPs of the latest iteration whose counter samples are
  * all in ("(step N)" when that is an earlier one: samples arrive up to a
  * second late). An iteration whose forward/backward/recompute split is a
- * guess gets " (split unsure)" after the recompute. */
+ * guess gets " (split unsure)" after the recompute. When the training
+ * FLOPs ran in more than one dtype, the HFU is followed by the dtype of its
+ * peak and the HFU at the dtype mix:
+ *   ... HFU 41.2% (fp8_e4m3) mix 52.1% MFU 38.0% ... */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -18,8 +21,10 @@
 #include "core/options.h"
 #include "core/rank.h"
 #include "cupti/hwflops.h"
-#include "inferred.h"
 #include "detect/steps.h"
+#include "dtype.h"
+#include "figures.h"
+#include "inferred.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
 
@@ -49,18 +54,39 @@ static void hw_part(uint64_t index, double peak, char *out, size_t size)
         snprintf(out, size, " hwHFU %.1f%% (step %llu)", hfu, (unsigned long long)at);
 }
 
+/* " (bf16) mix 38.0%" after the HFU when the training FLOPs ran in more
+ * than one dtype: HFU is at the dominant dtype's peak (named), mix at each
+ * dtype's own (report/figures.c); " mix n/a" when a dtype has no peak.
+ * One dtype: nothing (the mix equals HFU). Below 0.1%, three digits. */
+static void mix_part(fc_u128 flops, double secs, int dtype, char *out, size_t size)
+{
+    static fc_mix m; /* the drain lock serializes callers */
+    int ok = fc_figures_mix(flops, secs, __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1,
+                            &m) == 0;
+    if (m.n < 2)
+        return;
+    double pct = 100.0 * m.hfu;
+    if (!ok)
+        snprintf(out, size, " (%s) mix n/a", fc_dtype_name(dtype));
+    else
+        snprintf(out, size, pct >= 0.1 ? " (%s) mix %.1f%%" : " (%s) mix %.3g%%",
+                 fc_dtype_name(dtype), pct);
+}
+
 static void print_line(uint64_t index, const fc_iteration *it)
 {
     double secs = fc_iteration_seconds(it);
     double hw = fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
     double rec = fc_u128_to_double(it->rec);
-    char line[360], who[48] = "", util[96] = "", formula[48] = "";
+    char line[400], who[48] = "", util[128] = "", formula[48] = "", mix[48] = "";
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
     fc_peak_choice pc;
     int pc_ok = fc_peak_choose(fc_steps_dominant_dtype(), __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1, &pc) == 0;
     if (secs > 0 && pc_ok) {
-        snprintf(util, sizeof util, " HFU %.1f%% MFU %.1f%%", 100.0 * hw / (secs * pc.flops),
+        mix_part(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), secs, pc.dtype, mix,
+                 sizeof mix);
+        snprintf(util, sizeof util, " HFU %.1f%%%s MFU %.1f%%", 100.0 * hw / (secs * pc.flops), mix,
                  100.0 * (hw - rec) / (secs * pc.flops));
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {

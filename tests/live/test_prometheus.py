@@ -299,6 +299,12 @@ class Prometheus(unittest.TestCase):
         if rep["utilization"] is not None:  # a CPU estimate needs the clock (FLOPCOUNT_CPU_GHZ on some VMs)
             self.assertLessEqual(abs(samples["flopcount_hfu_ratio"][0][1] - rep["utilization"]["hfu"]),
                                  REL_SECONDS * rep["utilization"]["hfu"])
+            # all fp32: HFU at the dtype mix is HFU to the bit, in the file and the report
+            self.assertEqual(samples["flopcount_hfu_mix_ratio"][0][1], samples["flopcount_hfu_ratio"][0][1])
+            self.assertEqual(rep["utilization"]["hfu_mix"], rep["utilization"]["hfu"])
+            self.assertEqual([(lb["dtype"], v) for lb, v in samples["flopcount_dtype_peak_flops"]],
+                             [("fp32", samples["flopcount_peak_flops"][0][1])])
+        self.assertEqual([(lb["dtype"], v) for lb, v in samples["flopcount_flops_share_ratio"]], [("fp32", 1)])
         self.assertEqual(os.listdir(self.metrics), [os.path.basename(path)])
 
     def run_blas(self, extra, check_rc=True):

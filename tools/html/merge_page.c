@@ -26,6 +26,8 @@ static void cards(fc_html *h, const fc_merge *m)
     fc_html_cards_begin(h);
     fc_html_card(h, peak ? "utilization.hfu" : NULL, "cluster HFU", fc_fmt_pct(m->hfu, a, sizeof a),
                  peak ? "median step's FLOPs on all ranks / (ranks x peak x time)" : nopeak);
+    if (peak || m->mix.ok)
+        fc_html_mix_card(h, "utilization.hfu_mix", &m->mix);
     fc_html_card(h, peak ? "utilization.mfu" : NULL, "cluster MFU", fc_fmt_pct(m->mfu, a, sizeof a),
                  m->n_ambiguous_steps ? "measured: counted FLOPs less recompute; an estimate, the "
                                         "split is a guess"
@@ -373,6 +375,8 @@ int fc_html_merge_page(fc_html *h, const fc_merge *m)
     problems(h, m);
     cards(h, m);
     summary(h, m);
+    if ((m->peak_flops > 0 || m->mix.ok) && m->n_steps > 0)
+        fc_html_mix_table(h, &m->mix, m->median_step_seconds);
     fc_html_section_end(h);
     if (steps_sections(h, m) != 0)
         return -1;

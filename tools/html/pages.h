@@ -56,6 +56,12 @@ int fc_html_phases(fc_html *h, const fc_html_iters *s);
  * each, against total FLOPs. */
 void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total);
 
+/* HFU at the dtype mix (mix_table.c): the headline card (key: the JSON
+ * field of the figure, used only when it is known) and the table of its
+ * dtypes (seconds: the measured time the mix is against). */
+void fc_html_mix_card(fc_html *h, const char *key, const fc_mix *m);
+void fc_html_mix_table(fc_html *h, const fc_mix *m, double seconds);
+
 /* Short SI label ("2.94 GFLOP") of a FLOP count that fits a double. */
 char *fc_html_si(double flops, char *buf, size_t size);
 

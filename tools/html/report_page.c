@@ -29,6 +29,7 @@ static void cards(fc_html *h, const fc_report_view *v)
                  !it    ? "no iterations found"
                  : peak ? "all counted FLOPs / (GPUs x peak x time)"
                         : nopeak);
+    fc_html_mix_card(h, "measured.hfu_mix", &v->mix);
     fc_html_card(h, "measured.mfu", "MFU measured", fc_fmt_pct(v->mfu, a, sizeof a),
                  v->n_ambiguous ? "counted FLOPs less recompute; an estimate: the split is a guess"
                                 : "counted FLOPs less recompute");
@@ -183,6 +184,8 @@ static void headline(fc_html *h, const fc_report_view *v)
     cards(h, v);
     totals_table(h, v);
     measured_table(h, v);
+    if (v->has_iterations && (v->peak > 0 || v->mix.ok))
+        fc_html_mix_table(h, &v->mix, v->seconds);
     if (v->has_model)
         formula_table(h, v);
     fc_html_section_end(h);

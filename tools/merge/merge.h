@@ -12,9 +12,11 @@
 #include "formula.h"
 #include "infer.h"
 #include "jsonw.h"
+#include "report_peak.h"
 #include "report_read.h"
 #include "stats.h"
 #include "u128.h"
+#include "utilization.h"
 
 /* One rank's report, reduced to what the merge needs (the full report is
  * freed after reading, so 1,024 ranks cost little memory). */
@@ -35,6 +37,7 @@ typedef struct fc_merge_rank {
     double median_seconds;       /* of the listed iterations; NaN without */
     fc_u128 flops_per_iteration; /* median of the listed iterations */
     double peak_flops;           /* the rank's own utilization.peak_flops, or NaN */
+    char peak_dtype[24];         /* ... and its dtype ("" when none) */
     char ambiguous_reasons[1024];/* the rank's, joined; "" when its split is sure */
     char advice[512];            /* what would make its split exact; "" when nothing */
     int duplicate;               /* a later report of a rank seen before */
@@ -125,6 +128,13 @@ typedef struct fc_merge {
     double peak_flops; /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[128];
     double hfu, mfu;   /* cluster; NaN when not computable */
+    /* HFU at the dtype mix, cluster: the ranks' training FLOPs by dtype
+     * summed give the shares of the median step's FLOPs, each dtype at its
+     * own peak (the options', else the ranks' reports' when they agree) */
+    fc_u128 mix_flops[FC_DT_COUNT];
+    size_t n_without_mix;    /* merged ranks whose report has no FLOPs by dtype */
+    fc_mix_source mix_src;
+    fc_mix mix;
     fc_merge_model model;
 } fc_merge;
 

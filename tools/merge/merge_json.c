@@ -131,6 +131,13 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_str(w, "detected_by", "merge: indices every rank listed");
     fc_jw_double(w, "median_seconds", m->median_step_seconds);
     fc_jw_u128(w, "flops_per_iteration", m->flops_per_iteration);
+    if (m->n_without_mix == 0) { /* the ranks' training FLOPs by dtype, summed */
+        fc_jw_obj_begin(w, "flops_by_dtype");
+        for (int d = 0; d < FC_DT_COUNT; d++)
+            if (m->mix_flops[d])
+                fc_jw_u128(w, fc_dtype_name(d), m->mix_flops[d]);
+        fc_jw_obj_end(w);
+    }
     fc_jw_u64(w, "ambiguous_iterations", m->n_ambiguous_steps);
     fc_jw_arr_begin(w, "ambiguous_reasons");
     if (m->ambiguous_reasons && m->ambiguous_reasons[0])
@@ -163,17 +170,21 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_obj_end(w);
 }
 
+/* Cluster HFU/MFU when one peak is known; HFU at the dtype mix, which needs
+ * each dtype's own, also when the ranks' single peaks differ (their
+ * dominant dtypes do): then peak_flops, hfu and mfu are null. */
 static void json_utilization(fc_jw *w, const fc_merge *m)
 {
-    if (m->peak_flops <= 0)
+    if (m->peak_flops <= 0 && !m->mix.ok)
         return;
     fc_jw_obj_begin(w, "utilization");
-    fc_jw_double(w, "peak_flops", m->peak_flops);
-    fc_jw_str(w, "peak_source", m->peak_desc);
+    fc_jw_double(w, "peak_flops", m->peak_flops > 0 ? m->peak_flops : NAN);
+    fc_jw_str(w, "peak_source", m->peak_flops > 0 ? m->peak_desc : NULL);
     fc_jw_u64(w, "gpus", m->n_used);
     fc_jw_double(w, "hfu", m->hfu);
     fc_jw_double(w, "mfu", m->mfu);
     fc_jw_bool(w, "split_ambiguous", m->n_ambiguous_steps > 0);
+    fc_mix_json(w, &m->mix);
     fc_jw_obj_end(w);
 }
 

@@ -181,19 +181,20 @@ static void text_consistency(const fc_merge *m)
 
 static void text_utilization(const fc_merge *m)
 {
-    char h[16], u[16];
-    if (m->peak_flops <= 0) {
+    char h[16], u[16], mix[640];
+    if (m->peak_flops <= 0)
         printf("  utilization      no peak given (--gpu NAME --dtype D, or --peak-tflops X)\n");
-        return;
-    }
-    if (isnan(m->hfu)) {
+    else if (isnan(m->hfu))
         printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
-        return;
-    }
-    printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less recompute%s) "
-           "on %zu ranks; peak %s\n",
-           fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
-           m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used, m->peak_desc);
+    else
+        printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less "
+               "recompute%s) on %zu ranks; peak %s\n",
+               fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
+               m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used,
+               m->peak_desc);
+    /* each dtype's own peak: known even when the ranks' single peaks differ */
+    if (m->mix.ok || (m->peak_flops > 0 && !isnan(m->hfu)))
+        printf("  HFU at mix       %s\n", fc_fmt_mix_line(&m->mix, mix, sizeof mix));
 }
 
 static void text_inferred(const fc_merge *m)

@@ -4,6 +4,7 @@
  * its slowest rank); the straggler; whether the ranks ran the same FLOPs;
  * cluster HFU/MFU. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,19 +231,44 @@ int fc_merge_consistency(fc_merge *m)
     return 0;
 }
 
+/* HFU at the dtype mix of the cluster: the median step's FLOPs (all ranks)
+ * shared out as the ranks' training FLOPs by dtype are, each dtype at its
+ * own peak, over ranks x the step's time. */
+static void cluster_mix(fc_merge *m)
+{
+    memset(&m->mix, 0, sizeof m->mix);
+    m->mix.hfu = m->mix.ideal_seconds = NAN;
+    if (m->n_steps == 0 || !(m->median_step_seconds > 0)) {
+        snprintf(m->mix.reason, sizeof m->mix.reason, "needs aligned iterations with times");
+        return;
+    }
+    if (m->n_without_mix > 0) {
+        snprintf(m->mix.reason, sizeof m->mix.reason,
+                 "%zu rank%s report%s no FLOPs by dtype (written before the dtype mix was)",
+                 m->n_without_mix, m->n_without_mix == 1 ? "'s" : "s'",
+                 m->n_without_mix == 1 ? " has" : "s have");
+        return;
+    }
+    fc_mix_peaks p = fc_mix_source_peaks(&m->mix_src);
+    fc_mix_compute(m->mix_flops, m->flops_per_iteration, m->median_step_seconds,
+                   (int64_t)m->n_used, &p, &m->mix);
+}
+
 /* Cluster HFU = FLOPs of a step on all merged ranks / (ranks x peak x the
  * step's time); MFU leaves recomputed FLOPs out (measured, not formula). */
 void fc_merge_utilization(fc_merge *m)
 {
     m->hfu = m->mfu = NAN;
+    cluster_mix(m);
     if (m->peak_flops <= 0 || m->n_steps == 0 || !(m->median_step_seconds > 0))
         return;
-    double denom = (double)m->n_used * m->peak_flops * m->median_step_seconds;
     fc_u128 model = m->flops_per_iteration - (m->recompute_per_iteration < m->flops_per_iteration
                                                   ? m->recompute_per_iteration
                                                   : m->flops_per_iteration);
-    m->hfu = fc_u128_to_double(m->flops_per_iteration) / denom;
-    m->mfu = fc_u128_to_double(model) / denom;
+    /* fc_utilization's expression, as the mix's terms (one dtype: the same) */
+    m->hfu = fc_utilization(m->flops_per_iteration, m->median_step_seconds, (int64_t)m->n_used,
+                            m->peak_flops);
+    m->mfu = fc_utilization(model, m->median_step_seconds, (int64_t)m->n_used, m->peak_flops);
 }
 
 double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s)

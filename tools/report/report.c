@@ -167,6 +167,31 @@ static void job_scale(fc_report_view *v, const args *a)
     v->gpus_from = a->gpus ? 2 : r->world_size > 0 ? 1 : 0;
 }
 
+/* HFU at the dtype mix: the report's training FLOPs by dtype, each at its
+ * own peak (--gpu: the table's; --peak-tflops: one dtype only; neither: the
+ * report's), over the same FLOPs, time and GPUs as HFU. */
+static void measured_mix(fc_report_view *v, const args *a)
+{
+    static fc_mix_source src;
+    fc_u128 by[FC_DT_COUNT];
+    memset(&v->mix, 0, sizeof v->mix);
+    v->mix.hfu = v->mix.ideal_seconds = NAN;
+    if (!v->has_iterations) {
+        snprintf(v->mix.reason, sizeof v->mix.reason, "no iterations");
+        return;
+    }
+    if (!fc_mix_flops_of(&v->rep, by)) {
+        snprintf(v->mix.reason, sizeof v->mix.reason,
+                 "the report has no FLOPs by dtype (written before the dtype mix was)");
+        return;
+    }
+    memset(&src, 0, sizeof src);
+    fc_mix_source_opts(&src, &a->peak);
+    fc_mix_source_add(&src, &v->rep); /* used only when no option names a peak */
+    fc_mix_peaks p = fc_mix_source_peaks(&src);
+    fc_mix_compute(by, v->job_flops, v->seconds, v->gpus, &p, &v->mix);
+}
+
 static int measured(fc_report_view *v, const args *a)
 {
     if (steady_medians(v) != 0)
@@ -177,9 +202,10 @@ static int measured(fc_report_view *v, const args *a)
         return -1;
     if (v->peak == 0 && v->rep.has_utilization && v->rep.utilization.peak_flops > 0) {
         v->peak = v->rep.utilization.peak_flops;
-        snprintf(v->peak_desc, sizeof v->peak_desc, "from the report: %.4g TFLOP/s%s%.64s",
-                 v->peak / 1e12, v->rep.utilization.device[0] ? ", " : "",
-                 v->rep.utilization.device);
+        snprintf(v->peak_desc, sizeof v->peak_desc, "from the report: %.4g TFLOP/s%s%s%s%s%.64s",
+                 v->peak / 1e12, v->rep.utilization.dtype[0] ? " (" : "",
+                 v->rep.utilization.dtype, v->rep.utilization.dtype[0] ? ")" : "",
+                 v->rep.utilization.device[0] ? ", " : "", v->rep.utilization.device);
     }
     v->hfu = v->mfu = NAN;
     if (v->has_iterations) {
@@ -188,6 +214,7 @@ static int measured(fc_report_view *v, const args *a)
         v->hfu = fc_utilization(v->job_flops, v->seconds, v->gpus, v->peak);
         v->mfu = fc_utilization(model, v->seconds, v->gpus, v->peak);
     }
+    measured_mix(v, a);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "report_gpu.h"
 #include "report_read.h"
 #include "u128.h"
+#include "utilization.h"
 
 /* Terms by which the analytic model and cuBLAS's view of a run commonly
  * differ; each is a FLOP count per iteration (all GPUs). */
@@ -51,6 +52,7 @@ typedef struct fc_report_view {
     double peak;              /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[160];
     double hfu, mfu;          /* measured; NaN when not computable */
+    fc_mix mix;               /* HFU at the dtype mix (mix.ok), its terms, or why not */
     fc_u128 file_forward;     /* median forward FLOPs of the steady iterations (the file's) */
     /* the model read off the forward GEMMs (report_infer.c) */
     int has_inferred;         /* the report has a forward profile */

@@ -134,6 +134,7 @@ static void json_measured(fc_jw *w, const fc_report_view *v)
     fc_jw_double(w, "mfu", v->mfu);
     /* recompute and MFU rest on the split; true when a steady one is a guess */
     fc_jw_bool(w, "split_ambiguous", v->n_ambiguous > 0);
+    fc_mix_json(w, &v->mix);
     fc_jw_obj_end(w);
 }
 

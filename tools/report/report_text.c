@@ -186,13 +186,17 @@ static void text_measured(const fc_report_view *v)
            fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
            unsure);
     printf("  time           %s (median)\n", fc_fmt_seconds(v->seconds, t, sizeof t));
+    char mix[640];
     if (v->peak <= 0) {
         printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        if (v->mix.ok) /* each dtype's own peak, from the report (a merge of unlike ranks) */
+            printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
         return;
     }
     printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
            fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
            fc_report_gpus_from(v), v->peak_desc);
+    printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
     printf("  MFU measured   %s   counted FLOPs less recompute%s\n", fc_fmt_pct(v->mfu, p2, sizeof p2),
            v->n_ambiguous ? " (an estimate: the recompute it leaves out is a guess)" : "");
 }
