@@ -7,6 +7,11 @@ add_executable(test_formula ${CMAKE_CURRENT_LIST_DIR}/test_formula.c ${CMAKE_SOU
 target_link_libraries(test_formula PRIVATE fc_analysis_io fc_analysis cmocka m)
 add_test(NAME formula_units COMMAND test_formula)
 
+# The 2025-26 layer kinds, hand-derived vectors (issue 27).
+add_executable(test_formula_kinds ${CMAKE_CURRENT_LIST_DIR}/test_formula_kinds.c)
+target_link_libraries(test_formula_kinds PRIVATE fc_analysis cmocka)
+add_test(NAME formula_kinds COMMAND test_formula_kinds)
+
 add_executable(test_hfconfig ${CMAKE_CURRENT_LIST_DIR}/test_hfconfig.c)
 target_link_libraries(test_hfconfig PRIVATE fc_analysis_io fc_analysis cmocka)
 target_compile_definitions(test_hfconfig PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
