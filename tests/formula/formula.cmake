@@ -17,6 +17,12 @@ target_link_libraries(test_hfconfig PRIVATE fc_analysis_io fc_analysis cmocka)
 target_compile_definitions(test_hfconfig PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
 add_test(NAME formula_hfconfig COMMAND test_hfconfig)
 
+# The published configs of the 2025-26 families, and the refusals.
+add_executable(test_hfconfig_kinds ${CMAKE_CURRENT_LIST_DIR}/test_hfconfig_kinds.c)
+target_link_libraries(test_hfconfig_kinds PRIVATE fc_analysis_io fc_analysis cmocka)
+target_compile_definitions(test_hfconfig_kinds PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
+add_test(NAME formula_hfconfig_kinds COMMAND test_hfconfig_kinds)
+
 # The script reads the JSON with Python's json module (exact big integers).
 # /usr/bin/python3 starts in 0.1 s; a pyenv shim first on PATH takes 1.5 s.
 if(EXISTS /usr/bin/python3)
