@@ -23,6 +23,12 @@ target_link_libraries(test_hfconfig_kinds PRIVATE fc_analysis_io fc_analysis cmo
 target_compile_definitions(test_hfconfig_kinds PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
 add_test(NAME formula_hfconfig_kinds COMMAND test_hfconfig_kinds)
 
+# Against Megatron-LM's num_floating_point_operations, difference by term.
+add_executable(test_formula_peer ${CMAKE_CURRENT_LIST_DIR}/test_formula_peer.c)
+target_link_libraries(test_formula_peer PRIVATE fc_analysis_io fc_analysis cmocka)
+target_compile_definitions(test_formula_peer PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
+add_test(NAME formula_peer COMMAND test_formula_peer)
+
 # The script reads the JSON with Python's json module (exact big integers).
 # /usr/bin/python3 starts in 0.1 s; a pyenv shim first on PATH takes 1.5 s.
 if(EXISTS /usr/bin/python3)
