@@ -23,7 +23,8 @@ typedef struct flagdef {
     enum kind kind;
     size_t off;   /* field in fc_model */
     int64_t min;  /* K_INT: smallest value accepted */
-    int key;      /* enum fc_ik of the value it sets; -1: none (--config, the window flags) */
+    int key;      /* enum fc_ik of the value it sets; -1: none (--config, the window flags;
+                   * the layer patterns travel in the model itself) */
 } flagdef;
 
 #define F(field) offsetof(fc_model, field)
@@ -54,31 +55,31 @@ static const flagdef defs[] = {
     {"--window-layers", K_INT, F(window_layers), 1, -1},
     {"--config", K_CONFIG, 0, 0, -1},
     /* the 2025-26 layer kinds (docs/formula.md) */
-    {"--q-lora-rank", K_INT, F(q_lora_rank), 0, -1},
-    {"--kv-lora-rank", K_INT, F(kv_lora_rank), 0, -1},
-    {"--qk-nope-dim", K_INT, F(qk_nope_dim), 1, -1},
-    {"--qk-rope-dim", K_INT, F(qk_rope_dim), 1, -1},
-    {"--v-head-dim", K_INT, F(v_head_dim), 1, -1},
-    {"--attn-output-gate", K_ON, F(attn_gate), 0, -1},
-    {"--no-attn-output-gate", K_OFF, F(attn_gate), 0, -1},
-    {"--mtp-layers", K_INT, F(mtp_layers), 0, -1},
+    {"--q-lora-rank", K_INT, F(q_lora_rank), 0, FC_IK_Q_LORA_RANK},
+    {"--kv-lora-rank", K_INT, F(kv_lora_rank), 0, FC_IK_KV_LORA_RANK},
+    {"--qk-nope-dim", K_INT, F(qk_nope_dim), 1, FC_IK_QK_NOPE_DIM},
+    {"--qk-rope-dim", K_INT, F(qk_rope_dim), 1, FC_IK_QK_ROPE_DIM},
+    {"--v-head-dim", K_INT, F(v_head_dim), 1, FC_IK_V_HEAD_DIM},
+    {"--attn-output-gate", K_ON, F(attn_gate), 0, FC_IK_ATTN_GATE},
+    {"--no-attn-output-gate", K_OFF, F(attn_gate), 0, FC_IK_ATTN_GATE},
+    {"--mtp-layers", K_INT, F(mtp_layers), 0, FC_IK_MTP_LAYERS},
     {"--mtp-block", K_MTP_BLOCK, F(mtp_block), 0, -1},
     {"--layer-pattern", K_MIXERS, F(mixers), 0, -1},
     {"--mlp-pattern", K_MLPS, F(mlps), 0, -1},
-    {"--attn-chunk", K_INT, F(attn_chunk), 0, -1},
-    {"--gdn-key-heads", K_INT, F(gdn_k_heads), 1, -1},
-    {"--gdn-value-heads", K_INT, F(gdn_v_heads), 1, -1},
-    {"--gdn-key-dim", K_INT, F(gdn_k_dim), 1, -1},
-    {"--gdn-value-dim", K_INT, F(gdn_v_dim), 1, -1},
-    {"--gdn-chunk", K_INT, F(gdn_chunk), 1, -1},
-    {"--mamba-version", K_INT, F(mamba_version), 1, -1},
-    {"--mamba-heads", K_INT, F(mamba_heads), 1, -1},
-    {"--mamba-head-dim", K_INT, F(mamba_head_dim), 1, -1},
-    {"--mamba-state", K_INT, F(mamba_state), 1, -1},
-    {"--mamba-groups", K_INT, F(mamba_groups), 1, -1},
-    {"--mamba-chunk", K_INT, F(mamba_chunk), 1, -1},
-    {"--mamba-inner", K_INT, F(mamba_inner), 1, -1},
-    {"--mamba-dt-rank", K_INT, F(mamba_dt_rank), 1, -1},
+    {"--attn-chunk", K_INT, F(attn_chunk), 0, FC_IK_ATTN_CHUNK},
+    {"--gdn-key-heads", K_INT, F(gdn_k_heads), 1, FC_IK_GDN_K_HEADS},
+    {"--gdn-value-heads", K_INT, F(gdn_v_heads), 1, FC_IK_GDN_V_HEADS},
+    {"--gdn-key-dim", K_INT, F(gdn_k_dim), 1, FC_IK_GDN_K_DIM},
+    {"--gdn-value-dim", K_INT, F(gdn_v_dim), 1, FC_IK_GDN_V_DIM},
+    {"--gdn-chunk", K_INT, F(gdn_chunk), 1, FC_IK_GDN_CHUNK},
+    {"--mamba-version", K_INT, F(mamba_version), 1, FC_IK_MAMBA_VERSION},
+    {"--mamba-heads", K_INT, F(mamba_heads), 1, FC_IK_MAMBA_HEADS},
+    {"--mamba-head-dim", K_INT, F(mamba_head_dim), 1, FC_IK_MAMBA_HEAD_DIM},
+    {"--mamba-state", K_INT, F(mamba_state), 1, FC_IK_MAMBA_STATE},
+    {"--mamba-groups", K_INT, F(mamba_groups), 1, FC_IK_MAMBA_GROUPS},
+    {"--mamba-chunk", K_INT, F(mamba_chunk), 1, FC_IK_MAMBA_CHUNK},
+    {"--mamba-inner", K_INT, F(mamba_inner), 1, FC_IK_MAMBA_INNER},
+    {"--mamba-dt-rank", K_INT, F(mamba_dt_rank), 1, FC_IK_MAMBA_DT_RANK},
 };
 #undef F
 #define NDEFS (sizeof defs / sizeof defs[0])
@@ -219,10 +220,10 @@ static void window_rule(const fc_model_opts *o, fc_model *m)
         m->q_lora_rank = m->qk_nope_dim = m->qk_rope_dim = m->v_head_dim = 0;
 }
 
-int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n)
+int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given, char *err, size_t n)
 {
     fc_model m;
-    uint32_t keys = 0;
+    uint64_t keys = 0;
     memset(&m, 0, sizeof m);
     if (o->config != NULL) {
         if (fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
@@ -231,7 +232,7 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given
          * conventions are training choices */
         for (int k = 0; k < FC_IK_COUNT; k++)
             if (k != FC_IK_SEQ && k != FC_IK_BATCH && k != FC_IK_RECOMPUTE && k != FC_IK_CAUSAL)
-                keys |= 1u << k;
+                keys |= FC_IK_BIT(k);
     }
     for (size_t i = 0; i < NDEFS; i++) {
         if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
@@ -239,7 +240,7 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off,
                field_size(&defs[i]));
         if (defs[i].key >= 0) /* the window flags: nothing the stream could say */
-            keys |= 1u << defs[i].key;
+            keys |= FC_IK_BIT(defs[i].key);
     }
     drop_moe_if_dense(&m);
     window_rule(o, &m);
