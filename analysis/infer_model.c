@@ -425,6 +425,8 @@ static void build(fc_inferred *in, const fc_infer_given *g)
         m.topk = val(in, FC_IK_TOPK), m.moe_ffn = val(in, FC_IK_MOE_FFN);
         m.shared_experts = val(in, FC_IK_SHARED_EXPERTS), m.shared_ffn = val(in, FC_IK_SHARED_FFN);
         m.moe_every = val(in, FC_IK_MOE_EVERY), m.moe_first_dense = val(in, FC_IK_MOE_FIRST_DENSE);
+        if (m.mlps[0]) /* a layer pattern lists the MoE layers (given or the stream's) */
+            m.moe_every = 1, m.moe_first_dense = 0;
     }
     m.untied_embeddings = known(in, FC_IK_TIED) && !val(in, FC_IK_TIED);
     m.recompute = known(in, FC_IK_RECOMPUTE) ? (int)val(in, FC_IK_RECOMPUTE) : FC_RECOMPUTE_NONE;

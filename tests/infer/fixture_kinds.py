@@ -161,6 +161,9 @@ class GatedDeltaNet(nn.Module):
         self.in_ba = nn.Linear(H, 2 * g["v_heads"], bias=False)
         self.conv = nn.Parameter(torch.randn(2 * kd + vd, 4) * 0.3)
         self.a_log = nn.Parameter(torch.zeros(g["v_heads"]))
+        # a learned initial state: every product against the state then has
+        # its two gradients, as in a model trained from a carried-over state
+        self.s0 = nn.Parameter(torch.zeros(g["v_heads"], g["k_dim"], g["v_dim"]))
         self.out = nn.Linear(vd, H, bias=False)
 
     def forward(self, x):
@@ -191,7 +194,7 @@ class GatedDeltaNet(nn.Module):
         attn = attn + torch.eye(c)
         u = torch.matmul(attn, vb)
         w = torch.matmul(attn, kb * gc.exp()[..., None])
-        state = torch.zeros(b, hv, dk, dv)
+        state = self.s0.expand(b, hv, dk, dv)
         mask = torch.ones(c, c, dtype=torch.bool).triu(1)
         outs = []
         for i in range(n):
@@ -203,7 +206,8 @@ class GatedDeltaNet(nn.Module):
             last = gc[:, :, i, -1, None, None]
             state = state * last.exp() + torch.matmul(
                 (ki * (gc[:, :, i, -1, None] - gc[:, :, i]).exp()[..., None]).transpose(-1, -2), v_new)
-        o = torch.stack(outs, 2).reshape(b, hv, s, dv).transpose(1, 2)
+        # the final state is an output too (the next segment's initial state)
+        o = torch.stack(outs, 2).reshape(b, hv, s, dv).transpose(1, 2) + 0 * state.sum()
         o = F.layer_norm(o, (dv,)) * F.silu(z.reshape(b, s, hv, dv))
         return self.out(o.reshape(b, s, hv * dv))
 
