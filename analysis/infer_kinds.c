@@ -65,7 +65,8 @@ static int cut(kctx *k)
         const op *x = &o[i];
         int lin = is_tlin(x, k->T);
         int logits = lin && x->in == k->h && k->V && x->out == k->V;
-        int mtp = lin && x->in == 2 * k->h && x->out == k->h;
+        /* 2h -> h opening a sublayer (a Mamba-2 out_proj of d_inner 2h closes one) */
+        int mtp = lin && x->in == 2 * k->h && x->out == k->h && start == i;
         if (logits || mtp) {
             if ((start < i && push(k, start, i, SEG_UNKNOWN) != 0) ||
                 push(k, i, i + 1, logits ? SEG_LOGITS : SEG_MTP_PROJ) != 0)
@@ -130,8 +131,8 @@ static void drop(fc_infer_work *w, size_t j)
 }
 
 /* A sublayer that reads as neither alone may be multi-latent attention
- * cut in two: its query projection (q_a -> q_b, or q) writes a*d_qk = h
- * wide. Merged with the neighbour that holds the core, it must read. */
+ * cut in two: a projection of it writes h wide (q_b or q: a*d_qk = h;
+ * kv_b: a*(d_nope + d_v) = h). Merged with its neighbour, it must read. */
 static int merged(kctx *k, size_t j, char *why, size_t n)
 {
     fc_infer_work *w = k->w;
@@ -140,7 +141,7 @@ static int merged(kctx *k, size_t j, char *why, size_t n)
         if ((side == 0 && j == 0) || lo + 1 >= w->n_seg)
             continue;
         kseg *a = &w->seg[lo], *b = &w->seg[lo + 1];
-        if (a->b != b->a || b->kind > SEG_MLP || a->b - a->a > 2 || !only_weights(w, a))
+        if (a->b != b->a || b->kind > SEG_MLP || a->b - a->a > 4 || !only_weights(w, a))
             continue;
         kseg t = *b;
         t.a = a->a;
@@ -161,14 +162,14 @@ static int classify(kctx *k)
         if (s->kind != SEG_UNKNOWN)
             continue;
         char why[160];
+        if (as_mlp(k, s) == 0)
+            continue;
         if (fc_infer_mixer(w, s, k->T, k->h, why, sizeof why) == 0) {
             k->recognized |= s->kind != SEG_ATTN || s->mla;
             continue;
         }
         char mixer_why[160];
         snprintf(mixer_why, sizeof mixer_why, "%s", why);
-        if (as_mlp(k, s) == 0)
-            continue;
         int at = merged(k, j, why, sizeof why);
         if (at >= 0) {
             k->recognized = 1;

@@ -119,11 +119,13 @@ static int mla_of(kseg *s, const op *const *P, size_t np, int64_t h, int64_t Z, 
     return 0;
 }
 
-/* [projections..., core, o]: o writes h. */
-static int attention(const fc_infer_work *w, kseg *s, int64_t T, int64_t h, char *why, size_t n)
+/* [projections..., core, o]: o writes h; without the core (fused
+ * attention) [projections..., o]. */
+static int attention(const fc_infer_work *w, kseg *s, int64_t T, int64_t h, int fused, char *why,
+                     size_t n)
 {
     const op *o = w->ops;
-    size_t c = s->b - 2;
+    size_t c = fused ? s->b - 1 : s->b - 2;
     const op *P[8];
     size_t np = 0;
     int all_h = 1;
@@ -136,19 +138,20 @@ static int attention(const fc_infer_work *w, kseg *s, int64_t T, int64_t h, char
     if (np == 0)
         return fail(why, n, "no projection before the attention core");
     s->l.h = h, s->l.q = o[s->b - 1].in, s->l.nproj = (int64_t)np;
-    s->l.core = 1, s->l.s = o[c].s, s->l.d = o[c].d, s->l.heads_b = o[c].heads_b;
+    if (!fused)
+        s->l.core = 1, s->l.s = o[c].s, s->l.d = o[c].d, s->l.heads_b = o[c].heads_b;
     if (all_h) {
         int64_t outs[3] = {0, 0, 0};
         for (size_t i = 0; i < np && i < 3; i++)
             outs[i] = P[i]->out;
         if (np > 3 || kv_of(outs, np, s->l.q, &s->l.kv, &s->gate) != 0)
             return fail(why, n, "the input projections' widths do not read as Q, K and V");
-        if (o[c].dv != o[c].d)
+        if (!fused && o[c].dv != o[c].d)
             return fail(why, n, "attention x V is not as wide as QK^T's inner dimension");
     } else {
         if (mla_of(s, P, np, h, s->l.q, why, n) != 0)
             return -1;
-        if (o[c].d != s->v[2] + s->v[3] || o[c].dv != s->v[4])
+        if (!fused && (o[c].d != s->v[2] + s->v[3] || o[c].dv != s->v[4]))
             return fail(why, n, "the attention core's widths differ from the latent projections'");
     }
     s->kind = SEG_ATTN;
@@ -294,12 +297,21 @@ int fc_infer_mixer(const fc_infer_work *w, kseg *s, int64_t T, int64_t h, char *
     if (s->b - s->a < 2 || !is_tlin(&o[s->b - 1], T))
         return fail(why, n, "no projection back to the hidden width");
     if (s->b - s->a >= 3 && o[s->b - 2].kind == OP_CORE)
-        return attention(w, s, T, h, why, n);
+        return attention(w, s, T, h, 0, why, n);
     if (mamba1(w, s, T) == 0)
         return 0;
-    size_t readers = 0;
+    size_t readers = 0, lins = 0;
     while (s->a + readers < s->b - 1 && is_tlin(&o[s->a + readers], T) && o[s->a + readers].in == h)
         readers++;
+    while (s->a + lins < s->b && is_tlin(&o[s->a + lins], T))
+        lins++;
+    /* no core in the stream (fused attention): multi-latent attention by its
+     * latents, or Q, K and V apart (or Q and KV, Q as wide as o reads) */
+    int64_t q = o[s->b - 1].in;
+    int qkv = readers == 3 || (readers == 2 && lins == 3 &&
+                               (o[s->a].out == q || o[s->a].out == 2 * q || o[s->a + 1].out == q));
+    if (lins == s->b - s->a && (readers < lins - 1 || qkv))
+        return attention(w, s, T, h, 1, why, n);
     for (size_t i = s->a + readers; i < s->b - 1; i++)
         if (o[i].kind == OP_LIN || o[i].kind == OP_EXPERTS || o[i].kind == OP_UNK)
             return fail(why, n, "a weight GEMM inside the mixer after its input projections");

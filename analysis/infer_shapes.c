@@ -279,7 +279,12 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
     uniform(p, w, f);
     /* not a uniform transformer: the 2025-26 layer kinds (multi-latent
      * attention, multi-token prediction, hybrid stacks) may read it; if
-     * not, the uniform reader's reason stands */
-    if (!f->ok && p->n > 0 && p->n <= FC_INFER_MAX_GEMMS && !p->truncated)
-        fc_infer_kinds(p, w, f);
+     * not, the uniform reader's reading or reason stands */
+    if ((!f->ok || f->extra_flops) && p->n > 0 && p->n <= FC_INFER_MAX_GEMMS && !p->truncated) {
+        /* a uniform reading that leaves GEMMs unexplained gives way to a
+         * layer-kinds reading of all of them */
+        fc_infer_facts u = *f;
+        if (fc_infer_kinds(p, w, f) != 0 && u.ok)
+            *f = u;
+    }
 }

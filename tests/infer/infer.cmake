@@ -30,6 +30,9 @@ endforeach()
 add_executable(test_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_infer_units.c)
 target_link_libraries(test_infer_units PRIVATE cmocka fc_analysis)
 add_test(NAME infer_units COMMAND test_infer_units)
+add_executable(test_infer_kinds_units ${CMAKE_CURRENT_LIST_DIR}/test_infer_kinds_units.c)
+target_link_libraries(test_infer_kinds_units PRIVATE cmocka fc_analysis)
+add_test(NAME infer_kinds_units COMMAND test_infer_kinds_units)
 
 # 'flopcount merge': the job's model from its ranks' forwards, data-parallel
 # replicas, pipeline stages over data-parallel replicas, and a job's report
