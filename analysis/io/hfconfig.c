@@ -290,7 +290,7 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
     int64_t w = 0, layers = m->layers, windowed = -1, p = 0;
     int has_w = get_int(r, window_keys, 1, &w) == 1;
     json_object *types = NULL, *use = NULL;
-    if (m->mixers[0]) { /* the layer kinds are listed (hfconfig_kinds.c): S layers */
+    if (*found & FC_HF_MIXERS) { /* the layer kinds are listed (hfconfig_kinds.c): S layers */
         if (strchr(m->mixers, FC_MIX_SLIDING) == NULL || r->bad)
             return;
         if (!has_w) {

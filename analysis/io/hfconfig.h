@@ -40,6 +40,7 @@ enum {
     FC_HF_GDN = 1u << 21,    /* gated delta-net sizes */
     FC_HF_MAMBA = 1u << 22,  /* Mamba sizes */
     FC_HF_GATE = 1u << 23,   /* attention output gate */
+    FC_HF_MIXERS = 1u << 24, /* the per-layer mixer pattern (FC_HF_KINDS too) */
 };
 
 /* Parses JSON text (len bytes). 0 on success; -1 with a one-line reason in

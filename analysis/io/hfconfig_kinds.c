@@ -95,7 +95,7 @@ void fc_hf_read_mtp(rd *r, fc_model *m, unsigned *found)
     }
     if (has == 1) {
         m->mtp_layers = n;
-        *found |= n > 0 ? FC_HF_MTP : 0;
+        *found |= FC_HF_MTP;
     }
 }
 
@@ -330,7 +330,7 @@ static json_object *list_or_fail(rd *r, const char *key)
  * intermediate_size_mlp the dense layers'. Empty lists and absent
  * intervals follow transformers' Llama4TextConfig (NoPE every 4th, MoE
  * in every layer). */
-static void llama4(rd *r, fc_model *m, pat *p)
+static void llama4(rd *r, fc_model *m, pat *p, unsigned *found)
 {
     if (!starts(fc_hf_model_type(r), "llama4"))
         return;
@@ -359,7 +359,7 @@ static void llama4(rd *r, fc_model *m, pat *p)
         }
     }
     if (chunk > 0)
-        m->attn_chunk = chunk;
+        m->attn_chunk = chunk, *found |= FC_HF_CHUNK;
     if (m->experts <= 0)
         return;
     json_object *moe = list_or_fail(r, "moe_layers");
@@ -384,8 +384,9 @@ static void llama4(rd *r, fc_model *m, pat *p)
     if (m->moe_ffn == 0)
         m->moe_ffn = m->ffn; /* intermediate_size: the experts' width */
     m->shared_experts = 1, m->shared_ffn = m->ffn;
+    *found |= FC_HF_MOE_FFN | FC_HF_SHARED | FC_HF_SHARED_FFN;
     if (has_mlp)
-        m->ffn = mlp;
+        m->ffn = mlp, *found |= FC_HF_FFN;
 }
 
 /* Qwen-MoE: dense on mlp_only_layers, MoE on layers (i + 1) % step == 0. */
@@ -503,7 +504,7 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
     nemotron(r, m, p);
     jamba(r, m, p);
     types(r, m, p);
-    llama4(r, m, p);
+    llama4(r, m, p, found);
     qwen_sparse(r, m, p);
     /* Qwen3-Next gates its attention output (Q projection 2x); Qwen3.5
      * says so in attn_output_gate */
@@ -514,7 +515,7 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
     }
     if (!r->bad && p->mix[0]) {
         memcpy(m->mixers, p->mix, sizeof m->mixers);
-        *found |= FC_HF_KINDS;
+        *found |= FC_HF_KINDS | FC_HF_MIXERS;
         if (strchr(p->mix, FC_MIX_GDN))
             gdn_sizes(r, m, found);
         if (strchr(p->mix, FC_MIX_MAMBA))
