@@ -95,6 +95,13 @@ int fc_infer_mlp_part(const fc_infer_work *w, layer *l, const op *const *x, size
  * when none. */
 size_t fc_infer_mlp_group(const op *const *x, size_t avail, int64_t h, int64_t *f, int64_t *gated);
 
+/* infer_shapes.c: two layers' MLPs alike (dense: width and gating; MoE:
+ * experts, their width and gating, shared experts). */
+int fc_infer_same_mlp(const layer *a, const layer *b);
+/* infer_layer.c: K and V's width g*d from the input projections' widths
+ * outs[0..np) and q = a*d (fused QKV, Q and KV, or Q, K and V); 0, or -1. */
+int fc_infer_kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv);
+
 /* infer_kinds.c: the layer kinds reader, for a stream the uniform reader
  * could not take (infer.h, fc_infer_facts "kinds"); 0 with f filled, or -1
  * (f->why replaced when it recognized a kind the uniform reader does not

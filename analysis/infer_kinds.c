@@ -305,17 +305,6 @@ static int same_mixer(const kseg *a, const kseg *b)
            a->l.d == b->l.d && a->l.nproj == b->l.nproj && a->l.core == b->l.core;
 }
 
-static int same_mlp(const layer *a, const layer *b)
-{
-    if (a->mlp != b->mlp)
-        return 0;
-    if (a->mlp == MLP_DENSE)
-        return a->f == b->f && a->gated == b->gated;
-    return a->fe == b->fe && a->egated == b->egated && a->experts == b->experts &&
-           a->shared_n == b->shared_n && a->shared_f == b->shared_f &&
-           a->shared_gated == b->shared_gated;
-}
-
 static int alike(kctx *k, refs *r)
 {
     fc_infer_work *w = k->w;
@@ -336,7 +325,7 @@ static int alike(kctx *k, refs *r)
         if (s->kind != SEG_MLP)
             continue;
         const layer **m = s->l.mlp == MLP_DENSE ? &r->dense : &r->moe;
-        if (*m && !same_mlp(*m, &s->l))
+        if (*m && !fc_infer_same_mlp(*m, &s->l))
             return kfail(k, "MLP %zu differs from the first of its kind", j + 1);
         *m = *m ? *m : &s->l;
         int g[2] = {(int)(s->l.mlp == MLP_DENSE ? s->l.gated : s->l.egated), (int)s->l.shared_gated};

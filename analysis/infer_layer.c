@@ -87,7 +87,7 @@ static int groups(const op *const *x, size_t cnt, int64_t h, group *g)
 /* ---- attention ---- */
 
 /* K and V width g*d from the input projections' widths and q = a*d. */
-static int kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv)
+int fc_infer_kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv)
 {
     int64_t two = -1;
     if (np == 1)
@@ -159,7 +159,7 @@ static int decode(const fc_infer_work *w, layer *l, size_t pa, size_t pb, size_t
         if (i - pa < 3)
             outs[i - pa] = o[i].out;
     }
-    if (kv_width(outs, pb - pa, l->q, &l->kv) != 0)
+    if (fc_infer_kv_width(outs, pb - pa, l->q, &l->kv) != 0)
         return fail(why, n,
                     "the input projections' widths do not read as Q, K and V "
                     "(fused, or Q and KV, or Q, K and V)");

@@ -40,27 +40,15 @@ static int is_tlin(const op *x, int64_t T) { return x->kind == OP_LIN && x->tok 
 /* ---- attention ---- */
 
 /* Standard attention's K and V width from the input projections' widths
- * and q = a*d (o's input); *gate when Q is 2q wide. */
+ * and q = a*d (o's input); *gate when Q is 2q wide (a sigmoid output gate:
+ * Q and K, V apart, or Q and KV). */
 static int kv_of(const int64_t *outs, size_t np, int64_t q, int64_t *kv, int *gate)
 {
-    int64_t two = -1;
     *gate = 0;
-    for (int g = 0; g <= 1 && two < 0; g++) {
-        int64_t qq = g ? 2 * q : q;
-        if (np == 1 && !g)
-            two = outs[0] - q;
-        else if (np == 2)
-            two = outs[0] == qq ? outs[1] : outs[1] == qq ? outs[0] : -1;
-        else if (np == 3)
-            for (size_t i = 0; i < 3 && two < 0; i++)
-                if (outs[i] == qq && outs[(i + 1) % 3] == outs[(i + 2) % 3])
-                    two = 2 * outs[(i + 1) % 3];
-        *gate = g;
-    }
-    if (two <= 0 || two % 2 != 0)
-        return -1;
-    *kv = two / 2;
-    return 0;
+    if (fc_infer_kv_width(outs, np, q, kv) == 0)
+        return 0;
+    *gate = 1;
+    return np >= 2 ? fc_infer_kv_width(outs, np, 2 * q, kv) : -1;
 }
 
 /* Multi-latent attention from the projections P[0..np) (in order). */

@@ -28,7 +28,7 @@ static int same_attention(const layer *a, const layer *b)
            a->d == b->d && a->heads_b == b->heads_b && a->nproj == b->nproj;
 }
 
-static int same_mlp(const layer *a, const layer *b)
+int fc_infer_same_mlp(const layer *a, const layer *b)
 {
     if (a->mlp != b->mlp)
         return 0;
@@ -155,7 +155,7 @@ static int moe_facts(const fc_infer_work *w, fc_infer_facts *f)
         moe_layers++;
         if (m == NULL)
             m = l;
-        else if (!same_mlp(m, l)) {
+        else if (!fc_infer_same_mlp(m, l)) {
             snprintf(f->why, sizeof f->why, "MoE layer %zu differs from the first MoE layer",
                      j + 1);
             return -1;
@@ -249,7 +249,7 @@ static void uniform(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f
         const layer *l = &w->lay[j];
         if (l->mlp != MLP_DENSE)
             continue;
-        if (dense && !same_mlp(dense, l)) {
+        if (dense && !fc_infer_same_mlp(dense, l)) {
             set_why(f, "layer %zu's MLP differs from layer %s's", j + 1, "an earlier");
             return;
         }

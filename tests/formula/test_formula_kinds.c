@@ -17,33 +17,9 @@
 #include <cmocka.h>
 
 #include "../analysis/formula.h"
+#include "formula_test.h"
 
 typedef fc_u128 u128;
-
-/* One GEMM of op(A) m x k by op(B) k x n: m*n multiply-adds of length k. */
-static u128 gemm(int64_t m, int64_t n, int64_t k) { return 2 * (u128)m * (u128)n * (u128)k; }
-
-static fc_flops run(const fc_model *m)
-{
-    char err[200] = "";
-    int rc = fc_model_check(m, err, sizeof err);
-    if (rc != 0)
-        print_message("fc_model_check: %s\n", err);
-    assert_int_equal(rc, 0);
-    fc_flops f;
-    fc_formula(m, &f);
-    assert_int_equal(f.overflow, 0);
-    return f;
-}
-
-#define EQ(a, b)                                                                                   \
-    do {                                                                                           \
-        u128 a_ = (a), b_ = (b);                                                                   \
-        if (a_ != b_)                                                                              \
-            print_message("%s = %llu, want %llu\n", #a, (unsigned long long)a_,                    \
-                          (unsigned long long)b_);                                                 \
-        assert_true((a_ >> 64) == 0 && a_ == b_);                                                  \
-    } while (0)
 
 static fc_model base(int64_t l, int64_t h, int64_t a, int64_t v, int64_t s, int64_t b)
 {

@@ -18,6 +18,7 @@
 
 #include "../analysis/formula.h"
 #include "../analysis/io/hfconfig.h"
+#include "formula_test.h"
 
 #ifndef FC_TEST_CONFIGS
 #error "FC_TEST_CONFIGS must name tests/data/configs"
@@ -165,20 +166,6 @@ static void test_qwen3_moe(void **state)
     assert_int_equal(params(&m) + 12288, 30532122624ull);
 }
 
-static void expect_parse_error(const char *json, const char *needle)
-{
-    fc_model m;
-    memset(&m, 0, sizeof m);
-    m.layers = 7; /* must survive a failed parse */
-    char err[300] = "";
-    unsigned found = 99;
-    assert_int_equal(fc_hfconfig_parse(json, strlen(json), &m, &found, err, sizeof err), -1);
-    if (strstr(err, needle) == NULL)
-        print_message("error was: %s\n", err);
-    assert_non_null(strstr(err, needle));
-    assert_int_equal(m.layers, 7);
-    assert_int_equal(found, 0);
-}
 
 static void test_errors(void **state)
 {

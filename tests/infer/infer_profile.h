@@ -82,4 +82,19 @@ static inline int64_t V(const fc_inferred *in, int key)
     return in->v[key].value;
 }
 
+/* cmocka group setup and teardown: the work the reader needs (large). */
+static inline int setup(void **state)
+{
+    (void)state;
+    W = malloc(fc_infer_work_size());
+    return W == NULL;
+}
+
+static inline int teardown(void **state)
+{
+    (void)state;
+    free(W);
+    return 0;
+}
+
 #endif

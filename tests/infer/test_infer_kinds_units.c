@@ -217,19 +217,7 @@ static void test_mamba2_without_scan(void **state)
     assert_false(in.complete);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    W = malloc(fc_infer_work_size());
-    return W == NULL;
-}
 
-static int teardown(void **state)
-{
-    (void)state;
-    free(W);
-    return 0;
-}
 
 int main(void)
 {

@@ -488,19 +488,7 @@ static void test_extras_and_chunked_logits(void **state)
     assert_non_null(strstr(in.f.extra, "after the logits"));
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    W = malloc(fc_infer_work_size());
-    return W == NULL;
-}
 
-static int teardown(void **state)
-{
-    (void)state;
-    free(W);
-    return 0;
-}
 
 int main(void)
 {
