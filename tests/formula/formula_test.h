@@ -59,6 +59,19 @@ static inline void expect_parse_error(const char *json, const char *needle)
     assert_int_equal(m.layers, 7);
     assert_int_equal(found, 0);
 }
+
+/* A config that must parse; its model. */
+static inline fc_model parse_ok(const char *json, unsigned *found)
+{
+    fc_model m;
+    memset(&m, 0, sizeof m);
+    char err[300] = "";
+    int rc = fc_hfconfig_parse(json, strlen(json), &m, found, err, sizeof err);
+    if (rc != 0)
+        print_message("%s\n", err);
+    assert_int_equal(rc, 0);
+    return m;
+}
 #endif
 
 #endif

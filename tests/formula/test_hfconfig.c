@@ -194,18 +194,6 @@ static void test_errors(void **state)
     assert_non_null(strstr(err, "no-such.json"));
 }
 
-static fc_model parse_ok(const char *json, unsigned *found)
-{
-    fc_model m;
-    memset(&m, 0, sizeof m);
-    char err[300] = "";
-    int rc = fc_hfconfig_parse(json, strlen(json), &m, found, err, sizeof err);
-    if (rc != 0)
-        print_message("%s\n", err);
-    assert_int_equal(rc, 0);
-    return m;
-}
-
 /* sliding_window: which layers each family windows (read_window). */
 static void test_sliding_window(void **state)
 {

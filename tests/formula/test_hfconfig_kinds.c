@@ -421,17 +421,13 @@ static void test_qwen_sparse(void **state)
     const char *json = "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 4,"
                        " \"num_attention_heads\": 4, \"num_experts\": 4, \"num_experts_per_tok\": 1,"
                        " \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}";
-    fc_model m;
-    memset(&m, 0, sizeof m);
-    char err[300];
-    assert_int_equal(fc_hfconfig_parse(json, strlen(json), &m, NULL, err, sizeof err), 0);
+    fc_model m = parse_ok(json, NULL);
     assert_string_equal(m.mlps, "DEDD");
     /* null and empty fields are absent; the uniform rule stays */
     json = "{\"model_type\": \"qwen3_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 4,"
            " \"num_experts\": 4, \"num_experts_per_tok\": 1, \"decoder_sparse_step\": 1,"
            " \"mlp_only_layers\": [], \"q_lora_rank\": null, \"no_rope_layers\": []}";
-    memset(&m, 0, sizeof m);
-    assert_int_equal(fc_hfconfig_parse(json, strlen(json), &m, NULL, err, sizeof err), 0);
+    m = parse_ok(json, NULL);
     assert_string_equal(m.mlps, "");
 }
 
