@@ -48,8 +48,8 @@ static int check_required(const fc_model *m, char *err, size_t n)
         int64_t v;
         memcpy(&v, (const char *)m + req[i].off, sizeof v);
         /* heads: only attention layers have them (a Mamba-only stack has none) */
-        if (v <= 0 && (req[i].off != offsetof(fc_model, heads) || v < 0 ||
-                       has_mixer(m, FC_MIX_ATTENTION)))
+        if (v <= 0 &&
+            (req[i].off != offsetof(fc_model, heads) || v < 0 || has_mixer(m, FC_MIX_ATTENTION)))
             return fail(err, n, req[i].msg);
     }
     return 0;
@@ -86,21 +86,25 @@ static int check_mla(const fc_model *m, char *err, size_t n)
         return fail(err, n, "negative multi-latent attention sizes are not allowed");
     if (!fc_model_mla(m)) {
         if (m->q_lora_rank || m->qk_nope_dim || m->qk_rope_dim || m->v_head_dim)
-            return fail(err, n, "--q-lora-rank, --qk-nope-dim, --qk-rope-dim and --v-head-dim "
-                                "need --kv-lora-rank (multi-latent attention)");
+            return fail(err, n,
+                        "--q-lora-rank, --qk-nope-dim, --qk-rope-dim and --v-head-dim "
+                        "need --kv-lora-rank (multi-latent attention)");
         return 0;
     }
     if (m->qk_nope_dim == 0)
-        return fail(err, n, "multi-latent attention needs --qk-nope-dim (per-head query/key width "
-                            "without rotary embedding)");
+        return fail(err, n,
+                    "multi-latent attention needs --qk-nope-dim (per-head query/key width "
+                    "without rotary embedding)");
     if (m->qk_rope_dim == 0)
-        return fail(err, n, "multi-latent attention needs --qk-rope-dim (the rotary part, shared "
-                            "by the heads' keys)");
+        return fail(err, n,
+                    "multi-latent attention needs --qk-rope-dim (the rotary part, shared "
+                    "by the heads' keys)");
     if (m->v_head_dim == 0)
         return fail(err, n, "multi-latent attention needs --v-head-dim");
     if (m->kv_heads || m->head_dim)
-        return fail(err, n, "--kv-heads and --head-dim do not apply to multi-latent attention "
-                            "(its widths are --qk-nope-dim, --qk-rope-dim, --v-head-dim)");
+        return fail(err, n,
+                    "--kv-heads and --head-dim do not apply to multi-latent attention "
+                    "(its widths are --qk-nope-dim, --qk-rope-dim, --v-head-dim)");
     if (m->attn_gate)
         return fail(err, n, "--attn-output-gate is not modelled with multi-latent attention");
     return 0;
@@ -145,19 +149,22 @@ static int check_layers(const fc_model *m, char *err, size_t n)
     if (m->window_layers > m->layers)
         return fail(err, n, "--window-layers is larger than --layers");
     if (m->mixers[0] && m->window_layers > 0)
-        return fail(err, n, "--window-layers does not go with --layer-pattern (its S layers are "
-                            "the windowed ones)");
+        return fail(err, n,
+                    "--window-layers does not go with --layer-pattern (its S layers are "
+                    "the windowed ones)");
     fc_layer_counts c;
     fc_model_layer_counts(m, &c);
     if (c.sliding > 0 && m->window == 0)
-        return fail(err, n, "--layer-pattern has sliding-window layers (S) but no --sliding-window");
+        return fail(err, n,
+                    "--layer-pattern has sliding-window layers (S) but no --sliding-window");
     if (c.chunked > 0 && m->attn_chunk == 0)
         return fail(err, n, "--layer-pattern has chunked-attention layers (C) but no --attn-chunk");
     if (m->attn_chunk > 0 && c.chunked == 0)
         return fail(err, n, "--attn-chunk needs chunked-attention layers (C in --layer-pattern)");
     if (m->mlps[0] && (m->moe_every > 1 || m->moe_first_dense > 0))
-        return fail(err, n, "--moe-every and --moe-first-dense do not go with --mlp-pattern (its "
-                            "E layers are the MoE ones)");
+        return fail(err, n,
+                    "--moe-every and --moe-first-dense do not go with --mlp-pattern (its "
+                    "E layers are the MoE ones)");
     if (c.moe > 0 && m->experts == 0)
         return fail(err, n, "--mlp-pattern has MoE layers (E) but no --experts");
     if (m->mlps[0] && m->experts > 0 && c.moe == 0)
@@ -169,8 +176,9 @@ static int check_layers(const fc_model *m, char *err, size_t n)
     for (int64_t i = 0; a > 0 && b > 0 && i < a * b && i < m->layers; i++)
         if (m->mixers[i % a] == FC_MIX_NONE && m->mlps[i % b] == FC_MLP_NONE) {
             char msg[120];
-            snprintf(msg, sizeof msg, "layer %lld has neither a mixer nor an MLP (--layer-pattern "
-                                      "and --mlp-pattern both '-')",
+            snprintf(msg, sizeof msg,
+                     "layer %lld has neither a mixer nor an MLP (--layer-pattern "
+                     "and --mlp-pattern both '-')",
                      (long long)i + 1);
             return fail(err, n, msg);
         }
@@ -221,16 +229,16 @@ static int check_gdn(const fc_model *m, char *err, size_t n)
         }
     }
     if (m->gdn_v_heads % m->gdn_k_heads != 0)
-        return fail(err, n, "--gdn-key-heads must divide --gdn-value-heads (keys are repeated to "
-                            "the value heads)");
+        return fail(err, n,
+                    "--gdn-key-heads must divide --gdn-value-heads (keys are repeated to "
+                    "the value heads)");
     return 0;
 }
 
 static int check_mamba(const fc_model *m, char *err, size_t n)
 {
-    if (m->mamba_version < 0 || m->mamba_heads < 0 || m->mamba_head_dim < 0 ||
-        m->mamba_state < 0 || m->mamba_groups < 0 || m->mamba_chunk < 0 || m->mamba_inner < 0 ||
-        m->mamba_dt_rank < 0)
+    if (m->mamba_version < 0 || m->mamba_heads < 0 || m->mamba_head_dim < 0 || m->mamba_state < 0 ||
+        m->mamba_groups < 0 || m->mamba_chunk < 0 || m->mamba_inner < 0 || m->mamba_dt_rank < 0)
         return fail(err, n, "negative Mamba sizes are not allowed");
     if (m->mamba_version > 2)
         return fail(err, n, "--mamba-version is 1 or 2");

@@ -37,17 +37,20 @@ static inline fc_u128 fc_acc_add(fc_acc *c, fc_u128 a, fc_u128 b)
 }
 
 /* Negative sizes count as 0 (fc_model_check refuses them first). */
-static inline fc_u128 fc_acc_u(int64_t v) { return v > 0 ? (fc_u128)v : 0; }
+static inline fc_u128 fc_acc_u(int64_t v)
+{
+    return v > 0 ? (fc_u128)v : 0;
+}
 
 /* One layer of a kind: the weights a token meets (its linear FLOPs are 2
  * per weight per token) and, for all B sequences of an iteration, the
  * products of activations with each other (attention core, scans). */
 typedef struct fc_kind_cost {
-    fc_u128 weights;      /* GEMM weights one token goes through */
-    fc_u128 weights_all;  /* every weight (all experts) */
-    fc_u128 router;       /* MoE router weights (not in weights) */
-    fc_u128 norms;        /* norm scales of this sublayer */
-    fc_u128 activations;  /* FLOPs of its activation x activation products, whole iteration */
+    fc_u128 weights;     /* GEMM weights one token goes through */
+    fc_u128 weights_all; /* every weight (all experts) */
+    fc_u128 router;      /* MoE router weights (not in weights) */
+    fc_u128 norms;       /* norm scales of this sublayer */
+    fc_u128 activations; /* FLOPs of its activation x activation products, whole iteration */
 } fc_kind_cost;
 
 /* formula_layers.c: the cost of one mixer (FC_MIX_*) or one MLP (FC_MLP_*)

@@ -79,8 +79,8 @@ static void attention(fc_acc *c, const fc_model *m, char kind, fc_kind_cost *o)
         /* Q (with its gate), K and V h x (g*d) each, O (a*d) x h */
         o->weights = fc_acc_mul(c, h, fc_acc_add(c, fc_acc_add(c, q, ad), fc_acc_mul(c, 2, gd)));
     }
-    o->activations = fc_acc_mul3(c, pairs2(c, m, kind), fc_acc_u(m->batch),
-                                 fc_attention_qkv_width(c, m));
+    o->activations =
+        fc_acc_mul3(c, pairs2(c, m, kind), fc_acc_u(m->batch), fc_attention_qkv_width(c, m));
 }
 
 /* Gated delta-net (Qwen3-Next): in_proj_qkvz h -> 2*Hk*dk + 2*Hv*dv,
@@ -138,10 +138,18 @@ void fc_mixer_cost(fc_acc *c, const fc_model *m, char kind, fc_kind_cost *out)
     switch (kind) {
     case FC_MIX_ATTENTION:
     case FC_MIX_SLIDING:
-    case FC_MIX_CHUNKED: attention(c, m, kind, &o); break;
-    case FC_MIX_GDN: gdn(c, m, &o); break;
-    case FC_MIX_MAMBA: mamba(c, m, &o); break;
-    default: *out = o; return; /* no mixer: no weights, no norm */
+    case FC_MIX_CHUNKED:
+        attention(c, m, kind, &o);
+        break;
+    case FC_MIX_GDN:
+        gdn(c, m, &o);
+        break;
+    case FC_MIX_MAMBA:
+        mamba(c, m, &o);
+        break;
+    default:
+        *out = o;
+        return; /* no mixer: no weights, no norm */
     }
     o.weights_all = o.weights;
     o.norms = fc_acc_add(c, o.norms, fc_acc_u(m->hidden)); /* the pre-mixer norm */
@@ -161,8 +169,8 @@ void fc_mlp_cost(fc_acc *c, const fc_model *m, char kind, fc_kind_cost *out)
         o.weights = o.weights_all = mlp_weights(c, m, fc_model_ffn(m));
     } else if (kind == FC_MLP_MOE) {
         fc_u128 expert = mlp_weights(c, m, fc_model_moe_ffn(m));
-        fc_u128 shared = fc_acc_mul(c, fc_acc_u(m->shared_experts),
-                                    mlp_weights(c, m, fc_model_shared_ffn(m)));
+        fc_u128 shared =
+            fc_acc_mul(c, fc_acc_u(m->shared_experts), mlp_weights(c, m, fc_model_shared_ffn(m)));
         o.router = fc_acc_mul(c, fc_acc_u(m->hidden), fc_acc_u(m->experts));
         o.weights = fc_acc_add(c, fc_acc_mul(c, fc_acc_u(m->topk), expert), shared);
         o.weights_all = fc_acc_add(c, fc_acc_mul(c, fc_acc_u(m->experts), expert), shared);

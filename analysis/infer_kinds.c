@@ -40,7 +40,10 @@ static int kfail(kctx *k, const char *fmt, ...)
     return -1;
 }
 
-static int is_tlin(const op *x, int64_t T) { return x->kind == OP_LIN && x->tok == T && x->grp == 1; }
+static int is_tlin(const op *x, int64_t T)
+{
+    return x->kind == OP_LIN && x->tok == T && x->grp == 1;
+}
 
 /* ---- cutting the forward into sublayers ---- */
 
@@ -91,8 +94,10 @@ static int cut(kctx *k)
         }
     }
     if (start < n)
-        return kfail(k, "%zu GEMM runs after the last write-back of the hidden width read as no "
-                        "layer", n - start);
+        return kfail(k,
+                     "%zu GEMM runs after the last write-back of the hidden width read as no "
+                     "layer",
+                     n - start);
     return 0;
 }
 
@@ -176,8 +181,7 @@ static int classify(kctx *k)
             j = (size_t)at;
             continue;
         }
-        return kfail(k, "sublayer %zu (GEMM runs %zu-%zu): %s", j + 1, s->a + 1, s->b,
-                     mixer_why);
+        return kfail(k, "sublayer %zu (GEMM runs %zu-%zu): %s", j + 1, s->a + 1, s->b, mixer_why);
     }
     /* an MLP-looking pair [q_a, q_b] may still sit before MLA attention */
     return 0;
@@ -185,7 +189,10 @@ static int classify(kctx *k)
 
 /* ---- attention: the global sequence, chunked layers ---- */
 
-static int64_t heads_of(const kseg *s) { return s->mla ? s->v[5] : s->l.d ? s->l.q / s->l.d : 0; }
+static int64_t heads_of(const kseg *s)
+{
+    return s->mla ? s->v[5] : s->l.d ? s->l.q / s->l.d : 0;
+}
 
 static int attention_shapes(kctx *k, int64_t *seq, int64_t *chunk)
 {
@@ -222,8 +229,9 @@ static int attention_shapes(kctx *k, int64_t *seq, int64_t *chunk)
             k->recognized = 1;
             continue;
         }
-        return kfail(k, "%lld attention products of %lld x %lld fit neither %lld sequences x "
-                        "%lld heads nor chunks of one sequence length",
+        return kfail(k,
+                     "%lld attention products of %lld x %lld fit neither %lld sequences x "
+                     "%lld heads nor chunks of one sequence length",
                      (long long)s->l.heads_b, (long long)c, (long long)c, (long long)B,
                      (long long)a);
     }
@@ -268,8 +276,10 @@ static int layers(kctx *k, klayer *L, size_t *n, klayer *M, int64_t *mtp, int *l
     }
     while (j < w->n_seg) { /* projection, mixer, MLP?, logits? */
         if (w->seg[j].kind != SEG_MTP_PROJ || j + 1 >= w->n_seg || !is_mixer(w->seg[j + 1].kind))
-            return kfail(k, "after the main layers, GEMMs that read as no multi-token prediction "
-                            "depth (a projection 2h -> h, a block, its logits)%s", "");
+            return kfail(k,
+                         "after the main layers, GEMMs that read as no multi-token prediction "
+                         "depth (a projection 2h -> h, a block, its logits)%s",
+                         "");
         klayer *m = &M[(*mtp)++];
         m->mix = (int)j + 1, m->mlp = -1, j += 2;
         if (j < w->n_seg && w->seg[j].kind == SEG_MLP)
@@ -280,8 +290,10 @@ static int layers(kctx *k, klayer *L, size_t *n, klayer *M, int64_t *mtp, int *l
             return kfail(k, "too many MTP depths%s", "");
     }
     if (main_logits > 1 || (mtp_logits && mtp_logits != *mtp))
-        return kfail(k, "%d logits GEMMs for %lld MTP depths: not one per depth and one after "
-                        "the layers", main_logits + mtp_logits, (long long)*mtp);
+        return kfail(k,
+                     "%d logits GEMMs for %lld MTP depths: not one per depth and one after "
+                     "the layers",
+                     main_logits + mtp_logits, (long long)*mtp);
     *n = nl;
     *logits = main_logits;
     return 0;
@@ -312,7 +324,8 @@ static int alike(kctx *k, refs *r)
     r->gated = -1;
     for (size_t j = 0; j < w->n_seg; j++) {
         const kseg *s = &w->seg[j];
-        const kseg **ref = s->kind == SEG_ATTN ? &r->attn : s->kind == SEG_GDN ? &r->gdn
+        const kseg **ref = s->kind == SEG_ATTN                              ? &r->attn
+                           : s->kind == SEG_GDN                             ? &r->gdn
                            : s->kind == SEG_MAMBA1 || s->kind == SEG_MAMBA2 ? &r->mamba
                                                                             : NULL;
         if (ref != NULL) {
@@ -328,10 +341,12 @@ static int alike(kctx *k, refs *r)
         if (*m && !fc_infer_same_mlp(*m, &s->l))
             return kfail(k, "MLP %zu differs from the first of its kind", j + 1);
         *m = *m ? *m : &s->l;
-        int g[2] = {(int)(s->l.mlp == MLP_DENSE ? s->l.gated : s->l.egated), (int)s->l.shared_gated};
+        int g[2] = {(int)(s->l.mlp == MLP_DENSE ? s->l.gated : s->l.egated),
+                    (int)s->l.shared_gated};
         for (int i = 0; i < (s->l.mlp == MLP_MOE && s->l.shared_n ? 2 : 1); i++) {
             if (r->gated >= 0 && g[i] != r->gated)
-                return kfail(k, "gated and plain MLPs in one model: the formula has one kind%s", "");
+                return kfail(k, "gated and plain MLPs in one model: the formula has one kind%s",
+                             "");
             r->gated = g[i];
         }
     }
@@ -411,9 +426,9 @@ static void describe(const fc_infer_facts *f, const refs *r, char *out, size_t s
     m.experts = f->moe, m.moe_every = f->moe_every, m.moe_first_dense = f->moe_first_dense;
     fc_model_layer_counts(&m, &c);
     size_t o = (size_t)snprintf(out, size, "%lld layers:", (long long)f->layers);
-    static const char *const names[] = {"attention", "chunked attention", "gated delta-net",
-                                        "Mamba",     "no mixer",          "dense MLP",
-                                        "MoE MLP",   "no MLP"};
+    static const char *const names[] = {
+        "attention", "chunked attention", "gated delta-net", "Mamba",
+        "no mixer",  "dense MLP",         "MoE MLP",         "no MLP"};
     int64_t n[] = {c.attention, c.chunked, c.gdn, c.mamba, c.no_mixer, c.dense, c.moe, c.no_mlp};
     const char *sep = " ";
     for (int i = 0; i < 8 && o < size; i++)
@@ -422,18 +437,18 @@ static void describe(const fc_infer_facts *f, const refs *r, char *out, size_t s
             sep = i < 5 && n[i] ? (i == 4 ? "; " : ", ") : ", ";
         }
     if (r->attn && r->attn->mla && o < size)
-        o += (size_t)snprintf(out + o, size - o, "; MLA q_lora %lld kv_lora %lld d_qk %lld+%lld d_v %lld",
-                              (long long)f->q_lora_rank, (long long)f->kv_lora_rank,
-                              (long long)f->qk_nope_dim, (long long)f->qk_rope_dim,
-                              (long long)f->v_head_dim);
+        o += (size_t)snprintf(
+            out + o, size - o, "; MLA q_lora %lld kv_lora %lld d_qk %lld+%lld d_v %lld",
+            (long long)f->q_lora_rank, (long long)f->kv_lora_rank, (long long)f->qk_nope_dim,
+            (long long)f->qk_rope_dim, (long long)f->v_head_dim);
     if (f->mtp_layers && o < size)
         snprintf(out + o, size - o, "; %lld MTP depth%s (2h -> h, a %c%c block)",
                  (long long)f->mtp_layers, f->mtp_layers == 1 ? "" : "s", f->mtp_block[0],
                  f->mtp_block[1] ? f->mtp_block[1] : '-');
 }
 
-static void fill(kctx *k, const refs *r, const klayer *L, size_t nl, const klayer *M,
-                 int64_t mtp, int logits, int64_t seq, int64_t chunk, fc_infer_facts *f)
+static void fill(kctx *k, const refs *r, const klayer *L, size_t nl, const klayer *M, int64_t mtp,
+                 int logits, int64_t seq, int64_t chunk, fc_infer_facts *f)
 {
     const fc_infer_work *w = k->w;
     f->ok = 1, f->kinds = 1;

@@ -35,7 +35,10 @@ static int fail(char *why, size_t n, const char *msg)
     return -1;
 }
 
-static int is_tlin(const op *x, int64_t T) { return x->kind == OP_LIN && x->tok == T && x->grp == 1; }
+static int is_tlin(const op *x, int64_t T)
+{
+    return x->kind == OP_LIN && x->tok == T && x->grp == 1;
+}
 
 /* ---- attention ---- */
 
@@ -52,8 +55,7 @@ static int kv_of(const int64_t *outs, size_t np, int64_t q, int64_t *kv, int *ga
 }
 
 /* Multi-latent attention from the projections P[0..np) (in order). */
-static int mla_of(kseg *s, const op *const *P, size_t np, int64_t h, int64_t Z, char *why,
-                  size_t n)
+static int mla_of(kseg *s, const op *const *P, size_t np, int64_t h, int64_t Z, char *why, size_t n)
 {
     const op *q = NULL, *q_a = NULL, *q_b = NULL, *kv_a = NULL, *kv_b = NULL;
     int used[8] = {0};
@@ -89,13 +91,15 @@ static int mla_of(kseg *s, const op *const *P, size_t np, int64_t h, int64_t Z, 
             q = P[i];
         }
     if (kv_b == NULL || (q == NULL && q_b == NULL))
-        return fail(why, n, "not the projections of multi-latent attention (Q, and K and V from "
-                            "a latent)");
+        return fail(why, n,
+                    "not the projections of multi-latent attention (Q, and K and V from "
+                    "a latent)");
     int64_t X = q_b ? q_b->out : q->out, Y = kv_b->out, rope = kv_a->out - kv_b->in;
     int64_t num = X - Y + Z, a = rope > 0 && num > 0 && num % rope == 0 ? num / rope : 0;
     if (a <= 0 || (Y - Z) % a != 0 || Z % a != 0 || (Y - Z) <= 0)
-        return fail(why, n, "the latent projections' widths do not factor into heads x "
-                            "(nope + rope, nope + v, v)");
+        return fail(why, n,
+                    "the latent projections' widths do not factor into heads x "
+                    "(nope + rope, nope + v, v)");
     int64_t nope = (Y - Z) / a, v = Z / a;
     if (X != a * (nope + rope))
         return fail(why, n, "the query width is not heads x (nope + rope)");
@@ -183,7 +187,10 @@ static int square(const prods *p, int64_t *q, int64_t *k)
     return *q ? 1 : 0;
 }
 
-static void note(kseg *s, const char *msg) { snprintf(s->why, sizeof s->why, "%s", msg); }
+static void note(kseg *s, const char *msg)
+{
+    snprintf(s->why, sizeof s->why, "%s", msg);
+}
 
 /* Gated delta-net: qkvz, ba, the rule's products, out. */
 static int gdn(const fc_infer_work *w, kseg *s, int64_t T, char *why, size_t n)
@@ -191,8 +198,9 @@ static int gdn(const fc_infer_work *w, kseg *s, int64_t T, char *why, size_t n)
     const op *o = w->ops, *qkvz = &o[s->a], *ba = &o[s->a + 1], *out = &o[s->b - 1];
     int64_t hv = ba->out / 2, two_kd = qkvz->out - 2 * out->in;
     if (ba->out % 2 || hv <= 0 || out->in % hv || two_kd <= 0 || two_kd % 2)
-        return fail(why, n, "two projections from h, but not in_proj_qkvz and in_proj_ba of a "
-                            "gated delta-net (2*Hk*dk + 2*Hv*dv, 2*Hv)");
+        return fail(why, n,
+                    "two projections from h, but not in_proj_qkvz and in_proj_ba of a "
+                    "gated delta-net (2*Hk*dk + 2*Hv*dv, 2*Hv)");
     int64_t dv = out->in / hv, kd = two_kd / 2, q, dk;
     s->kind = SEG_GDN, s->mix = FC_MIX_GDN;
     memset(s->v, 0, sizeof s->v);
@@ -207,7 +215,8 @@ static int gdn(const fc_infer_work *w, kseg *s, int64_t T, char *why, size_t n)
     }
     /* per value head and full chunk of q: 5 q x q products (2*q^2*d each
      * with d = dk, dv, dk, dk, dv) and 3 against the state (2*q*dk*dv) */
-    fc_u128 want = (fc_u128)hv * (2 * (fc_u128)T * q * (3 * dk + 2 * dv) + 6 * (fc_u128)T * dk * dv);
+    fc_u128 want =
+        (fc_u128)hv * (2 * (fc_u128)T * q * (3 * dk + 2 * dv) + 6 * (fc_u128)T * dk * dv);
     if (p.flops != want) {
         note(s, "the delta rule's FLOPs are not those of full chunks of its q x q products");
         return 0;
@@ -222,16 +231,19 @@ static int mamba2(const fc_infer_work *w, kseg *s, int64_t T, char *why, size_t 
     const op *o = w->ops, *in = &o[s->a], *out = &o[s->b - 1];
     int64_t di = out->in, rest = in->out - 2 * di, q, ns;
     if (rest <= 0)
-        return fail(why, n, "one projection from h and one back, no attention core: not a "
-                            "Mamba-2 mixer (in_proj h -> 2*d_inner + 2*G*N + H)");
+        return fail(why, n,
+                    "one projection from h and one back, no attention core: not a "
+                    "Mamba-2 mixer (in_proj h -> 2*d_inner + 2*G*N + H)");
     prods p = scan_of(w, s->a, s->b - 1);
     if (p.n == 0)
-        return fail(why, n, "a projection from h and one back, no attention core and no scan "
-                            "GEMM: Mamba-2, gated delta-net and fused attention cannot be told "
-                            "apart from the shapes (give --layer-pattern and their sizes)");
+        return fail(why, n,
+                    "a projection from h and one back, no attention core and no scan "
+                    "GEMM: Mamba-2, gated delta-net and fused attention cannot be told "
+                    "apart from the shapes (give --layer-pattern and their sizes)");
     if (square(&p, &q, &ns) <= 0)
-        return fail(why, n, "GEMMs between two projections that read as no scan the formula "
-                            "knows (Mamba-2's C B^T is q x q by N)");
+        return fail(why, n,
+                    "GEMMs between two projections that read as no scan the formula "
+                    "knows (Mamba-2's C B^T is q x q by N)");
     int64_t P = 0;
     for (size_t i = 0; i < p.n; i++) {
         const fc_fwd_gemm *g = &p.g[i];
@@ -250,8 +262,9 @@ static int mamba2(const fc_infer_work *w, kseg *s, int64_t T, char *why, size_t 
     int64_t G = gn2 / (2 * ns);
     fc_u128 want = 2 * (fc_u128)T * q * (G * ns + H * P) + 4 * (fc_u128)T * H * ns * P;
     if (p.flops != want)
-        return fail(why, n, "the SSD scan's FLOPs are not those of full chunks (C B^T, "
-                            "(C B^T o L) X, B^T X, C S)");
+        return fail(why, n,
+                    "the SSD scan's FLOPs are not those of full chunks (C B^T, "
+                    "(C B^T o L) X, B^T X, C S)");
     s->kind = SEG_MAMBA2, s->mix = FC_MIX_MAMBA;
     s->v[0] = H, s->v[1] = P, s->v[2] = ns, s->v[3] = G, s->v[4] = q, s->v[5] = di;
     return 0;

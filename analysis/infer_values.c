@@ -18,28 +18,50 @@
 int64_t fc_infer_kind_given(const fc_model *m, int key)
 {
     switch (key) {
-    case FC_IK_KV_LORA_RANK: return m->kv_lora_rank;
-    case FC_IK_Q_LORA_RANK: return m->q_lora_rank;
-    case FC_IK_QK_NOPE_DIM: return m->qk_nope_dim;
-    case FC_IK_QK_ROPE_DIM: return m->qk_rope_dim;
-    case FC_IK_V_HEAD_DIM: return m->v_head_dim;
-    case FC_IK_ATTN_GATE: return m->attn_gate;
-    case FC_IK_MTP_LAYERS: return m->mtp_layers;
-    case FC_IK_ATTN_CHUNK: return m->attn_chunk;
-    case FC_IK_GDN_K_HEADS: return m->gdn_k_heads;
-    case FC_IK_GDN_V_HEADS: return m->gdn_v_heads;
-    case FC_IK_GDN_K_DIM: return m->gdn_k_dim;
-    case FC_IK_GDN_V_DIM: return m->gdn_v_dim;
-    case FC_IK_GDN_CHUNK: return fc_model_gdn_chunk(m);
-    case FC_IK_MAMBA_VERSION: return fc_model_mamba_version(m);
-    case FC_IK_MAMBA_HEADS: return m->mamba_heads;
-    case FC_IK_MAMBA_HEAD_DIM: return m->mamba_head_dim;
-    case FC_IK_MAMBA_STATE: return m->mamba_state;
-    case FC_IK_MAMBA_GROUPS: return fc_model_mamba_groups(m);
-    case FC_IK_MAMBA_CHUNK: return m->mamba_chunk;
-    case FC_IK_MAMBA_INNER: return fc_model_mamba_inner(m);
-    case FC_IK_MAMBA_DT_RANK: return m->mamba_dt_rank;
-    default: return 0;
+    case FC_IK_KV_LORA_RANK:
+        return m->kv_lora_rank;
+    case FC_IK_Q_LORA_RANK:
+        return m->q_lora_rank;
+    case FC_IK_QK_NOPE_DIM:
+        return m->qk_nope_dim;
+    case FC_IK_QK_ROPE_DIM:
+        return m->qk_rope_dim;
+    case FC_IK_V_HEAD_DIM:
+        return m->v_head_dim;
+    case FC_IK_ATTN_GATE:
+        return m->attn_gate;
+    case FC_IK_MTP_LAYERS:
+        return m->mtp_layers;
+    case FC_IK_ATTN_CHUNK:
+        return m->attn_chunk;
+    case FC_IK_GDN_K_HEADS:
+        return m->gdn_k_heads;
+    case FC_IK_GDN_V_HEADS:
+        return m->gdn_v_heads;
+    case FC_IK_GDN_K_DIM:
+        return m->gdn_k_dim;
+    case FC_IK_GDN_V_DIM:
+        return m->gdn_v_dim;
+    case FC_IK_GDN_CHUNK:
+        return fc_model_gdn_chunk(m);
+    case FC_IK_MAMBA_VERSION:
+        return fc_model_mamba_version(m);
+    case FC_IK_MAMBA_HEADS:
+        return m->mamba_heads;
+    case FC_IK_MAMBA_HEAD_DIM:
+        return m->mamba_head_dim;
+    case FC_IK_MAMBA_STATE:
+        return m->mamba_state;
+    case FC_IK_MAMBA_GROUPS:
+        return fc_model_mamba_groups(m);
+    case FC_IK_MAMBA_CHUNK:
+        return m->mamba_chunk;
+    case FC_IK_MAMBA_INNER:
+        return fc_model_mamba_inner(m);
+    case FC_IK_MAMBA_DT_RANK:
+        return m->mamba_dt_rank;
+    default:
+        return 0;
     }
 }
 
@@ -103,8 +125,9 @@ static void gdn_values(fc_inferred *in, const fc_infer_facts *f)
     set(in, FC_IK_GDN_V_DIM, FC_IS_EXACT, f->gdn_v_dim, "out_proj reads %lld heads x %lld",
         (long long)f->gdn_v_heads, (long long)f->gdn_v_dim);
     if (f->gdn_k_dim) {
-        set(in, FC_IK_GDN_K_DIM, FC_IS_EXACT, f->gdn_k_dim, "the delta rule's q x q products' "
-                                                             "inner dimension");
+        set(in, FC_IK_GDN_K_DIM, FC_IS_EXACT, f->gdn_k_dim,
+            "the delta rule's q x q products' "
+            "inner dimension");
         set(in, FC_IK_GDN_K_HEADS, FC_IS_EXACT, f->gdn_k_heads,
             "in_proj_qkvz's key part 2 x %lld / %lld", (long long)(f->gdn_k_heads * f->gdn_k_dim),
             (long long)f->gdn_k_dim);
@@ -123,8 +146,9 @@ static void mamba_values(fc_inferred *in, const fc_infer_facts *f)
         return;
     }
     if (f->mamba_version == 1) {
-        set(in, FC_IK_MAMBA_VERSION, FC_IS_EXACT, 1, "x_proj and dt_proj between in and out: "
-                                                     "Mamba-1's selective scan");
+        set(in, FC_IK_MAMBA_VERSION, FC_IS_EXACT, 1,
+            "x_proj and dt_proj between in and out: "
+            "Mamba-1's selective scan");
         set(in, FC_IK_MAMBA_INNER, FC_IS_EXACT, f->mamba_inner, "out_proj reads %lld",
             (long long)f->mamba_inner);
         set(in, FC_IK_MAMBA_DT_RANK, FC_IS_EXACT, f->mamba_dt_rank, "dt_proj reads %lld",
@@ -246,7 +270,8 @@ void fc_infer_kind_build(fc_inferred *in, const fc_infer_given *g, fc_model *m)
         m->mamba_heads = val(in, FC_IK_MAMBA_HEADS);
         m->mamba_head_dim = val(in, FC_IK_MAMBA_HEAD_DIM);
         m->mamba_state = val(in, FC_IK_MAMBA_STATE), m->mamba_groups = val(in, FC_IK_MAMBA_GROUPS);
-        m->mamba_chunk = val(in, FC_IK_MAMBA_CHUNK), m->mamba_dt_rank = val(in, FC_IK_MAMBA_DT_RANK);
+        m->mamba_chunk = val(in, FC_IK_MAMBA_CHUNK),
+        m->mamba_dt_rank = val(in, FC_IK_MAMBA_DT_RANK);
         m->mamba_inner = m->mamba_version == 1 ? val(in, FC_IK_MAMBA_INNER) : 0;
     }
 }

@@ -30,7 +30,10 @@
 typedef fc_hf_rd rd;
 #define fail fc_hf_fail
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
 
 /* ---- multi-latent attention ---- */
 
@@ -74,17 +77,17 @@ void fc_hf_read_mtp(rd *r, fc_model *m, unsigned *found)
         return;
     json_object *types = fc_hf_get(r, "mtp_layers_block_type");
     if (types != NULL) {
-        size_t len = json_object_is_type(types, json_type_array) ? json_object_array_length(types)
-                                                                 : 0;
+        size_t len =
+            json_object_is_type(types, json_type_array) ? json_object_array_length(types) : 0;
         if (has != 1 || n == 0) {
             fail(r, "%s without num_nextn_predict_layers: %s", "mtp_layers_block_type",
                  "the number of MTP depths is not known");
             return;
         }
-        const char *a = len >= 1 ? json_object_get_string(json_object_array_get_idx(types, 0))
-                                 : NULL;
-        const char *b = len == 2 ? json_object_get_string(json_object_array_get_idx(types, 1))
-                                 : NULL;
+        const char *a =
+            len >= 1 ? json_object_get_string(json_object_array_get_idx(types, 0)) : NULL;
+        const char *b =
+            len == 2 ? json_object_get_string(json_object_array_get_idx(types, 1)) : NULL;
         char mix = block_kind(a, 0), mlp = b ? block_kind(b, 1) : 0;
         if (len < 1 || len > 2 || mix == 0 || (b != NULL && mlp == 0)) {
             fail(r, "%s is not [mixer] or [mixer, mlp] of %s", "mtp_layers_block_type",
@@ -184,8 +187,9 @@ static void nemotron(rd *r, const fc_model *m, pat *p)
             snprintf(what, sizeof what, "'%.40s' (layer %zu)", name, i + 1);
         }
         if (k < 0) {
-            fail(r, "%s: %s is not a layer kind the formula models (M * - E: mamba, attention, "
-                    "mlp, moe)",
+            fail(r,
+                 "%s: %s is not a layer kind the formula models (M * - E: mamba, attention, "
+                 "mlp, moe)",
                  key, what);
             return;
         }
@@ -215,7 +219,8 @@ static void jamba(rd *r, fc_model *m, pat *p)
         p->mix[i] = i % ap == ao ? FC_MIX_ATTENTION : FC_MIX_MAMBA;
     p->mamba_version = 1;
     int eh = fc_hf_int1(r, "expert_layer_period", 1, &ep);
-    if (eh < 0 || (eh == 1 && fc_hf_need(r, "expert_layer_offset", 0, "expert_layer_period", &eo) < 0))
+    if (eh < 0 ||
+        (eh == 1 && fc_hf_need(r, "expert_layer_offset", 0, "expert_layer_period", &eo) < 0))
         return;
     if (m->experts <= 1) { /* Jamba's num_experts 1: a plain MLP in every layer */
         m->experts = m->topk = m->moe_ffn = m->shared_experts = m->shared_ffn = 0;
@@ -238,8 +243,9 @@ static void jamba(rd *r, fc_model *m, pat *p)
 
 static char type_kind(const char *name)
 {
-    static const char *const names[] = {"full_attention",   "sliding_attention", "chunked_attention",
-                                        "linear_attention", "attention",         "mamba"};
+    static const char *const names[] = {"full_attention",    "sliding_attention",
+                                        "chunked_attention", "linear_attention",
+                                        "attention",         "mamba"};
     static const char kinds[] = {FC_MIX_ATTENTION, FC_MIX_SLIDING,   FC_MIX_CHUNKED,
                                  FC_MIX_GDN,       FC_MIX_ATTENTION, FC_MIX_MAMBA};
     for (size_t i = 0; name != NULL && i < sizeof kinds; i++)
@@ -269,8 +275,8 @@ static void types(rd *r, const fc_model *m, pat *p)
         int other = 0;
         for (size_t i = 0; i < len; i++) {
             json_object *e = json_object_array_get_idx(t, i);
-            const char *name = json_object_is_type(e, json_type_string) ? json_object_get_string(e)
-                                                                        : NULL;
+            const char *name =
+                json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
             char k = type_kind(name);
             if (k == 0) {
                 fail(r, "layer_types entry '%s' is not modelled by the formula%s",
@@ -461,10 +467,11 @@ static void mamba2_sizes(rd *r, fc_model *m, unsigned *found)
     /* d_inner is heads x head dim (NemotronH's mixer); expand is not used.
      * The rest costs no matrix product: activations, biases, the
      * depthwise convolution, the state's dtype. */
-    static const char *const free_keys[] = {
-        "mamba_hidden_act", "mamba_proj_bias", "mamba_conv_bias",      "mamba_d_conv",
-        "mamba_expand",     "expand",          "mamba_ssm_cache_dtype", "mamba_ssm_dtype",
-        "conv_kernel",      NULL};
+    static const char *const free_keys[] = {"mamba_hidden_act",      "mamba_proj_bias",
+                                            "mamba_conv_bias",       "mamba_d_conv",
+                                            "mamba_expand",          "expand",
+                                            "mamba_ssm_cache_dtype", "mamba_ssm_dtype",
+                                            "conv_kernel",           NULL};
     for (const char *const *k = free_keys; *k; k++)
         fc_hf_get(r, *k);
     m->mamba_version = 2;
@@ -486,8 +493,9 @@ static void mamba1_sizes(rd *r, fc_model *m, unsigned *found)
     } else if (fc_hf_need(r, "mamba_dt_rank", 1, why, &m->mamba_dt_rank) < 0) {
         return;
     }
-    static const char *const free_keys[] = {"mamba_d_conv", "mamba_conv_bias", "mamba_proj_bias",
-                                            "mamba_inner_layernorms", "use_mamba_kernels", NULL};
+    static const char *const free_keys[] = {"mamba_d_conv",      "mamba_conv_bias",
+                                            "mamba_proj_bias",   "mamba_inner_layernorms",
+                                            "use_mamba_kernels", NULL};
     for (const char *const *k = free_keys; *k; k++)
         fc_hf_get(r, *k);
     m->mamba_version = 1;
@@ -521,9 +529,8 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
         if (strchr(p->mix, FC_MIX_MAMBA))
             (p->mamba_version == 1 ? mamba1_sizes : mamba2_sizes)(r, m, found);
         if (strchr(p->mix, FC_MIX_CHUNKED)) {
-            if (m->attn_chunk == 0 &&
-                fc_hf_need(r, "attention_chunk_size", 1, "chunked_attention layers",
-                           &m->attn_chunk) < 0) {
+            if (m->attn_chunk == 0 && fc_hf_need(r, "attention_chunk_size", 1,
+                                                 "chunked_attention layers", &m->attn_chunk) < 0) {
                 free(p);
                 return;
             }
@@ -541,18 +548,39 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
 
 void fc_hf_watch(rd *r)
 {
-    static const char *const exact[] = {
-        "layer_types",          "full_attention_interval", "hybrid_override_pattern",
-        "layers_block_type",    "mtp_layers_block_type",   "attn_layer_period",
-        "attn_layer_offset",    "expert_layer_period",     "expert_layer_offset",
-        "no_rope_layers",       "no_rope_layer_interval",  "attention_chunk_size",
-        "moe_layers",           "interleave_moe_layer_step", "intermediate_size_mlp",
-        "q_lora_rank",          "kv_lora_rank",            "qk_nope_head_dim",
-        "qk_rope_head_dim",     "v_head_dim",              "o_lora_rank",
-        "num_nextn_predict_layers", "mtp_num_hidden_layers", "index_topk",
-        "index_n_heads",        "index_head_dim",          "attn_output_gate",
-        "moe_latent_size",      "n_groups",                "chunk_size",
-        "mlp_only_layers",      "decoder_sparse_step",     NULL};
+    static const char *const exact[] = {"layer_types",
+                                        "full_attention_interval",
+                                        "hybrid_override_pattern",
+                                        "layers_block_type",
+                                        "mtp_layers_block_type",
+                                        "attn_layer_period",
+                                        "attn_layer_offset",
+                                        "expert_layer_period",
+                                        "expert_layer_offset",
+                                        "no_rope_layers",
+                                        "no_rope_layer_interval",
+                                        "attention_chunk_size",
+                                        "moe_layers",
+                                        "interleave_moe_layer_step",
+                                        "intermediate_size_mlp",
+                                        "q_lora_rank",
+                                        "kv_lora_rank",
+                                        "qk_nope_head_dim",
+                                        "qk_rope_head_dim",
+                                        "v_head_dim",
+                                        "o_lora_rank",
+                                        "num_nextn_predict_layers",
+                                        "mtp_num_hidden_layers",
+                                        "index_topk",
+                                        "index_n_heads",
+                                        "index_head_dim",
+                                        "attn_output_gate",
+                                        "moe_latent_size",
+                                        "n_groups",
+                                        "chunk_size",
+                                        "mlp_only_layers",
+                                        "decoder_sparse_step",
+                                        NULL};
     static const char *const prefixes[] = {"mamba_", "ssm_", "linear_", NULL};
     if (r->bad)
         return;

@@ -55,8 +55,8 @@ static void test_mla(void **state)
     (void)state;
     fc_model m = mla_model();
     const int64_t T = 32;
-    u128 lin = gemm(T, 32, 64) + gemm(T, 48, 32) + gemm(T, 20, 64) + gemm(T, 64, 16) +
-               gemm(T, 64, 32);
+    u128 lin =
+        gemm(T, 32, 64) + gemm(T, 48, 32) + gemm(T, 20, 64) + gemm(T, 64, 16) + gemm(T, 64, 32);
     u128 core = 8 * gemm(16, 16, 12) + 8 * gemm(16, 8, 16);
     u128 mlp = 2 * gemm(T, 128, 64) + gemm(T, 64, 128);
     u128 logits = gemm(T, 100, 64);
@@ -83,8 +83,7 @@ static void test_mla(void **state)
     /* direct Q (q_lora_rank 0): q (T x 64) . (64 x 48) replaces q_a and q_b */
     m = mla_model(), m.q_lora_rank = 0;
     g = run(&m);
-    EQ(g.attention_linear_forward,
-       2 * (lin - gemm(T, 32, 64) - gemm(T, 48, 32) + gemm(T, 48, 64)));
+    EQ(g.attention_linear_forward, 2 * (lin - gemm(T, 32, 64) - gemm(T, 48, 32) + gemm(T, 48, 64)));
 }
 
 /* MLA + MoE + MTP: l=3 h=32 a=2, direct Q, kv_lora 8, nope 4, rope 4, v 6;
@@ -100,11 +99,11 @@ static void test_mla_moe_mtp(void **state)
     m.experts = 4, m.topk = 2, m.moe_ffn = 24, m.shared_experts = 1, m.shared_ffn = 16;
     m.moe_first_dense = 1, m.mtp_layers = 2;
     const int64_t T = 24;
-    u128 attn = gemm(T, 2 * 8, 32)     /* q: h -> a*(nope+rope) */
-                + gemm(T, 8 + 4, 32)   /* kv_a: h -> latent + rope */
-                + gemm(T, 2 * 10, 8)   /* kv_b: latent -> a*(nope+v) */
-                + gemm(T, 32, 2 * 6);  /* o: a*v -> h */
-    u128 core = 3 * 2 * gemm(8, 8, 8)  /* QK^T: B*a products, d_qk 8 */
+    u128 attn = gemm(T, 2 * 8, 32)       /* q: h -> a*(nope+rope) */
+                + gemm(T, 8 + 4, 32)     /* kv_a: h -> latent + rope */
+                + gemm(T, 2 * 10, 8)     /* kv_b: latent -> a*(nope+v) */
+                + gemm(T, 32, 2 * 6);    /* o: a*v -> h */
+    u128 core = 3 * 2 * gemm(8, 8, 8)    /* QK^T: B*a products, d_qk 8 */
                 + 3 * 2 * gemm(8, 6, 8); /* AV: d_v 6 */
     u128 dense = 2 * gemm(T, 40, 32) + gemm(T, 32, 40);
     /* top-2 of 4: each token through 2 experts, T*2 rows in all */
@@ -261,9 +260,9 @@ static void test_hybrid_params(void **state)
     fc_model m = hybrid_model();
     fc_flops f = run(&m);
     const int64_t h = 32;
-    u128 attn = 32 * 32 + 2 * 32 * 16 + 32 * 32;            /* 3072 */
-    u128 gdn = 32 * 64 + 32 * 8 + 24 * 32;                  /* 3072 */
-    u128 mamba = 32 * 88 + 32 * 32;                         /* 3840 */
+    u128 attn = 32 * 32 + 2 * 32 * 16 + 32 * 32; /* 3072 */
+    u128 gdn = 32 * 64 + 32 * 8 + 24 * 32;       /* 3072 */
+    u128 mamba = 32 * 88 + 32 * 32;              /* 3840 */
     u128 dense = 3 * 32 * 48, expert = 3 * 32 * 16, router = 32 * 3;
     u128 norms = (5 + 5) * h + h; /* 5 mixers, 5 MLPs, final */
     u128 all = 3 * attn + gdn + mamba + 3 * dense + 2 * (3 * expert + router) + norms;

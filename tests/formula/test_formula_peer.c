@@ -118,10 +118,25 @@ static void test_deepseek_v3(void **state)
 {
     (void)state;
     const i128 B = 2, s = 4096, T = B * s, h = 7168;
-    meg_args g = {.L = 61, .h = h, .a = 128, .ffn = 18432, .V = 129280, .mtp = 1, .swiglu = 1,
-                  .dense_layers = 3, .moe_layers = 58, .last_is_moe = 1, .topk = 8,
-                  .moe_ffn = 2048, .shared_ffn = 2048, .mla = 1, .q_lora = 1536,
-                  .kv_lora = 512, .nope = 128, .rope = 64, .v = 128};
+    meg_args g = {.L = 61,
+                  .h = h,
+                  .a = 128,
+                  .ffn = 18432,
+                  .V = 129280,
+                  .mtp = 1,
+                  .swiglu = 1,
+                  .dense_layers = 3,
+                  .moe_layers = 58,
+                  .last_is_moe = 1,
+                  .topk = 8,
+                  .moe_ffn = 2048,
+                  .shared_ffn = 2048,
+                  .mla = 1,
+                  .q_lora = 1536,
+                  .kv_lora = 512,
+                  .nope = 128,
+                  .rope = 64,
+                  .v = 128};
     fc_flops f = ours("deepseek-v3.json", s, B);
     i128 router = 3 * 2 * T * h * 256 * (58 + 1);
     i128 norms = 3 * 2 * T * ((61 + 1) * (1536 + 512) + 1 * 3 * h);
@@ -133,10 +148,25 @@ static void test_kimi_k2(void **state)
 {
     (void)state;
     const i128 B = 1, s = 8192, T = B * s, h = 7168;
-    meg_args g = {.L = 61, .h = h, .a = 64, .ffn = 18432, .V = 163840, .mtp = 0, .swiglu = 1,
-                  .dense_layers = 1, .moe_layers = 60, .last_is_moe = 1, .topk = 8,
-                  .moe_ffn = 2048, .shared_ffn = 2048, .mla = 1, .q_lora = 1536,
-                  .kv_lora = 512, .nope = 128, .rope = 64, .v = 128};
+    meg_args g = {.L = 61,
+                  .h = h,
+                  .a = 64,
+                  .ffn = 18432,
+                  .V = 163840,
+                  .mtp = 0,
+                  .swiglu = 1,
+                  .dense_layers = 1,
+                  .moe_layers = 60,
+                  .last_is_moe = 1,
+                  .topk = 8,
+                  .moe_ffn = 2048,
+                  .shared_ffn = 2048,
+                  .mla = 1,
+                  .q_lora = 1536,
+                  .kv_lora = 512,
+                  .nope = 128,
+                  .rope = 64,
+                  .v = 128};
     fc_flops f = ours("kimi-k2.json", s, B);
     i128 router = 3 * 2 * T * h * 384 * 60;
     i128 norms = 3 * 2 * T * 61 * (1536 + 512);
@@ -156,10 +186,27 @@ static void test_qwen3_next(void **state)
 {
     (void)state;
     const i128 B = 1, s = 4096, T = B * s, h = 2048;
-    meg_args g = {.L = 48, .h = h, .a = 16, .ffn = 5120, .V = 151936, .mtp = 0, .swiglu = 1,
-                  .dense_layers = 0, .moe_layers = 48, .last_is_moe = 1, .topk = 10,
-                  .moe_ffn = 512, .shared_ffn = 512, .kv_channels = 256, .groups = 2,
-                  .gate = 1, .freq = 4, .qk_d = 128, .v_d = 128, .qk_heads = 16, .v_heads = 32,
+    meg_args g = {.L = 48,
+                  .h = h,
+                  .a = 16,
+                  .ffn = 5120,
+                  .V = 151936,
+                  .mtp = 0,
+                  .swiglu = 1,
+                  .dense_layers = 0,
+                  .moe_layers = 48,
+                  .last_is_moe = 1,
+                  .topk = 10,
+                  .moe_ffn = 512,
+                  .shared_ffn = 512,
+                  .kv_channels = 256,
+                  .groups = 2,
+                  .gate = 1,
+                  .freq = 4,
+                  .qk_d = 128,
+                  .v_d = 128,
+                  .qk_heads = 16,
+                  .v_heads = 32,
                   .conv = 4};
     fc_flops f = ours("qwen3-next-80b-a3b.json", s, B);
     /* our scan per layer: 64 chunks x 32 value heads x (5 * 2*64*64*128,
@@ -191,8 +238,7 @@ static i128 megatron_hybrid(const meg_hybrid *x, i128 B, i128 s)
     i128 attn = 4 * T * x->d * h * (x->a + x->g) + 2 * sq * x->a * x->d;
     i128 mlp = 4 * T * h * x->ffn; /* not gated: relu^2 */
     i128 moe = 4 * T * h * x->moe_ffn * x->topk + 4 * T * h * x->shared;
-    return 3 * (x->attn * attn + x->mlp * mlp + x->mamba * mamba + x->moe * moe +
-                2 * T * h * x->V);
+    return 3 * (x->attn * attn + x->mlp * mlp + x->mamba * mamba + x->moe * moe + 2 * T * h * x->V);
 }
 
 /* Nemotron-H-8B: M-M-M-M*-...: 24 M, 4 *, 24 -. d_inner is 8192 = 2h, as
@@ -205,8 +251,19 @@ static void test_nemotron_h(void **state)
 {
     (void)state;
     const i128 B = 1, s = 8192, T = B * s;
-    meg_hybrid x = {.h = 4096, .V = 131072, .attn = 4, .mamba = 24, .mlp = 24, .moe = 0,
-                    .N = 128, .P = 64, .G = 8, .H = 128, .a = 32, .g = 8, .d = 128,
+    meg_hybrid x = {.h = 4096,
+                    .V = 131072,
+                    .attn = 4,
+                    .mamba = 24,
+                    .mlp = 24,
+                    .moe = 0,
+                    .N = 128,
+                    .P = 64,
+                    .G = 8,
+                    .H = 128,
+                    .a = 32,
+                    .g = 8,
+                    .d = 128,
                     .ffn = 21504};
     fc_flops f = ours("nemotron-h-8b.json", s, B);
     i128 chunks = s / 128;
@@ -228,9 +285,22 @@ static void test_nemotron_nano(void **state)
 {
     (void)state;
     const i128 B = 1, s = 8192, T = B * s, h = 2688;
-    meg_hybrid x = {.h = h, .V = 131072, .attn = 6, .mamba = 23, .mlp = 0, .moe = 23,
-                    .N = 128, .P = 64, .G = 8, .H = 64, .a = 32, .g = 2, .d = 128,
-                    .moe_ffn = 1856, .shared = 3712, .topk = 6};
+    meg_hybrid x = {.h = h,
+                    .V = 131072,
+                    .attn = 6,
+                    .mamba = 23,
+                    .mlp = 0,
+                    .moe = 23,
+                    .N = 128,
+                    .P = 64,
+                    .G = 8,
+                    .H = 64,
+                    .a = 32,
+                    .g = 2,
+                    .d = 128,
+                    .moe_ffn = 1856,
+                    .shared = 3712,
+                    .topk = 6};
     fc_flops f = ours("nemotron-3-nano-30b-a3b.json", s, B);
     i128 chunks = s / 128;
     i128 scan = B * chunks * (128 * 128 * (8 * 128 + 64 * 64) + 4 * 128 * 64 * 128 * 64);
@@ -244,8 +314,8 @@ static void test_nemotron_nano(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deepseek_v3), cmocka_unit_test(test_kimi_k2),
-        cmocka_unit_test(test_qwen3_next),  cmocka_unit_test(test_nemotron_h),
+        cmocka_unit_test(test_deepseek_v3),   cmocka_unit_test(test_kimi_k2),
+        cmocka_unit_test(test_qwen3_next),    cmocka_unit_test(test_nemotron_h),
         cmocka_unit_test(test_nemotron_nano),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

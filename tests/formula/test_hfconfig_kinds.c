@@ -85,11 +85,11 @@ static void test_deepseek_v3(void **state)
     assert_int_equal(m.qk_nope_dim, 128), assert_int_equal(m.qk_rope_dim, 64);
     assert_int_equal(m.v_head_dim, 128), assert_int_equal(m.kv_heads, 0);
     assert_int_equal(m.mtp_layers, 1), assert_int_equal(m.moe_first_dense, 3);
-    u128 attn = gemm(T, 1536, 7168)            /* q_a */
-                + gemm(T, 128 * 192, 1536)     /* q_b */
-                + gemm(T, 512 + 64, 7168)      /* kv_a with the rope key */
-                + gemm(T, 128 * 256, 512)      /* kv_b: K_nope and V */
-                + gemm(T, 7168, 128 * 128);    /* o */
+    u128 attn = gemm(T, 1536, 7168)         /* q_a */
+                + gemm(T, 128 * 192, 1536)  /* q_b */
+                + gemm(T, 512 + 64, 7168)   /* kv_a with the rope key */
+                + gemm(T, 128 * 256, 512)   /* kv_b: K_nope and V */
+                + gemm(T, 7168, 128 * 128); /* o */
     u128 core = 128 * (gemm(T, T, 192) + gemm(T, 128, T));
     u128 dense = 2 * gemm(T, 18432, 7168) + gemm(T, 7168, 18432);
     u128 expert = 2 * gemm(T, 2048, 7168) + gemm(T, 7168, 2048);
@@ -97,8 +97,7 @@ static void test_deepseek_v3(void **state)
     u128 mtp = gemm(T, 7168, 2 * 7168);
     u128 logits = gemm(T, 129280, 7168);
     fc_flops f = flops(&m);
-    EQ(f.forward_flops_per_iteration,
-       62 * (attn + core) + 3 * dense + 59 * moe + mtp + 2 * logits);
+    EQ(f.forward_flops_per_iteration, 62 * (attn + core) + 3 * dense + 59 * moe + mtp + 2 * logits);
     /* 671B total, 37B activated (DeepSeek-V3 technical report: the main
      * model; the MTP module's 14B beside it, its embedding and head shared) */
     m.mtp_layers = 0;
@@ -121,9 +120,8 @@ static void test_kimi_k2(void **state)
     u128 expert = 2 * gemm(T, 2048, 7168) + gemm(T, 7168, 2048);
     u128 dense = 2 * gemm(T, 18432, 7168) + gemm(T, 7168, 18432);
     fc_flops f = flops(&m);
-    EQ(f.forward_flops_per_iteration, 61 * (attn + core) + dense +
-                                          60 * (9 * expert + gemm(T, 384, 7168)) +
-                                          gemm(T, 163840, 7168));
+    EQ(f.forward_flops_per_iteration,
+       61 * (attn + core) + dense + 60 * (9 * expert + gemm(T, 384, 7168)) + gemm(T, 163840, 7168));
     billions(f.params, 1000, 1050);
     billions(f.params_active, 32.0, 33.0);
 }
@@ -146,8 +144,7 @@ static void test_qwen3_next(void **state)
     assert_int_equal(c.attention, 12), assert_int_equal(c.gdn, 36), assert_int_equal(c.moe, 48);
     assert_int_equal(fc_model_layer_mixer(&m, 3), FC_MIX_ATTENTION);
     assert_int_equal(fc_model_layer_mixer(&m, 4), FC_MIX_GDN);
-    u128 attn = gemm(T, 2 * 16 * 256, 2048) + 2 * gemm(T, 2 * 256, 2048) +
-                gemm(T, 2048, 16 * 256);
+    u128 attn = gemm(T, 2 * 16 * 256, 2048) + 2 * gemm(T, 2 * 256, 2048) + gemm(T, 2048, 16 * 256);
     u128 core = 16 * (gemm(T, T, 256) + gemm(T, 256, T));
     /* in_proj_qkvz 2048 -> 2*16*128 + 2*32*128, in_proj_ba -> 2*32,
      * out_proj 32*128 -> 2048 */
@@ -217,8 +214,8 @@ static void test_nemotron_nano(void **state)
     fc_flops f = flops(&m);
     EQ(f.forward_flops_per_iteration,
        6 * attn + 23 * (mamba + 32 * chunk) + 23 * moe + gemm(T, 131072, 2688));
-    billions(f.params, 31.0, 32.0);       /* 31.6B total */
-    billions(f.params_active, 3.4, 3.8);  /* 3.6B active, embeddings included */
+    billions(f.params, 31.0, 32.0);      /* 31.6B total */
+    billions(f.params_active, 3.4, 3.8); /* 3.6B active, embeddings included */
 }
 
 /* Jamba 1.5 Mini: 32 layers, attention where i % 8 == 4 (4 layers),
@@ -234,8 +231,8 @@ static void test_jamba(void **state)
     u128 attn = gemm(T, 4096, 4096) + 2 * gemm(T, 1024, 4096) + gemm(T, 4096, 4096) +
                 32 * (gemm(T, T, 128) + gemm(T, 128, T));
     /* in_proj -> x, z; x_proj -> dt (256), B, C (16 each); dt_proj; out_proj */
-    u128 mamba = gemm(T, 16384, 4096) + gemm(T, 256 + 32, 8192) + gemm(T, 8192, 256) +
-                 gemm(T, 4096, 8192);
+    u128 mamba =
+        gemm(T, 16384, 4096) + gemm(T, 256 + 32, 8192) + gemm(T, 8192, 256) + gemm(T, 4096, 8192);
     u128 mlp = 2 * gemm(T, 14336, 4096) + gemm(T, 4096, 14336);
     fc_flops f = flops(&m);
     EQ(f.scan_forward, 0);
@@ -291,22 +288,21 @@ static void test_gpt_oss_gemma3(void **state)
 
 /* ---- refusals ---- */
 
-
 #define MLA "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4"
 #define NEMO                                                                                       \
-    "\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 3, "            \
-    "\"num_attention_heads\": 4, \"hybrid_override_pattern\": \"M*-\", \"mamba_num_heads\": 4, " \
+    "\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 3, "              \
+    "\"num_attention_heads\": 4, \"hybrid_override_pattern\": \"M*-\", \"mamba_num_heads\": 4, "   \
     "\"mamba_head_dim\": 8, \"ssm_state_size\": 8, \"n_groups\": 2"
 #define QNEXT                                                                                      \
-    "\"model_type\": \"qwen3_next\", \"hidden_size\": 64, \"num_hidden_layers\": 4, "            \
-    "\"num_attention_heads\": 4, \"linear_num_key_heads\": 2, \"linear_num_value_heads\": 4, "   \
+    "\"model_type\": \"qwen3_next\", \"hidden_size\": 64, \"num_hidden_layers\": 4, "              \
+    "\"num_attention_heads\": 4, \"linear_num_key_heads\": 2, \"linear_num_value_heads\": 4, "     \
     "\"linear_key_head_dim\": 8"
 #define JAMBA                                                                                      \
-    "\"model_type\": \"jamba\", \"hidden_size\": 64, \"num_hidden_layers\": 4, "                 \
+    "\"model_type\": \"jamba\", \"hidden_size\": 64, \"num_hidden_layers\": 4, "                   \
     "\"num_attention_heads\": 4, \"attn_layer_period\": 2"
 #define LLAMA4                                                                                     \
-    "\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"num_hidden_layers\": 4, "           \
-    "\"num_attention_heads\": 4, \"intermediate_size\": 32, \"num_local_experts\": 4, "          \
+    "\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"num_hidden_layers\": 4, "             \
+    "\"num_attention_heads\": 4, \"intermediate_size\": 32, \"num_local_experts\": 4, "            \
     "\"num_experts_per_tok\": 1"
 
 static void test_refused_mla_mtp(void **state)
@@ -314,103 +310,133 @@ static void test_refused_mla_mtp(void **state)
     (void)state;
     expect_parse_error("{" MLA ", \"kv_lora_rank\": \"512\"}", "kv_lora_rank is not an integer");
     expect_parse_error("{" MLA ", \"kv_lora_rank\": -2}", "kv_lora_rank is out of range");
-    expect_parse_error("{" MLA ", \"kv_lora_rank\": 16, \"qk_rope_head_dim\": 4, \"v_head_dim\": 8}",
-            "kv_lora_rank (multi-latent attention) needs qk_nope_head_dim");
-    expect_parse_error("{" MLA ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"v_head_dim\": 8}",
-            "needs qk_rope_head_dim");
-    expect_parse_error("{" MLA ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": 4}",
-            "needs v_head_dim");
-    expect_parse_error("{" MLA ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": 4,"
-            " \"v_head_dim\": 8, \"q_lora_rank\": 1.5}", "q_lora_rank is not an integer");
-    expect_parse_error("{" MLA ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": -4,"
-            " \"v_head_dim\": 8}", "qk_rope_head_dim is out of range");
-    expect_parse_error("{" MLA ", \"qk_nope_head_dim\": 4}", "qk_nope_head_dim is not modelled for this config");
-    expect_parse_error("{" MLA ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": 4,"
-            " \"v_head_dim\": 8, \"index_topk\": 2048}", "index_topk is not modelled");
+    expect_parse_error("{" MLA
+                       ", \"kv_lora_rank\": 16, \"qk_rope_head_dim\": 4, \"v_head_dim\": 8}",
+                       "kv_lora_rank (multi-latent attention) needs qk_nope_head_dim");
+    expect_parse_error("{" MLA
+                       ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"v_head_dim\": 8}",
+                       "needs qk_rope_head_dim");
+    expect_parse_error("{" MLA
+                       ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": 4}",
+                       "needs v_head_dim");
+    expect_parse_error("{" MLA
+                       ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": 4,"
+                       " \"v_head_dim\": 8, \"q_lora_rank\": 1.5}",
+                       "q_lora_rank is not an integer");
+    expect_parse_error("{" MLA
+                       ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": -4,"
+                       " \"v_head_dim\": 8}",
+                       "qk_rope_head_dim is out of range");
+    expect_parse_error("{" MLA ", \"qk_nope_head_dim\": 4}",
+                       "qk_nope_head_dim is not modelled for this config");
+    expect_parse_error("{" MLA
+                       ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 4, \"qk_rope_head_dim\": 4,"
+                       " \"v_head_dim\": 8, \"index_topk\": 2048}",
+                       "index_topk is not modelled");
     expect_parse_error("{" MLA ", \"num_nextn_predict_layers\": \"1\"}",
-            "num_nextn_predict_layers is not an integer");
-    expect_parse_error("{" MLA ", \"num_nextn_predict_layers\": -1}", "num_nextn_predict_layers is out of range");
+                       "num_nextn_predict_layers is not an integer");
+    expect_parse_error("{" MLA ", \"num_nextn_predict_layers\": -1}",
+                       "num_nextn_predict_layers is out of range");
     expect_parse_error("{" MLA ", \"mtp_layers_block_type\": [\"attention\", \"moe\"]}",
-            "mtp_layers_block_type without num_nextn_predict_layers");
-    expect_parse_error("{" MLA ", \"num_nextn_predict_layers\": 1, \"mtp_layers_block_type\": [\"conv\"]}",
-            "mtp_layers_block_type is not [mixer] or [mixer, mlp]");
+                       "mtp_layers_block_type without num_nextn_predict_layers");
+    expect_parse_error("{" MLA
+                       ", \"num_nextn_predict_layers\": 1, \"mtp_layers_block_type\": [\"conv\"]}",
+                       "mtp_layers_block_type is not [mixer] or [mixer, mlp]");
 }
 
 static void test_refused_hybrid(void **state)
 {
     (void)state;
     expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"hybrid_override_pattern\": 7}",
-            "hybrid_override_pattern is not a string");
+                       "hybrid_override_pattern is not a string");
     expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"hybrid_override_pattern\": \"M*\"}",
-            "hybrid_override_pattern has 2 entries; num_hidden_layers is 3");
+                       "hybrid_override_pattern has 2 entries; num_hidden_layers is 3");
     expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"hybrid_override_pattern\": \"M*X\"}",
-            "hybrid_override_pattern: 'X' (layer 3) is not a layer kind");
+                       "hybrid_override_pattern: 'X' (layer 3) is not a layer kind");
     expect_parse_error("{" NEMO "}", "Mamba-2 layers needs chunk_size");
     expect_parse_error("{" NEMO ", \"chunk_size\": \"8\"}", "chunk_size is not an integer");
-    expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"n_groups\": 3}", "n_groups does not divide");
+    expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"n_groups\": 3}",
+                       "n_groups does not divide");
     expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"mamba_num_heads\": -4}",
-            "mamba_num_heads is out of range");
-    expect_parse_error("{\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 1,"
-            " \"num_attention_heads\": 4, \"hybrid_override_pattern\": \"M\", \"chunk_size\": 8,"
-            " \"mamba_num_heads\": 4, \"mamba_head_dim\": 8, \"n_groups\": 2}",
-            "needs ssm_state_size");
+                       "mamba_num_heads is out of range");
+    expect_parse_error(
+        "{\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 1,"
+        " \"num_attention_heads\": 4, \"hybrid_override_pattern\": \"M\", \"chunk_size\": 8,"
+        " \"mamba_num_heads\": 4, \"mamba_head_dim\": 8, \"n_groups\": 2}",
+        "needs ssm_state_size");
     expect_parse_error("{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
-            " \"layers_block_type\": [\"mamba\", \"conv\"]}",
-            "'conv' (layer 2) is not a layer kind");
-    expect_parse_error("{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"hybrid_override_pattern\": \"M-\","
-            " \"layers_block_type\": [\"mamba\", \"mlp\"]}", "both give the layers' kinds");
+                       " \"layers_block_type\": [\"mamba\", \"conv\"]}",
+                       "'conv' (layer 2) is not a layer kind");
+    expect_parse_error(
+        "{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"hybrid_override_pattern\": \"M-\","
+        " \"layers_block_type\": [\"mamba\", \"mlp\"]}",
+        "both give the layers' kinds");
     expect_parse_error("{" QNEXT ", \"full_attention_interval\": 4}",
-            "linear_attention (gated delta-net) layers needs linear_value_head_dim");
+                       "linear_attention (gated delta-net) layers needs linear_value_head_dim");
     expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"full_attention_interval\": 0}",
-            "full_attention_interval is out of range");
-    expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"full_attention_interval\": \"4\"}",
-            "full_attention_interval is not an integer");
+                       "full_attention_interval is out of range");
+    expect_parse_error("{" QNEXT
+                       ", \"linear_value_head_dim\": 8, \"full_attention_interval\": \"4\"}",
+                       "full_attention_interval is not an integer");
     expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8}",
-            "linear_num_key_heads is not modelled for this config");
+                       "linear_num_key_heads is not modelled for this config");
     expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"linear_num_key_heads\": 3,"
-            " \"full_attention_interval\": 2}", "linear_num_key_heads does not divide");
+                       " \"full_attention_interval\": 2}",
+                       "linear_num_key_heads does not divide");
     expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"layer_types\": \"linear\"}",
-            "layer_types is not a list");
-    expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"layer_types\": [\"linear_attention\","
-            " \"full_attention\"]}", "layer_types has 2 entries; num_hidden_layers is 4");
-    expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"layer_types\": [\"linear_attention\","
-            " \"conv\", \"linear_attention\", \"full_attention\"]}",
-            "layer_types entry 'conv' is not modelled");
+                       "layer_types is not a list");
+    expect_parse_error("{" QNEXT
+                       ", \"linear_value_head_dim\": 8, \"layer_types\": [\"linear_attention\","
+                       " \"full_attention\"]}",
+                       "layer_types has 2 entries; num_hidden_layers is 4");
+    expect_parse_error("{" QNEXT
+                       ", \"linear_value_head_dim\": 8, \"layer_types\": [\"linear_attention\","
+                       " \"conv\", \"linear_attention\", \"full_attention\"]}",
+                       "layer_types entry 'conv' is not modelled");
     expect_parse_error("{" QNEXT ", \"linear_value_head_dim\": 8, \"full_attention_interval\": 2,"
-            " \"attn_output_gate\": \"yes\"}", "attn_output_gate is not true or false");
+                       " \"attn_output_gate\": \"yes\"}",
+                       "attn_output_gate is not true or false");
     expect_parse_error("{" JAMBA "}", "attn_layer_period (Jamba) needs attn_layer_offset");
     expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 2}", "attn_layer_offset is not below");
-    expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 1}", "Jamba's Mamba layers needs mamba_d_state");
+    expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 1}",
+                       "Jamba's Mamba layers needs mamba_d_state");
     expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 1, \"mamba_d_state\": 4}",
-            "needs mamba_expand");
-    expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 1, \"mamba_d_state\": 4, \"mamba_expand\": 2,"
-            " \"mamba_dt_rank\": \"big\"}", "mamba_dt_rank is not an integer");
-    expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 1, \"mamba_d_state\": 4, \"mamba_expand\": 2,"
-            " \"mamba_dt_rank\": 4, \"num_experts\": 4, \"num_experts_per_tok\": 1}",
-            "num_experts > 1 needs expert_layer_period");
+                       "needs mamba_expand");
+    expect_parse_error("{" JAMBA
+                       ", \"attn_layer_offset\": 1, \"mamba_d_state\": 4, \"mamba_expand\": 2,"
+                       " \"mamba_dt_rank\": \"big\"}",
+                       "mamba_dt_rank is not an integer");
+    expect_parse_error("{" JAMBA
+                       ", \"attn_layer_offset\": 1, \"mamba_d_state\": 4, \"mamba_expand\": 2,"
+                       " \"mamba_dt_rank\": 4, \"num_experts\": 4, \"num_experts_per_tok\": 1}",
+                       "num_experts > 1 needs expert_layer_period");
     expect_parse_error("{" JAMBA ", \"attn_layer_offset\": 1, \"expert_layer_period\": 2}",
-            "expert_layer_period needs expert_layer_offset");
-    expect_parse_error("{" LLAMA4 ", \"attention_chunk_size\": \"8k\"}", "attention_chunk_size is not an integer");
-    expect_parse_error("{" LLAMA4 ", \"attention_chunk_size\": 8, \"no_rope_layers\": [1, 1, 2, 0]}",
-            "no_rope_layers: entry 3 is not");
+                       "expert_layer_period needs expert_layer_offset");
+    expect_parse_error("{" LLAMA4 ", \"attention_chunk_size\": \"8k\"}",
+                       "attention_chunk_size is not an integer");
+    expect_parse_error("{" LLAMA4
+                       ", \"attention_chunk_size\": 8, \"no_rope_layers\": [1, 1, 2, 0]}",
+                       "no_rope_layers: entry 3 is not");
     expect_parse_error("{" LLAMA4 ", \"attention_chunk_size\": 8, \"no_rope_layers\": [1, 0]}",
-            "no_rope_layers has 2 entries");
-    expect_parse_error("{" LLAMA4 ", \"moe_layers\": [1, 9]}", "moe_layers: entry 2 is not a layer index");
+                       "no_rope_layers has 2 entries");
+    expect_parse_error("{" LLAMA4 ", \"moe_layers\": [1, 9]}",
+                       "moe_layers: entry 2 is not a layer index");
     expect_parse_error("{" LLAMA4 ", \"interleave_moe_layer_step\": 2}",
-            "llama4 dense layers needs intermediate_size_mlp");
+                       "llama4 dense layers needs intermediate_size_mlp");
     /* fields that change the count, in a family that does not read them */
-    expect_parse_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"attention_chunk_size\": 8}",
-            "attention_chunk_size is not modelled for this config");
+    expect_parse_error(
+        "{\"model_type\": \"llama\", \"hidden_size\": 64, \"attention_chunk_size\": 8}",
+        "attention_chunk_size is not modelled for this config");
     expect_parse_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"mamba_d_state\": 16}",
-            "mamba_d_state is not modelled");
+                       "mamba_d_state is not modelled");
     expect_parse_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"ssm_state_size\": 16}",
-            "ssm_state_size is not modelled");
+                       "ssm_state_size is not modelled");
     expect_parse_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"moe_layers\": [0]}",
-            "moe_layers is not modelled");
+                       "moe_layers is not modelled");
     expect_parse_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"moe_latent_size\": 512}",
-            "moe_latent_size is not modelled");
+                       "moe_latent_size is not modelled");
     expect_parse_error("{\"model_type\": \"falcon_h1\", \"hidden_size\": 64}",
-            "model_type 'falcon_h1' is not modelled");
+                       "model_type 'falcon_h1' is not modelled");
 }
 
 /* Read rather than refused: Qwen's dense-layer list and sparse step
@@ -418,9 +444,10 @@ static void test_refused_hybrid(void **state)
 static void test_qwen_sparse(void **state)
 {
     (void)state;
-    const char *json = "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 4,"
-                       " \"num_attention_heads\": 4, \"num_experts\": 4, \"num_experts_per_tok\": 1,"
-                       " \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}";
+    const char *json =
+        "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 4,"
+        " \"num_attention_heads\": 4, \"num_experts\": 4, \"num_experts_per_tok\": 1,"
+        " \"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}";
     fc_model m = parse_ok(json, NULL);
     assert_string_equal(m.mlps, "DEDD");
     /* null and empty fields are absent; the uniform rule stays */

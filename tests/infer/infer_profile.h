@@ -20,8 +20,8 @@ typedef struct prof {
 static prof P;
 static fc_infer_work *W;
 
-static inline void add(int64_t m, int64_t n, int64_t k, int64_t batch, uint64_t count, unsigned weight,
-                char ta, char tb)
+static inline void add(int64_t m, int64_t n, int64_t k, int64_t batch, uint64_t count,
+                       unsigned weight, char ta, char tb)
 {
     assert_true(P.n < MAXG);
     fc_fwd_gemm *x = &P.g[P.n++];

@@ -217,13 +217,11 @@ static void test_mamba2_without_scan(void **state)
     assert_false(in.complete);
 }
 
-
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mla_fused),        cmocka_unit_test(test_jamba_like),
-        cmocka_unit_test(test_gdn_without_scan), cmocka_unit_test(test_mtp_gpt),
+        cmocka_unit_test(test_mla_fused),           cmocka_unit_test(test_jamba_like),
+        cmocka_unit_test(test_gdn_without_scan),    cmocka_unit_test(test_mtp_gpt),
         cmocka_unit_test(test_mamba2_without_scan),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
