@@ -22,6 +22,8 @@ typedef struct op {
     int64_t s, d, r,
         heads_b;        /* OP_CORE: sequence, head dim, query rows per K row, GEMMs per product */
     size_t first, last; /* OP_EXPERTS: the OP_LIN ops [first, last) of the raw list */
+    int64_t dv;         /* OP_CORE: attention x V's other width (= d unless relaxed) */
+    size_t g0, g1;      /* the profile entries [g0, g1) it was made of */
     fc_u128 flops;
     uint64_t sym; /* equal for operations that repeat from layer to layer */
 } op;
@@ -39,6 +41,29 @@ typedef struct layer {
     fc_u128 extra; /* operations of the layer no term of the formula has */
 } layer;
 
+/* A sublayer of the layer-kinds reader (infer_kinds.c): the operations
+ * from one write-back of the hidden width to the next. */
+enum { SEG_UNKNOWN = 0, SEG_ATTN, SEG_MLP, SEG_GDN, SEG_MAMBA2, SEG_MAMBA1, SEG_MTP_PROJ, SEG_LOGITS };
+#define FC_INFER_MAX_SEGS 2048
+
+typedef struct kseg {
+    size_t a, b;   /* operations [a, b) */
+    int kind;      /* SEG_* */
+    char mix;      /* FC_MIX_* of a mixer (attention: A, or C once chunked) */
+    layer l;       /* attention: h, q (o's input), kv, nproj, core; MLP: mlp and sizes */
+    int mla, gate; /* attention: multi-latent; Q twice o's input (an output gate) */
+    /* MLA: q_lora, kv_lora, nope, rope, v, heads; GDN: key heads, value heads,
+     * key dim, value dim, chunk; Mamba-2: heads, head dim, state, groups,
+     * chunk, d_inner; Mamba-1: d_inner, state, dt rank (0: not read) */
+    int64_t v[6];
+    char why[120]; /* what of its sizes the stream did not show */
+} kseg;
+
+/* A layer of the layer-kinds reader: its mixer and MLP sublayers. */
+typedef struct klayer {
+    int mix, mlp; /* indices into fc_infer_work.seg, -1: none */
+} klayer;
+
 struct fc_infer_work {
     op raw[FC_INFER_MAX_GEMMS]; /* one per profile entry, cores grouped */
     op ops[FC_INFER_MAX_GEMMS]; /* experts grouped */
@@ -47,6 +72,11 @@ struct fc_infer_work {
     layer lay[FC_INFER_MAX_LAYERS];
     size_t n_lay;
     size_t prefix_end, suffix_start; /* operations before the first layer, after the last */
+    int relaxed; /* cores whose attention x V width differs from QK^T's (multi-latent) */
+    kseg seg[FC_INFER_MAX_SEGS]; /* infer_kinds.c */
+    size_t n_seg;
+    klayer klay[FC_INFER_MAX_LAYERS], kmtp[FC_INFER_MAX_LAYERS]; /* main layers, MTP blocks */
+    const fc_fwd_profile *p; /* the profile the operations were made of */
 };
 
 /* infer_ops.c: operations from the profile; 0, or -1 with the reason. */
@@ -56,5 +86,55 @@ int fc_infer_layers(fc_infer_work *w, char *why, size_t n);
 
 /* infer_layer.c: one layer's projections, core and MLP; 0, or -1 with why. */
 int fc_infer_layer(const fc_infer_work *w, layer *l, char *why, size_t n);
+/* The MLP part of a layer from its operations x[0..cnt) (weight GEMMs and
+ * expert runs): one dense MLP, or a mixture of experts (router, experts,
+ * shared experts); fills l->mlp and its sizes (l->h set). 0, or -1. */
+int fc_infer_mlp_part(const fc_infer_work *w, layer *l, const op *const *x, size_t cnt, char *why,
+                      size_t n);
+/* An MLP group (h -> f -> h, gated or not) at x[0..avail): its length, 0
+ * when none. */
+size_t fc_infer_mlp_group(const op *const *x, size_t avail, int64_t h, int64_t *f, int64_t *gated);
+
+/* infer_shapes.c: two layers' MLPs alike (dense: width and gating; MoE:
+ * experts, their width and gating, shared experts). */
+int fc_infer_same_mlp(const layer *a, const layer *b);
+/* infer_layer.c: K and V's width g*d from the input projections' widths
+ * outs[0..np) and q = a*d (fused QKV, Q and KV, or Q, K and V); 0, or -1. */
+int fc_infer_kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv);
+
+/* infer_kinds.c: the layer kinds reader, for a stream the uniform reader
+ * could not take (infer.h, fc_infer_facts "kinds"); 0 with f filled, or -1
+ * (f->why replaced when it recognized a kind the uniform reader does not
+ * know). */
+int fc_infer_kinds(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f);
+/* infer_mixers.c: one segment read as attention (standard or multi-latent),
+ * gated delta-net, Mamba-2 or Mamba-1 (s->kind and sizes set); 0, or -1
+ * with why. T: tokens, h: hidden width. */
+int fc_infer_mixer(const fc_infer_work *w, kseg *s, int64_t T, int64_t h, char *why, size_t n);
+
+/* ---- the values (infer_model.c, infer_values.c) ---- */
+
+void fc_infer_set(fc_inferred *in, int key, int status, int64_t value, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static inline int fc_infer_known(const fc_inferred *in, int key)
+{
+    return in->v[key].status != FC_IS_UNKNOWN;
+}
+static inline int64_t fc_infer_val_of(const fc_inferred *in, int key) { return in->v[key].value; }
+/* Appends the flag of key to in->missing. */
+void fc_infer_add_missing(fc_inferred *in, int key);
+
+/* infer_values.c: the keys from FC_IK_FIRST_KIND on. */
+/* Their value in a model given on the command line. */
+int64_t fc_infer_kind_given(const fc_model *m, int key);
+/* What the stream says of them (f->ok), and what the layer kinds change
+ * in the values read before (layers, heads and widths of multi-latent
+ * attention, the MoE layers' pattern). */
+void fc_infer_kind_values(fc_inferred *in, const fc_infer_facts *f);
+/* With flags given: the formula's defaults for what neither says. */
+void fc_infer_kind_defaults(fc_inferred *in);
+/* The model's fields for them (and the layer patterns: the stream's, or
+ * the given ones), adding what is missing to in->missing. */
+void fc_infer_kind_build(fc_inferred *in, const fc_infer_given *g, fc_model *m);
 
 #endif
