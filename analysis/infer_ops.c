@@ -175,6 +175,11 @@ static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
     unsigned side = weight_side(p);
     for (size_t i = 0; i < p->n;) {
         op c;
+        if (p->g[i].attention) { /* a fused-attention call: the core in one (infer_attn.c) */
+            w->raw[w->n_raw++] = fc_infer_attn_op(&p->g[i], i);
+            i++;
+            continue;
+        }
         size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, &c) : 0;
         if (used == 0) {
             w->raw[w->n_raw++] = from_gemm(&p->g[i], side);
@@ -183,7 +188,8 @@ static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
         }
         i += used;
         op *prev = w->n_raw > 0 ? &w->raw[w->n_raw - 1] : NULL;
-        if (prev && prev->kind == OP_CORE && prev->s == c.s && prev->d == c.d && prev->r == c.r) {
+        if (prev && prev->kind == OP_CORE && !prev->attn && prev->s == c.s && prev->d == c.d &&
+            prev->r == c.r) {
             prev->heads_b = fc_infer_add(prev->heads_b, c.heads_b);
             prev->flops = fc_u128_sat_add(prev->flops, c.flops);
         } else {
@@ -221,6 +227,7 @@ int fc_infer_ops(const fc_fwd_profile *p, fc_infer_work *w, char *why, size_t n)
 {
     w->n_raw = w->n_ops = w->n_lay = 0;
     w->tokens = 0;
+    w->prof = p->g;
     if (p->n == 0)
         return fail(why, n, "the forward profile holds no GEMM");
     if (p->n > FC_INFER_MAX_GEMMS || p->truncated)

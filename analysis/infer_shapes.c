@@ -238,6 +238,8 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
             set_why(f, "layer %zu: %s", j + 1, why);
             return;
         }
+    if (fc_infer_attn_facts(w, f) != 0) /* fused-attention calls against the GEMMs */
+        return;
     const layer *l0 = &w->lay[0];
     for (size_t j = 1; j < w->n_lay; j++)
         if (!same_attention(l0, &w->lay[j])) {
