@@ -126,7 +126,11 @@ static void describe(const layer *l, const fc_infer_facts *f, char *out, size_t 
     else
         snprintf(attn, sizeof attn, "Q %lld->%lld, K, V ->%lld", (long long)l->h, (long long)l->q,
                  (long long)l->kv);
-    if (l->core)
+    if (l->core && f->attn_layers) /* fused-attention calls (infer_attn.c) */
+        snprintf(core, sizeof core, ", core one %s call of %lld heads %lldx%lld by %lld",
+                 fc_attn_source_name(f->attn.source), (long long)l->heads_b, (long long)l->s,
+                 (long long)f->attn.s_k, (long long)l->d);
+    else if (l->core)
         snprintf(core, sizeof core, ", core %lld x QK^T %lldx%lld by %lld and AV",
                  (long long)l->heads_b, (long long)l->s, (long long)l->s, (long long)l->d);
     if (f->moe)
