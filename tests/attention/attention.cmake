@@ -13,3 +13,14 @@ foreach(scenario report merge job)
     COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/report_attention.py ${scenario}
             $<TARGET_FILE:flopcount_cli> ${FC_ATTN_WORK})
 endforeach()
+
+# The --html pages with counted attention: the attention section, its share
+# among the headline figures, the waterfall's attention steps; parsed, and
+# (label chromium) rendered by headless chromium.
+foreach(mode pages browser)
+  add_test(NAME attention_html_${mode}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/html_attention.py ${mode}
+            $<TARGET_FILE:flopcount_cli> ${FC_ATTN_WORK})
+endforeach()
+set_tests_properties(attention_html_browser PROPERTIES LABELS chromium TIMEOUT 300
+                     SKIP_RETURN_CODE 77)

@@ -26,13 +26,13 @@
 
 /* ---- figures ---- */
 
-size_t fc_report_attn_top(const fc_report *r, size_t *idx, size_t n)
+size_t fc_report_attn_top(const fc_report_attention *a, size_t *idx, size_t n)
 {
     size_t k = 0;
-    for (size_t i = 0; i < r->attn.n_shapes; i++) {
-        fc_u128 f = r->attn.shapes[i].flops;
+    for (size_t i = 0; i < a->n_shapes; i++) {
+        fc_u128 f = a->shapes[i].flops;
         size_t at = k;
-        while (at > 0 && r->attn.shapes[idx[at - 1]].flops < f)
+        while (at > 0 && a->shapes[idx[at - 1]].flops < f)
             at--;
         if (at >= n)
             continue;
@@ -44,13 +44,13 @@ size_t fc_report_attn_top(const fc_report *r, size_t *idx, size_t n)
     return k;
 }
 
-void fc_report_attn_bound(const fc_report *r, uint64_t *calls, fc_u128 *flops)
+void fc_report_attn_bound(const fc_report_attention *a, uint64_t *calls, fc_u128 *flops)
 {
     *calls = 0, *flops = 0;
-    for (size_t i = 0; i < r->attn.n_shapes; i++)
-        if (r->attn.shapes[i].bound) {
-            *calls += r->attn.shapes[i].calls;
-            *flops = fc_u128_sat_add(*flops, r->attn.shapes[i].flops);
+    for (size_t i = 0; i < a->n_shapes; i++)
+        if (a->shapes[i].bound) {
+            *calls += a->shapes[i].calls;
+            *flops = fc_u128_sat_add(*flops, a->shapes[i].flops);
         }
 }
 
@@ -247,7 +247,7 @@ static void text_sources(const fc_report *r)
 static void text_shapes(const fc_report *r)
 {
     size_t idx[TOP_ATTN_SHAPES];
-    size_t n = fc_report_attn_top(r, idx, TOP_ATTN_SHAPES);
+    size_t n = fc_report_attn_top(&r->attn, idx, TOP_ATTN_SHAPES);
     char w[200], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], e3[FC_U128_DIGITS], tiles[64];
     for (size_t i = 0; i < n; i++) {
         const fc_report_attn_shape *s = &r->attn.shapes[idx[i]];
@@ -285,7 +285,7 @@ void fc_report_attention_text(const fc_report_view *v)
                           sizeof p));
         uint64_t bc;
         fc_u128 bf;
-        fc_report_attn_bound(r, &bc, &bf);
+        fc_report_attn_bound(&r->attn, &bc, &bf);
         if (bc)
             printf("  upper bound    %llu calls of shapes whose lengths are maxima (varlen, "
                    "padding): their %s FLOPs are at most that\n",
@@ -379,7 +379,7 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
     } else {
         uint64_t bc;
         fc_u128 bf;
-        fc_report_attn_bound(r, &bc, &bf);
+        fc_report_attn_bound(&r->attn, &bc, &bf);
         double all = fc_u128_to_double(r->totals.counted_flops);
         fc_jw_obj_begin(w, "attention");
         fc_jw_u64(w, "calls", a->calls);
@@ -401,7 +401,7 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
         }
         fc_jw_obj_end(w);
         size_t idx[TOP_ATTN_SHAPES];
-        size_t n = fc_report_attn_top(r, idx, TOP_ATTN_SHAPES);
+        size_t n = fc_report_attn_top(&r->attn, idx, TOP_ATTN_SHAPES);
         fc_jw_arr_begin(w, "top_shapes");
         for (size_t i = 0; i < n; i++)
             json_shape(w, &a->shapes[idx[i]]);

@@ -54,10 +54,10 @@ char *fc_report_attn_shape_words(const fc_report_attn_shape *s, char *buf, size_
 const char *fc_report_uncounted_why(const char *reason);
 char *fc_report_uncounted_words(const fc_report_uncounted *u, char *buf, size_t size);
 char *fc_report_attention_cmp_words(const struct fc_report_view *v, char *buf, size_t size);
-/* The shapes' order for display: indices into rep->attn.shapes, most
- * executed FLOPs first (at most n; returns how many). */
-size_t fc_report_attn_top(const fc_report *r, size_t *idx, size_t n);
+/* The shapes' order for display: indices into a->shapes, most executed
+ * FLOPs first (at most n; returns how many). */
+size_t fc_report_attn_top(const fc_report_attention *a, size_t *idx, size_t n);
 /* Calls and executed FLOPs of the shapes whose lengths are maxima. */
-void fc_report_attn_bound(const fc_report *r, uint64_t *calls, fc_u128 *flops);
+void fc_report_attn_bound(const fc_report_attention *a, uint64_t *calls, fc_u128 *flops);
 
 #endif
