@@ -7,7 +7,10 @@
  * hardware-measured FLOPs of the latest iteration whose counter samples are
  * all in ("(step N)" when that is an earlier one: samples arrive up to a
  * second late). An iteration whose forward/backward/recompute split is a
- * guess gets " (split unsure)" after the recompute. */
+ * guess gets " (split unsure)" after the recompute. With counted fused
+ * attention MFU also leaves out attention's backward beyond 2x its forward
+ * (as figures.c), and " attn N%" gives its share of the iteration
+ * (live_attention.c). */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -19,6 +22,7 @@
 #include "core/rank.h"
 #include "cupti/hwflops.h"
 #include "inferred.h"
+#include "live_attention.h"
 #include "detect/steps.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
@@ -53,24 +57,26 @@ static void print_line(uint64_t index, const fc_iteration *it)
 {
     double secs = fc_iteration_seconds(it);
     double hw = fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
-    double rec = fc_u128_to_double(it->rec);
-    char line[360], who[48] = "", util[96] = "", formula[48] = "";
+    double rec = fc_u128_to_double(it->rec), xs = fc_u128_to_double(it->xs);
+    char line[400], who[48] = "", util[96] = "", formula[48] = "", attn[32];
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
     fc_peak_choice pc;
     int pc_ok = fc_peak_choose(fc_steps_dominant_dtype(), __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1, &pc) == 0;
     if (secs > 0 && pc_ok) {
         snprintf(util, sizeof util, " HFU %.1f%% MFU %.1f%%", 100.0 * hw / (secs * pc.flops),
-                 100.0 * (hw - rec) / (secs * pc.flops));
+                 100.0 * (hw - rec - xs) / (secs * pc.flops));
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
     }
     char hwl[64] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s\n",
+    fc_live_attention(it, attn, sizeof attn);
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s%s\n",
                      who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", formula, hwl);
+                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", attn,
+                     formula, hwl);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
