@@ -330,6 +330,20 @@ def check_merge(work, cli):
     need(r["measured"]["attention_excess_flops_per_iteration"] == 2 * XS, "read back excess")
     need(r["difference"]["gap_flops"] == 2 * 1523712, f"merged gap {r['difference']}")
     need([e["term"] for e in r["difference"]["explained_by"]] == ["attention_band"], "merged")
+    # two flash ranks: the same shapes, summed call for call
+    d2 = os.path.join(work, "flash2")
+    os.makedirs(d2)
+    write(os.path.join(d2, "rank0.json"), report(12, "flash", True, 0, 2))
+    write(os.path.join(d2, "rank1.json"), report(13, "flash", True, 1, 2, []))
+    j = json.loads(run([cli, "merge", d2, "--json"]).stdout)
+    sh = {s["direction"]: s for s in j["attention"]["shapes"]}
+    need(len(j["attention"]["shapes"]) == 2, f"{j['attention']['shapes']}")
+    need(sh["forward"]["calls"] == 16 and sh["forward"]["flops"] == 16 * ATT_FWD, f"{sh}")
+    need(sh["backward"]["model_flops"] == 16 * ATT_BWD_MODEL, f"{sh}")
+    need(sh["backward"]["tile_flops"] == 2 * 15728640, f"{sh}")  # 8 x 1,966,080 per rank
+    need(sh["forward"]["per_call"]["flops"] == ATT_FWD, "per call kept")
+    need(j["attention"]["by_source"] == {"flash": {"calls": 32, "flops": 15138816}}, "one source")
+    need(j["uncounted"] == [dict(FA3)], f"one rank's uncounted {j['uncounted']}")
     print("ok: merge")
 
 
