@@ -317,13 +317,25 @@ void fc_report_attention_text_gap(const fc_report_view *v)
 
 /* ---- JSON ---- */
 
-static void json_shape(fc_jw *w, const fc_report_attn_shape *s)
+/* In the shim's layout (docs/report-schema.md), for 'report', 'merge' and
+ * the job report alike. */
+static void i64_or_null(fc_jw *w, const char *key, int64_t v)
+{
+    if (v >= 0)
+        fc_jw_i64(w, key, v);
+    else
+        fc_jw_null(w, key);
+}
+
+void fc_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s)
 {
     fc_jw_obj_begin(w, NULL);
     fc_jw_str(w, "source", s->source);
     fc_jw_str(w, "direction", s->backward ? "backward" : "forward");
-    fc_jw_bool(w, "overflow", s->overflow);
-    if (!s->overflow) {
+    if (s->overflow) {
+        fc_jw_bool(w, "overflow", 1);
+    } else {
+        fc_jw_str(w, "dtype", s->dtype);
         fc_jw_i64(w, "batch", s->batch);
         fc_jw_i64(w, "heads", s->heads);
         fc_jw_i64(w, "kv_heads", s->kv_heads);
@@ -332,9 +344,26 @@ static void json_shape(fc_jw *w, const fc_report_attn_shape *s)
         fc_jw_i64(w, "head_dim", s->head_dim);
         fc_jw_i64(w, "head_dim_v", s->head_dim_v);
         fc_jw_str(w, "mask", s->mask);
+        fc_jw_str(w, "align", s->align);
         fc_jw_i64(w, "window_left", s->window_left);
         fc_jw_i64(w, "window_right", s->window_right);
         fc_jw_bool(w, "bound", s->bound);
+        fc_jw_bool(w, "dropout", s->dropout);
+        fc_jw_bool(w, "softcap", s->softcap);
+        fc_jw_bool(w, "bias", s->bias);
+        i64_or_null(w, "block_m", s->block_m);
+        i64_or_null(w, "block_n", s->block_n);
+        i64_or_null(w, "head_dim_padded", s->head_dim_padded);
+        i64_or_null(w, "head_dim_v_padded", s->head_dim_v_padded);
+        fc_jw_obj_begin(w, "per_call");
+        fc_jw_u128(w, "flops", s->per_call_flops);
+        fc_jw_u128(w, "model_flops", s->per_call_model_flops);
+        if (s->tiles_known)
+            fc_jw_u128(w, "tile_flops", s->per_call_tile_flops);
+        else
+            fc_jw_null(w, "tile_flops");
+        fc_jw_u128(w, "pairs", s->per_call_pairs);
+        fc_jw_obj_end(w);
     }
     fc_jw_u64(w, "calls", s->calls);
     fc_jw_u64(w, "failed_calls", s->failed_calls);
@@ -344,6 +373,43 @@ static void json_shape(fc_jw *w, const fc_report_attn_shape *s)
         fc_jw_u128(w, "tile_flops", s->tile_flops);
     else
         fc_jw_null(w, "tile_flops");
+    fc_jw_obj_end(w);
+}
+
+void fc_json_attn_totals(fc_jw *w, const fc_report_attention *a)
+{
+    fc_jw_u64(w, "calls", a->calls);
+    fc_jw_u64(w, "failed_calls", a->failed_calls);
+    fc_jw_u128(w, "flops", a->flops);
+    fc_jw_u128(w, "model_flops", a->model_flops);
+    fc_jw_u128(w, "tile_flops", a->tile_flops);
+    fc_jw_u64(w, "tile_unknown_calls", a->tile_unknown_calls);
+    fc_jw_u64(w, "distinct_shapes", a->distinct_shapes);
+    fc_jw_u64(w, "overflow_calls", a->overflow_calls);
+    fc_jw_obj_begin(w, "by_source");
+    for (size_t i = 0; i < a->n_by_source; i++) {
+        fc_jw_obj_begin(w, a->by_source[i].name);
+        fc_jw_u64(w, "calls", a->by_source[i].calls);
+        fc_jw_u128(w, "flops", a->by_source[i].flops);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_obj_end(w);
+}
+
+void fc_json_uncounted(fc_jw *w, const fc_report_uncounted *u, int words)
+{
+    char line[600];
+    fc_jw_obj_begin(w, NULL);
+    fc_jw_str(w, "name", u->name);
+    fc_jw_str(w, "class", u->kclass);
+    fc_jw_str(w, "reason", u->reason);
+    if (words)
+        fc_jw_str(w, "why", fc_report_uncounted_why(u->reason));
+    fc_jw_str(w, "detail", u->detail);
+    fc_jw_u64(w, "calls", u->calls);
+    fc_jw_u64(w, "failed_calls", u->failed_calls);
+    if (words)
+        fc_jw_str(w, "words", fc_report_uncounted_words(u, line, sizeof line));
     fc_jw_obj_end(w);
 }
 
@@ -373,7 +439,6 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
     const fc_report_attention *a = &r->attn;
-    char words[600];
     if (!a->has) {
         fc_jw_null(w, "attention");
     } else {
@@ -382,29 +447,16 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
         fc_report_attn_bound(&r->attn, &bc, &bf);
         double all = fc_u128_to_double(r->totals.counted_flops);
         fc_jw_obj_begin(w, "attention");
-        fc_jw_u64(w, "calls", a->calls);
-        fc_jw_u64(w, "failed_calls", a->failed_calls);
-        fc_jw_u128(w, "flops", a->flops);
-        fc_jw_u128(w, "model_flops", a->model_flops);
-        fc_jw_u128(w, "tile_flops", a->tile_flops);
-        fc_jw_u64(w, "tile_unknown_calls", a->tile_unknown_calls);
+        fc_json_attn_totals(w, a);
         fc_jw_double(w, "share_of_counted",
                      all > 0 ? fc_u128_to_double(r->totals.attention_flops) / all : NAN);
         fc_jw_u64(w, "bound_calls", bc);
         fc_jw_u128(w, "bound_flops", bf);
-        fc_jw_obj_begin(w, "by_source");
-        for (size_t i = 0; i < a->n_by_source; i++) {
-            fc_jw_obj_begin(w, a->by_source[i].name);
-            fc_jw_u64(w, "calls", a->by_source[i].calls);
-            fc_jw_u128(w, "flops", a->by_source[i].flops);
-            fc_jw_obj_end(w);
-        }
-        fc_jw_obj_end(w);
         size_t idx[TOP_ATTN_SHAPES];
         size_t n = fc_report_attn_top(&r->attn, idx, TOP_ATTN_SHAPES);
         fc_jw_arr_begin(w, "top_shapes");
         for (size_t i = 0; i < n; i++)
-            json_shape(w, &a->shapes[idx[i]]);
+            fc_json_attn_shape(w, &a->shapes[idx[i]]);
         fc_jw_arr_end(w);
         if (v->has_iterations)
             fc_jw_u128(w, "excess_flops_per_iteration", v->job_xs);
@@ -418,18 +470,7 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
         fc_jw_obj_end(w);
     }
     fc_jw_arr_begin(w, "uncounted");
-    for (size_t i = 0; i < a->n_uncounted; i++) {
-        const fc_report_uncounted *u = &a->uncounted[i];
-        fc_jw_obj_begin(w, NULL);
-        fc_jw_str(w, "name", u->name);
-        fc_jw_str(w, "class", u->kclass);
-        fc_jw_str(w, "reason", u->reason);
-        fc_jw_str(w, "why", fc_report_uncounted_why(u->reason));
-        fc_jw_str(w, "detail", u->detail);
-        fc_jw_u64(w, "calls", u->calls);
-        fc_jw_u64(w, "failed_calls", u->failed_calls);
-        fc_jw_str(w, "words", fc_report_uncounted_words(u, words, sizeof words));
-        fc_jw_obj_end(w);
-    }
+    for (size_t i = 0; i < a->n_uncounted; i++)
+        fc_json_uncounted(w, &a->uncounted[i], 1);
     fc_jw_arr_end(w);
 }
