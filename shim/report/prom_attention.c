@@ -31,8 +31,8 @@ int fc_prom_attention(const fc_attn_totals *t, const char *labels, char *buf, si
         return 0;
     int bad = put(buf, size, &o,
                   "# HELP flopcount_attention_flops_total Fused-attention FLOPs counted as the "
-                  "kernels execute them (the backward's five products, 2.5x the forward), every "
-                  "phase; source: flash (FlashAttention-2), efficient (memory-efficient "
+                  "kernels execute them (the backward's five products, 2.5x the forward; upper "
+                  "bounds for lengths that are maxima: varlen, padding), every phase; source: flash (FlashAttention-2), efficient (memory-efficient "
                   "attention), cudnn (cuDNN SDPA).\n"
                   "# TYPE flopcount_attention_flops_total counter\n");
     for (int s = 1; s < FC_ATTN_SRC_COUNT && !bad; s++)

@@ -59,10 +59,10 @@ def check_report_page(root):
     ra.need(rows == [["GEMMs", "80", "160.43 MFLOP", "160432128", "95.5%"],
                      ["flash", "16", "7.57 MFLOP", "7569408", "4.5%"]], f"sources {rows}")
     _, rows = hc.table(root, "attn-table")
-    ra.need([r[:10] for r in rows] ==
-            [["flash", "backward", "2 x 4 (kv 4)", "32 x 32", "16", "causal", "8", "5406720",
+    ra.need([r[:11] for r in rows] ==
+            [["flash", "backward", "2 x 4 (kv 4)", "32 x 32", "16", "causal", "8", "0", "5406720",
               "4325376", "15728640"],
-             ["flash", "forward", "2 x 4 (kv 4)", "32 x 32", "16", "causal", "8", "2162688",
+             ["flash", "forward", "2 x 4 (kv 4)", "32 x 32", "16", "causal", "8", "0", "2162688",
               "2162688", "6291456"]], f"shapes {rows}")
     _, rows = hc.table(root, "uncounted-table")
     ra.need(rows == [[ra.FA3["name"], "attention", "parameters not readable on the host",
@@ -88,7 +88,7 @@ def check_merge_page(root):
     _, rows = hc.table(root, "attn-table")
     ra.need(len(rows) == 4, f"{len(rows)} shape rows")
     cud = [r for r in rows if r[0] == "cudnn"]
-    ra.need(all(r[9] == "not known" for r in cud), f"cuDNN tiles {cud}")
+    ra.need(all(r[10] == "not known" for r in cud), f"cuDNN tiles {cud}")
     _, rows = hc.table(root, "uncounted-table")
     ra.need(rows[0][4] == "80", f"uncounted summed {rows}")  # 40 on each rank
 
@@ -113,7 +113,7 @@ def check_pages(work, cli):
     ra.run([cli, "report", b, "--html", page])
     root, _ = hc.parse(open(page, encoding="utf-8").read())
     _, rows = hc.table(root, "attn-table")
-    ra.need(all(r[3] == "<=32 x <=32" and r[5] == "causal (a bound)" and r[7].startswith("<= ")
+    ra.need(all(r[3] == "<=32 x <=32" and r[5] == "causal (a bound)" and r[8].startswith("<= ")
                 for r in rows), f"bound rows {rows}")
     notes = " ".join(n.text() for n in root.iter() if n.attrs.get("class") == "note")
     ra.need("Upper bounds: 16 calls of shapes whose lengths are maxima" in notes, "bound note")

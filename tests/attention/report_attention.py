@@ -277,6 +277,28 @@ def check_report(work, cli):
     has(out, "counted FLOPs less recompute and the attention excess (43253760) equal the "
              "formula's model FLOPs exactly")
     has(out, "flash attention ran unmasked: every query sees all 32 keys")
+    # no usable GPU: every launch failed, counted as nothing, its shape kept; 2 forward and 2
+    # backward calls would have executed 2 x 270,336 + 2 x 675,840 = 1,892,352 FLOPs, at the
+    # model convention 2 x 270,336 + 2 x 540,672 = 1,622,016
+    rep = report(15)
+    for k in ("iterations", "forward_profile", "recompute"):
+        del rep[k]
+    rep["totals"].update(attention_calls=0, attention_flops=0, counted_flops=160432128)
+    a = rep["attention"]
+    a.update(calls=0, failed_calls=4, flops=0, model_flops=0, tile_flops=0, by_source={})
+    for sh in a["shapes"]:
+        sh.update(calls=0, failed_calls=2, flops=0, model_flops=0, tile_flops=0)
+    path = os.path.join(work, "failed.json")
+    write(path, rep)
+    j = report_json(cli, path)
+    ja = j["attention"]
+    need(ja["failed_calls"] == 4 and ja["failed_would_execute_flops"] == 1892352 and
+         ja["failed_would_model_flops"] == 1622016, f"failed {ja}")
+    out = run([cli, "report", path]).stdout
+    has(out, "  failed         4 calls returned an error, counted as nothing: they would have "
+             "executed 1892352 FLOPs (1622016 at the model convention)")
+    has(out, "flash backward 2 x 4 (kv 4), 32 x 32, d 16, causal: 0 calls (+ 2 failed, that would "
+             "have executed 1351680), executed 0")
     print("ok: report")
 
 
@@ -344,6 +366,17 @@ def check_merge(work, cli):
     need(sh["forward"]["per_call"]["flops"] == ATT_FWD, "per call kept")
     need(j["attention"]["by_source"] == {"flash": {"calls": 32, "flops": 15138816}}, "one source")
     need(j["uncounted"] == [dict(FA3)], f"one rank's uncounted {j['uncounted']}")
+    # lengths that are maxima on one rank: said as upper bounds (its 16 calls, 7,569,408 FLOPs)
+    d3 = os.path.join(work, "bound")
+    os.makedirs(d3)
+    b0 = report(16, "flash", True, 0, 2)
+    for sh in b0["attention"]["shapes"]:
+        sh["bound"] = True
+    write(os.path.join(d3, "rank0.json"), b0)
+    write(os.path.join(d3, "rank1.json"), report(17, "cudnn", False, 1, 2))
+    out = run([cli, "merge", d3]).stdout
+    has(out, "  upper bound      16 calls of shapes whose lengths are maxima (varlen, padding): "
+             "their 7569408 FLOPs are at most that")
     print("ok: merge")
 
 

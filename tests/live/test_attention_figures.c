@@ -29,19 +29,24 @@ static void test_share(void **st)
 {
     (void)st;
     char b[32];
-    assert_string_equal(fc_live_attn_share(13910016u, 28090368u, 0, 270336u, 16, 16, b, sizeof b),
-                        " attn 4.5%");
+    assert_string_equal(
+        fc_live_attn_share(13910016u, 28090368u, 0, 270336u, 16, 16, 0, b, sizeof b), " attn 4.5%");
     /* recompute in the iteration: a recomputed forward is not told apart */
-    assert_string_equal(fc_live_attn_share(13910016u, 28090368u, 1000000u, 270336u, 16, 16, b,
+    assert_string_equal(fc_live_attn_share(13910016u, 28090368u, 1000000u, 270336u, 16, 16, 0, b,
                                            sizeof b),
                         " attn >=4.4%"); /* 1,892,352 / 43,000,384 */
+    /* lengths that are maxima: an upper bound; with recompute as well, nothing can be said */
+    assert_string_equal(
+        fc_live_attn_share(13910016u, 28090368u, 0, 270336u, 16, 16, 1, b, sizeof b), " attn <=4.5%");
+    assert_string_equal(
+        fc_live_attn_share(13910016u, 28090368u, 1u, 270336u, 16, 16, 1, b, sizeof b), " attn n/a");
     /* MLA-like d 192, dv 128: excess 2 P 192, forward 2 P 320 per head;
      * P = 100 pairs, 1 head: excess 38,400, forward 64,000, backward
      * 2 x 64,000 + 38,400: attention 230,400 of 1,000,000 */
-    assert_string_equal(fc_live_attn_share(500000u, 500000u, 0, 38400u, 192, 128, b, sizeof b),
+    assert_string_equal(fc_live_attn_share(500000u, 500000u, 0, 38400u, 192, 128, 0, b, sizeof b),
                         " attn 23.0%");
-    assert_string_equal(fc_live_attn_share(1u, 2u, 0, 270336u, 0, 0, b, sizeof b), " attn n/a");
-    assert_string_equal(fc_live_attn_share(1u, 2u, 0, 0, 16, 16, b, sizeof b), "");
+    assert_string_equal(fc_live_attn_share(1u, 2u, 0, 270336u, 0, 0, 0, b, sizeof b), " attn n/a");
+    assert_string_equal(fc_live_attn_share(1u, 2u, 0, 0, 16, 16, 0, b, sizeof b), "");
 }
 
 static fc_attn shape(int bwd, int64_t d)
@@ -74,6 +79,10 @@ static void test_from_table(void **st)
     fc_attn_table_totals(&t);
     assert_true(t.executed == 2u * 270336u + 2u * 675840u); /* the figures above */
     assert_string_equal(fc_live_attention(&it, b, sizeof b), " attn 4.5%");
+    fc_attn bound = shape(0, 16);
+    bound.flags = FC_ATTN_BOUND;
+    add(bound, 1); /* a forward whose lengths are maxima: the share is an upper bound */
+    assert_string_equal(fc_live_attention(&it, b, sizeof b), " attn <=4.5%");
     add(shape(1, 32), 1); /* a second pair of head dims: the share cannot be had */
     assert_string_equal(fc_live_attention(&it, b, sizeof b), " attn n/a");
     fc_attn_table_reset();

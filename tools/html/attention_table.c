@@ -98,6 +98,8 @@ static void shape_row(fc_html *h, const fc_report_attn_shape *s, double top)
     }
     snprintf(b, sizeof b, "%llu", (unsigned long long)s->calls);
     fc_html_td(h, b, 1);
+    snprintf(b, sizeof b, "%llu", (unsigned long long)s->failed_calls);
+    fc_html_td(h, b, 1);
     snprintf(b, sizeof b, "%s%s", le, fc_u128_to_str(s->flops, e));
     fc_html_td(h, b, 1);
     snprintf(b, sizeof b, "%s%s", le, fc_u128_to_str(s->model_flops, e));
@@ -111,9 +113,9 @@ static void shape_row(fc_html *h, const fc_report_attn_shape *s, double top)
 
 static void shapes(fc_html *h, const fc_report_attention *a)
 {
-    static const char *const head[] = {"source", "direction", "b x h (kv)", "s_q x s_k", "d",
-                                       "mask",   "#calls",    "#executed",  "#model",    "#tiles",
-                                       ""};
+    static const char *const head[] = {"source", "direction", "b x h (kv)", "s_q x s_k",
+                                       "d",      "mask",      "#calls",     "#failed",
+                                       "#executed", "#model",  "#tiles",     ""};
     size_t idx[ATTN_ROWS];
     size_t n = fc_report_attn_top(a, idx, ATTN_ROWS);
     if (n == 0)
@@ -132,12 +134,22 @@ static void shapes(fc_html *h, const fc_report_attention *a)
     uint64_t bc;
     fc_u128 bf;
     fc_report_attn_bound(a, &bc, &bf);
+    char e[FC_U128_DIGITS], e2[FC_U128_DIGITS], line[300];
     if (bc) {
-        char e[FC_U128_DIGITS], line[256];
         snprintf(line, sizeof line,
                  "Upper bounds: %llu calls of shapes whose lengths are maxima (varlen, padding); "
                  "their %s FLOPs are at most that.",
                  (unsigned long long)bc, fc_u128_to_str(bf, e));
+        fc_html_para(h, "note", line);
+    }
+    uint64_t fcalls;
+    fc_u128 fx, fm;
+    fc_report_attn_failed(a, &fcalls, &fx, &fm);
+    if (fcalls) {
+        snprintf(line, sizeof line,
+                 "Failed: %llu calls returned an error and are counted as nothing; they would have "
+                 "executed %s FLOPs (%s at the model convention).",
+                 (unsigned long long)fcalls, fc_u128_to_str(fx, e), fc_u128_to_str(fm, e2));
         fc_html_para(h, "note", line);
     }
 }

@@ -275,6 +275,13 @@ void fc_merge_attention_text(const fc_merge *m)
         printf("  counted total    %s = GEMMs %s + attention %s\n",
                fc_u128_to_str(m->counted_flops, e1), fc_u128_to_str(m->gemm_flops, e2),
                fc_u128_to_str(m->attention_flops, e3));
+        uint64_t bc;
+        fc_u128 bf;
+        fc_report_attn_bound(a, &bc, &bf);
+        if (bc)
+            printf("  upper bound      %llu calls of shapes whose lengths are maxima (varlen, "
+                   "padding): their %s FLOPs are at most that\n",
+                   (unsigned long long)bc, fc_u128_to_str(bf, e1));
     }
     for (size_t i = 0; i < a->n_uncounted && i < UNCOUNTED_LINES; i++)
         printf("  %-16s %s\n", i ? "" : "not counted",

@@ -54,6 +54,18 @@ void fc_report_attn_bound(const fc_report_attention *a, uint64_t *calls, fc_u128
         }
 }
 
+void fc_report_attn_failed(const fc_report_attention *a, uint64_t *calls, fc_u128 *executed,
+                           fc_u128 *model)
+{
+    *calls = 0, *executed = *model = 0;
+    for (size_t i = 0; i < a->n_shapes; i++) {
+        const fc_report_attn_shape *s = &a->shapes[i];
+        *calls += s->failed_calls;
+        *executed = fc_u128_sat_add(*executed, fc_u128_sat_mul(s->failed_calls, s->per_call_flops));
+        *model = fc_u128_sat_add(*model, fc_u128_sat_mul(s->failed_calls, s->per_call_model_flops));
+    }
+}
+
 /* The band the forward calls ran (the backward's when no forward is
  * listed): one for all, or "mixed". */
 static void band_of(const fc_report *r, fc_report_attn_cmp *c)
@@ -249,8 +261,14 @@ static void text_shapes(const fc_report *r)
     size_t idx[TOP_ATTN_SHAPES];
     size_t n = fc_report_attn_top(&r->attn, idx, TOP_ATTN_SHAPES);
     char w[200], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], e3[FC_U128_DIGITS], tiles[64];
+    char failed[96];
     for (size_t i = 0; i < n; i++) {
         const fc_report_attn_shape *s = &r->attn.shapes[idx[i]];
+        failed[0] = '\0';
+        if (s->failed_calls)
+            snprintf(failed, sizeof failed, " (+ %llu failed, that would have executed %s)",
+                     (unsigned long long)s->failed_calls,
+                     fc_u128_to_str(fc_u128_sat_mul(s->failed_calls, s->per_call_flops), e3));
         if (s->tiles_known)
             snprintf(tiles, sizeof tiles, ", tiles %s", fc_u128_to_str(s->tile_flops, e3));
         else
@@ -258,7 +276,7 @@ static void text_shapes(const fc_report *r)
         const char *le = s->bound ? "<= " : "";
         printf("  %-14s %s: %llu calls%s, executed %s%s, model %s%s%s\n", i ? "" : "attn shapes",
                fc_report_attn_shape_words(s, w, sizeof w), (unsigned long long)s->calls,
-               s->failed_calls ? " (+ failed)" : "", le, fc_u128_to_str(s->flops, e1), le,
+               failed, le, fc_u128_to_str(s->flops, e1), le,
                fc_u128_to_str(s->model_flops, e2), tiles);
     }
     if (r->attn.n_shapes > n)
@@ -290,6 +308,13 @@ void fc_report_attention_text(const fc_report_view *v)
             printf("  upper bound    %llu calls of shapes whose lengths are maxima (varlen, "
                    "padding): their %s FLOPs are at most that\n",
                    (unsigned long long)bc, fc_u128_to_str(bf, e1));
+        uint64_t fcalls;
+        fc_u128 fx, fm;
+        fc_report_attn_failed(a, &fcalls, &fx, &fm);
+        if (fcalls)
+            printf("  failed         %llu calls returned an error, counted as nothing: they would "
+                   "have executed %s FLOPs (%s at the model convention)\n",
+                   (unsigned long long)fcalls, fc_u128_to_str(fx, e1), fc_u128_to_str(fm, e2));
         text_shapes(r);
     }
     for (size_t i = 0; i < a->n_uncounted; i++)
@@ -452,6 +477,11 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
                      all > 0 ? fc_u128_to_double(r->totals.attention_flops) / all : NAN);
         fc_jw_u64(w, "bound_calls", bc);
         fc_jw_u128(w, "bound_flops", bf);
+        uint64_t fcalls;
+        fc_u128 fx, fm;
+        fc_report_attn_failed(a, &fcalls, &fx, &fm);
+        fc_jw_u128(w, "failed_would_execute_flops", fx);
+        fc_jw_u128(w, "failed_would_model_flops", fm);
         size_t idx[TOP_ATTN_SHAPES];
         size_t n = fc_report_attn_top(&r->attn, idx, TOP_ATTN_SHAPES);
         fc_jw_arr_begin(w, "top_shapes");

@@ -67,5 +67,10 @@ char *fc_report_attention_cmp_words(const struct fc_report_view *v, char *buf, s
 size_t fc_report_attn_top(const fc_report_attention *a, size_t *idx, size_t n);
 /* Calls and executed FLOPs of the shapes whose lengths are maxima. */
 void fc_report_attn_bound(const fc_report_attention *a, uint64_t *calls, fc_u128 *flops);
+/* The failed calls of the listed shapes and what they would have run:
+ * executed and model-convention FLOPs (failed calls x each shape's per-call
+ * figures; the overflow buckets have none). */
+void fc_report_attn_failed(const fc_report_attention *a, uint64_t *calls, fc_u128 *executed,
+                           fc_u128 *model);
 
 #endif
