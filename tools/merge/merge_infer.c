@@ -112,10 +112,12 @@ static int combine(fc_merge *m, const group *g, size_t ng, fc_infer_facts *job)
     }
     *job = *g[logits].f;
     job->layers = 0;
+    job->attn_layers = 0;
     job->forward_flops = 0;
     job->extra_flops = 0;
     for (size_t k = 0; k < ng; k++) {
         job->layers = fc_infer_add(job->layers, g[k].f->layers);
+        job->attn_layers = fc_infer_add(job->attn_layers, g[k].f->attn_layers);
         job->forward_flops =
             fc_u128_sat_add(job->forward_flops, fc_u128_sat_mul(dp, g[k].f->forward_flops));
         job->extra_flops =
