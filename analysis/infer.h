@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attention.h"
 #include "formula.h"
 #include "u128.h"
 
@@ -32,6 +33,10 @@ typedef struct fc_fwd_gemm {
     uint64_t count;
     unsigned weight; /* bit 0: A is a weight, bit 1: B */
     fc_u128 flops;   /* of all `count` calls */
+    /* A fused-attention call instead of a GEMM (m = n = k = -1): its
+     * shape (attn.b < 0: not known). Read by infer_attn.c. */
+    int attention;
+    fc_attn attn;
 } fc_fwd_gemm;
 
 typedef struct fc_fwd_profile {
@@ -144,6 +149,10 @@ typedef struct fc_infer_facts {
     char gdn_why[160], mamba_why[160]; /* what the stream could not show of them */
     char mixers[FC_MAX_LAYER_PATTERN + 1], mlps[FC_MAX_LAYER_PATTERN + 1]; /* per layer */
     int layers_paired; /* some layer is a mixer + MLP pair made by convention */
+    /* The attention core as fused-attention calls (infer_attn.c). */
+    int64_t attn_layers;   /* layers whose core is one call (the others': QK^T GEMMs) */
+    fc_attn attn;          /* the first such layer's call (every one's shape) */
+    char attn_words[160];  /* that call in words (fc_infer_attn_words) */
 } fc_infer_facts;
 
 /* Per-iteration context (the report's steady iterations). */
@@ -152,6 +161,7 @@ typedef struct fc_infer_iter {
     fc_u128 flops;           /* median FLOPs of an iteration (this process) */
     fc_u128 forward_flops;   /* median forward FLOPs of an iteration */
     fc_u128 recompute_flops; /* median recompute FLOPs */
+    fc_u128 attention_excess_flops; /* median attention beyond the model convention (of flops) */
     int64_t ranks;           /* data-parallel replicas assumed (1: none) */
 } fc_infer_iter;
 
@@ -176,7 +186,7 @@ typedef struct fc_inferred {
     int fits;                /* fits_forward or fits_iteration */
     int fits_forward;        /* the formula's forward equals the counted forward */
     int fits_iteration;      /* the formula's model FLOPs equal an iteration's, less recompute */
-    fc_u128 formula_forward; /* of one forward, less the core when the stream lacks it */
+    fc_u128 formula_forward; /* of one forward, its core as the stream counts it */
     fc_u128 forward_model_flops; /* the formula's model FLOPs of one forward (complete) */
 } fc_inferred;
 
@@ -200,6 +210,16 @@ size_t fc_infer_work_size(void);
 void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *out);
 void fc_infer_resolve(const fc_infer_facts *f, const fc_infer_given *g, const fc_infer_iter *it,
                       fc_inferred *out);
+
+/* The forward FLOPs of model m's attention core (all layers, m->batch
+ * sequences of m->seq, heads and head_dim of m) as a fused kernel runs
+ * them with the band of `band` (windows, alignment; d_v as band's when it
+ * differs from its d), counted exactly (infer_attn.c); 0 when the shape is
+ * not usable. */
+fc_u128 fc_infer_attn_core_exact(const fc_model *m, const fc_attn *band);
+/* A call in words: "flash attention forward: 8 sequences x 12 heads (kv 4),
+ * 1024 x 1024, head dim 64, causal". Returns buf. */
+char *fc_infer_attn_words(const fc_attn *a, char *buf, size_t size);
 
 /* Key names ('layers', 'kv_heads', ...) and the flag that sets each. */
 const char *fc_ik_name(int key);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* infer_internal.h - what the files of the shape inference share:
  * infer_ops.c turns a forward profile into operations and finds the
- * layers, infer_layer.c reads each layer and the whole model off them. */
+ * layers, infer_layer.c reads each layer and the whole model off them,
+ * infer_attn.c reads the attention core off fused-attention calls. */
 #ifndef FC_INFER_INTERNAL_H
 #define FC_INFER_INTERNAL_H
 
@@ -21,9 +22,11 @@ typedef struct op {
     int64_t m, n, k, cnt;      /* OP_PROD: shape, calls x batch */
     int64_t s, d, r,
         heads_b;        /* OP_CORE: sequence, head dim, query rows per K row, GEMMs per product */
-    size_t first, last; /* OP_EXPERTS: the OP_LIN ops [first, last) of the raw list */
+    size_t first, last; /* OP_EXPERTS: the OP_LIN ops [first, last) of the raw list;
+                           OP_CORE with attn: the profile entry of the call (first) */
     int64_t dv;         /* OP_CORE: attention x V's other width (= d unless relaxed) */
     size_t g0, g1;      /* the profile entries [g0, g1) it was made of */
+    int attn;           /* OP_CORE: a fused-attention call, not QK^T and AV GEMMs */
     fc_u128 flops;
     uint64_t sym; /* equal for operations that repeat from layer to layer */
 } op;
@@ -34,6 +37,7 @@ typedef struct layer {
     size_t start, end; /* operations [start, end) */
     int64_t h, q, kv, nproj;
     int core;
+    size_t core_op;        /* the core's operation (with core) */
     int64_t s, d, heads_b; /* heads_b: B*a */
     int mlp;
     int64_t f, gated; /* dense MLP */
@@ -136,5 +140,22 @@ void fc_infer_kind_defaults(fc_inferred *in);
 /* The model's fields for them (and the layer patterns: the stream's, or
  * the given ones), adding what is missing to in->missing. */
 void fc_infer_kind_build(fc_inferred *in, const fc_infer_given *g, fc_model *m);
+
+/* infer_attn.c: a fused-attention call of the profile (entry i) as the
+ * attention core operation (OP_UNK when its shape is not known). */
+op fc_infer_attn_op(const fc_fwd_gemm *g, size_t i);
+/* The layers' fused-attention calls against each other, against layers
+ * whose core is QK^T GEMMs, and against the projections and tokens: fills
+ * f->attn*; -1 with the contradiction in f->why. */
+int fc_infer_attn_facts(const fc_infer_work *w, fc_infer_facts *f);
+/* heads, kv_heads, head_dim, seq and the causal note from the calls. */
+void fc_infer_attn_values(fc_inferred *in, const fc_infer_facts *f);
+/* The sequence length the batch is read with: f->seq with the core in the
+ * stream, 0 without it or when the calls' lengths are only bounds. */
+int64_t fc_infer_attn_seq(const fc_infer_facts *f);
+/* The forward attention core of model m as the stream counts it: 0 without
+ * the core, the formula's square (fl->attention_core_forward) with QK^T
+ * GEMMs, the exact band with fused-attention calls (their mask). */
+fc_u128 fc_infer_core_counted(const fc_infer_facts *f, const fc_model *m, const fc_flops *fl);
 
 #endif

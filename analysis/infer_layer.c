@@ -210,6 +210,7 @@ int fc_infer_layer(const fc_infer_work *w, layer *l, char *why, size_t n)
         }
     if (c != SIZE_MAX) {
         l->core = 1;
+        l->core_op = c;
         l->s = o[c].s, l->d = o[c].d, l->heads_b = o[c].heads_b;
         return decode(w, l, a, c, c + 1, c + 2, b, why, n);
     }

@@ -150,6 +150,10 @@ static void attention_values(fc_inferred *in, const fc_infer_facts *f)
         set(in, FC_IK_SEQ, FC_IS_UNKNOWN, 0, "%s hides the sequence length: give --seq", why);
         return;
     }
+    if (f->attn_layers > 0) { /* the core is fused-attention calls: their shape */
+        fc_infer_attn_values(in, f);
+        return;
+    }
     int64_t d = f->head_dim, B = f->tokens / f->seq;
     set(in, FC_IK_HEAD_DIM, FC_IS_EXACT, d, "inner dimension of QK^T");
     set(in, FC_IK_HEADS, FC_IS_EXACT, f->q_width / d,
@@ -268,7 +272,8 @@ static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_inf
         return;
     }
     set(in, FC_IK_LAYERS, FC_IS_EXACT, f->layers,
-        f->core ? "%lld attention cores, each between the same GEMMs"
+        f->attn_layers ? "%lld attention cores (fused-attention calls), each between the same GEMMs"
+        : f->core ? "%lld attention cores, each between the same GEMMs"
                 : "%lld repetitions of one block of GEMMs (no attention core in the stream)",
         (long long)f->layers);
     set(in, FC_IK_HIDDEN, FC_IS_EXACT, f->hidden,
@@ -282,7 +287,7 @@ static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_inf
         set(in, FC_IK_VOCAB, FC_IS_UNKNOWN, 0,
             "no logits GEMM after the last layer (a fused "
             "cross-entropy kernel outside BLAS?)");
-    batch_value(in, f, it, f->core ? f->seq : 0, FC_IS_EXACT);
+    batch_value(in, f, it, fc_infer_attn_seq(f), FC_IS_EXACT);
     fc_infer_kind_values(in, f);
 }
 
@@ -454,15 +459,23 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
     fc_flops fl;
     m.batch = in->batch_per_forward;
     fc_formula(&m, &fl);
-    fc_u128 fwd = fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
+    fc_u128 fwd = fl.forward_flops_per_iteration - fl.attention_core_forward +
+                  fc_infer_core_counted(f, &m, &fl);
     m.batch = fc_infer_mul(in->batch_per_forward, in->micro_batches);
     fc_formula(&m, &fl);
-    fc_u128 core = f->core ? 0 : fl.attention_core_forward; /* a fused kernel's: no GEMM */
-    fc_u128 base = fl.model_flops_per_iteration - fc_u128_sat_mul(3, core);
+    /* The formula's core, and the core as the stream counts it (none
+     * without it in the stream: a kernel outside BLAS; the exact band of
+     * fused-attention calls) */
+    fc_u128 core = fl.attention_core_forward, seen = fc_infer_core_counted(f, &m, &fl);
+    fc_u128 base = fl.model_flops_per_iteration - fc_u128_sat_mul(3, core) +
+                   fc_u128_sat_mul(3, seen);
     fc_u128 r = it->recompute_flops;
     const char *how = "the detector's recompute";
-    if (fwd == f->forward_flops && it->flops >= base) {
-        r = it->flops - base;
+    fc_u128 model_part = it->flops - (it->attention_excess_flops < it->flops
+                                          ? it->attention_excess_flops
+                                          : it->flops); /* attention's backward at 2x */
+    if (fwd == f->forward_flops && model_part >= base) {
+        r = model_part - base;
         how = "an iteration's FLOPs beyond the formula's model FLOPs";
     }
     char b[FC_U128_DIGITS];
@@ -474,7 +487,8 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
     }
     for (int mode = FC_RECOMPUTE_NONE; mode <= FC_RECOMPUTE_FULL; mode++) {
         fc_u128 extra = fl.hardware_by_recompute[mode] - fl.model_flops_per_iteration;
-        extra -= mode == FC_RECOMPUTE_NONE ? 0 : core; /* recomputed core: not seen either */
+        if (mode != FC_RECOMPUTE_NONE) /* the recomputed core as the stream counts it */
+            extra = extra - core + seen;
         if (extra == r) {
             set(in, FC_IK_RECOMPUTE, FC_IS_EXACT, mode, "%s, %s, is the formula's '%s'", how,
                 fc_u128_to_str(r, b), fc_recompute_name(mode));
@@ -483,7 +497,8 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
         }
     }
     fc_u128 layer =
-        (fl.hardware_by_recompute[FC_RECOMPUTE_FULL] - fl.model_flops_per_iteration - core) /
+        (fl.hardware_by_recompute[FC_RECOMPUTE_FULL] - fl.model_flops_per_iteration - core +
+         seen) /
         (fc_u128)in->model.layers;
     if (layer > 0 && r % layer == 0 && r / layer < (fc_u128)in->model.layers)
         set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0,
@@ -499,8 +514,10 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
 
 /* The formula against the count, two ways: one forward (needs the
  * detector's forward/backward split right), and one iteration less its
- * recompute (needs its recompute right). Without the core in the stream
- * the formula's core terms are left out of both. */
+ * recompute (needs its recompute right). The formula's core terms are
+ * taken as the stream counts the core: left out without it, the exact
+ * band of its mask with fused-attention calls (fc_infer_core_counted); an
+ * iteration's attention beyond the model convention is left out of it. */
 static void check_fit(fc_inferred *in, const fc_infer_iter *it)
 {
     const fc_infer_facts *f = &in->f;
@@ -511,15 +528,17 @@ static void check_fit(fc_inferred *in, const fc_infer_iter *it)
     fc_flops fl;
     fc_formula(&m, &fl);
     in->forward_model_flops = fl.model_flops_per_iteration;
-    in->formula_forward =
-        fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
+    in->formula_forward = fl.forward_flops_per_iteration - fl.attention_core_forward +
+                          fc_infer_core_counted(f, &m, &fl);
     in->fits_forward = in->formula_forward == f->forward_flops;
-    if (it->have && in->micro_batches > 0 && it->flops >= it->recompute_flops) {
+    fc_u128 less = fc_u128_sat_add(it->recompute_flops, it->attention_excess_flops);
+    if (it->have && in->micro_batches > 0 && it->flops >= less) {
         m.batch = fc_infer_mul(in->batch_per_forward, in->micro_batches);
         fc_formula(&m, &fl);
         fc_u128 expect = fl.model_flops_per_iteration -
-                         (f->core ? 0 : fc_u128_sat_mul(3, fl.attention_core_forward));
-        in->fits_iteration = expect == it->flops - it->recompute_flops;
+                         fc_u128_sat_mul(3, fl.attention_core_forward) +
+                         fc_u128_sat_mul(3, fc_infer_core_counted(f, &m, &fl));
+        in->fits_iteration = expect == it->flops - less;
     }
     in->fits = in->fits_forward || in->fits_iteration;
 }

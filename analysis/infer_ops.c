@@ -184,6 +184,11 @@ static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
     unsigned side = weight_side(p, w->relaxed);
     for (size_t i = 0; i < p->n;) {
         op c;
+        if (p->g[i].attention) { /* a fused-attention call: the core in one (infer_attn.c) */
+            w->raw[w->n_raw++] = fc_infer_attn_op(&p->g[i], i);
+            i++;
+            continue;
+        }
         size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, w->relaxed, &c) : 0;
         if (used == 0) {
             op x = from_gemm(&p->g[i], side);
@@ -195,8 +200,8 @@ static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
         c.g0 = i, c.g1 = i + used;
         i += used;
         op *prev = w->n_raw > 0 ? &w->raw[w->n_raw - 1] : NULL;
-        if (prev && prev->kind == OP_CORE && prev->s == c.s && prev->d == c.d && prev->r == c.r &&
-            prev->dv == c.dv) {
+        if (prev && prev->kind == OP_CORE && !prev->attn && prev->s == c.s && prev->d == c.d &&
+            prev->r == c.r && prev->dv == c.dv) {
             prev->heads_b = fc_infer_add(prev->heads_b, c.heads_b);
             prev->flops = fc_u128_sat_add(prev->flops, c.flops);
             prev->g1 = c.g1;

@@ -127,7 +127,11 @@ static void describe(const layer *l, const fc_infer_facts *f, char *out, size_t 
     else
         snprintf(attn, sizeof attn, "Q %lld->%lld, K, V ->%lld", (long long)l->h, (long long)l->q,
                  (long long)l->kv);
-    if (l->core)
+    if (l->core && f->attn_layers) /* fused-attention calls (infer_attn.c) */
+        snprintf(core, sizeof core, ", core one %s call of %lld heads %lldx%lld by %lld",
+                 fc_attn_source_name(f->attn.source), (long long)l->heads_b, (long long)l->s,
+                 (long long)f->attn.s_k, (long long)l->d);
+    else if (l->core)
         snprintf(core, sizeof core, ", core %lld x QK^T %lldx%lld by %lld and AV",
                  (long long)l->heads_b, (long long)l->s, (long long)l->s, (long long)l->d);
     if (f->moe)
@@ -238,6 +242,8 @@ static void uniform(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f
             set_why(f, "layer %zu: %s", j + 1, why);
             return;
         }
+    if (fc_infer_attn_facts(w, f) != 0) /* fused-attention calls against the GEMMs */
+        return;
     const layer *l0 = &w->lay[0];
     for (size_t j = 1; j < w->n_lay; j++)
         if (!same_attention(l0, &w->lay[j])) {
@@ -271,6 +277,15 @@ static void uniform(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f
     f->ok = 1;
 }
 
+/* 1 when the profile holds counted fused-attention calls. */
+static int has_attention_calls(const fc_fwd_profile *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->g[i].attention)
+            return 1;
+    return 0;
+}
+
 void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f)
 {
     memset(f, 0, sizeof *f);
@@ -280,7 +295,12 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
     /* not a uniform transformer: the 2025-26 layer kinds (multi-latent
      * attention, multi-token prediction, hybrid stacks) may read it; if
      * not, the uniform reader's reading or reason stands */
-    if ((!f->ok || f->extra_flops) && p->n > 0 && p->n <= FC_INFER_MAX_GEMMS && !p->truncated) {
+    /* The layer-kinds reader reads GEMM streams: a profile with counted
+     * fused-attention calls keeps the uniform reader's reading or its
+     * reason (a contradiction it found between a call and the GEMMs is
+     * never read away); docs/formula.md says what is not read then. */
+    if ((!f->ok || f->extra_flops) && p->n > 0 && p->n <= FC_INFER_MAX_GEMMS && !p->truncated &&
+        !has_attention_calls(p)) {
         /* a uniform reading that leaves GEMMs unexplained gives way to a
          * layer-kinds reading of all of them */
         fc_infer_facts u = *f;

@@ -18,6 +18,7 @@
 
 #include "formula.h"
 #include "infer.h"
+#include "report_attention.h"
 #include "u128.h"
 
 #define FC_REPORT_SCHEMA 1
@@ -54,6 +55,7 @@ typedef struct fc_report_iter {
     uint64_t calls;
     int open_end; /* the last iteration, its end not seen: its time is short */
     int ambiguous; /* its forward/backward/recompute split is a guess */
+    fc_u128 attention_excess_flops; /* of backward_flops: attention beyond the model convention */
 } fc_report_iter;
 
 /* One entry of a job report's "processes" (written by 'flopcount run' and
@@ -89,6 +91,10 @@ typedef struct fc_report {
         uint64_t gemm_calls, failed_calls, invalid_calls, unresolved_calls;
         uint64_t distinct_shapes, overflow_calls;
         fc_u128 gemm_flops;
+        /* counted fused attention (0 in reports before it); counted_flops =
+         * GEMMs + attention (gemm_flops + attention_flops when absent) */
+        uint64_t attention_calls;
+        fc_u128 attention_flops, counted_flops;
     } totals;
     fc_report_group *by_api, *by_dtype;
     size_t n_by_api, n_by_dtype;
@@ -102,6 +108,7 @@ typedef struct fc_report {
         char method[256];
         double median_seconds; /* NaN when absent or null */
         fc_u128 flops, forward_flops, backward_flops, recompute_flops, other_flops;
+        fc_u128 attention_excess_flops; /* of backward_flops (0 when absent) */
         int list_truncated;
         fc_report_iter *list;
         size_t n_list;
@@ -152,6 +159,8 @@ typedef struct fc_report {
         fc_fwd_gemm *gemms; /* malloc'd */
         size_t n_gemms;
     } profile;
+    /* "attention" and "uncounted" (report_attention.h) */
+    fc_report_attention attn;
     size_t n_callsites; /* entries of "callsites" ("top", or the array) (not kept) */
     /* A merged report's "inferred_model" ('flopcount merge': the job's
      * model from the ranks' forward profiles), when complete. */

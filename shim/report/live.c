@@ -10,7 +10,10 @@
  * guess gets " (split unsure)" after the recompute. When the training
  * FLOPs ran in more than one dtype, the HFU is followed by the dtype of its
  * peak and the HFU at the dtype mix:
- *   ... HFU 41.2% (fp8_e4m3) mix 52.1% MFU 38.0% ... */
+ *   ... HFU 41.2% (fp8_e4m3) mix 52.1% MFU 38.0% ...
+ * With counted fused attention MFU also leaves out attention's backward
+ * beyond 2x its forward (as figures.c), and " attn N%" gives its share of
+ * the iteration (live_attention.c). */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -21,6 +24,8 @@
 #include "core/options.h"
 #include "core/rank.h"
 #include "cupti/hwflops.h"
+#include "inferred.h"
+#include "live_attention.h"
 #include "detect/steps.h"
 #include "dtype.h"
 #include "figures.h"
@@ -77,8 +82,8 @@ static void print_line(uint64_t index, const fc_iteration *it)
 {
     double secs = fc_iteration_seconds(it);
     double hw = fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
-    double rec = fc_u128_to_double(it->rec);
-    char line[400], who[48] = "", util[128] = "", formula[48] = "", mix[48] = "";
+    double rec = fc_u128_to_double(it->rec), xs = fc_u128_to_double(it->xs);
+    char line[400], who[48] = "", util[128] = "", formula[48] = "", mix[48] = "", attn[32];
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
     fc_peak_choice pc;
@@ -87,16 +92,18 @@ static void print_line(uint64_t index, const fc_iteration *it)
         mix_part(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), secs, pc.dtype, mix,
                  sizeof mix);
         snprintf(util, sizeof util, " HFU %.1f%%%s MFU %.1f%%", 100.0 * hw / (secs * pc.flops), mix,
-                 100.0 * (hw - rec) / (secs * pc.flops));
+                 100.0 * (hw - rec - xs) / (secs * pc.flops));
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
     }
     char hwl[64] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s\n",
+    fc_live_attention(it, attn, sizeof attn);
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s%s\n",
                      who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", formula, hwl);
+                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", attn,
+                     formula, hwl);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;

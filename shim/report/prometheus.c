@@ -27,6 +27,7 @@
 #include "core/rank.h"
 #include "dtype.h"
 #include "figures.h"
+#include "prom_attention.h"
 
 #define MIN_SECONDS 0.1
 #define JOB_MAX 128 /* bytes of a job id kept */
@@ -247,6 +248,8 @@ static void format_figures(const fc_figures *f)
            "", fc_u128_to_str(f->totals.flops, v));
     snprintf(v, sizeof v, "%llu", (unsigned long long)f->totals.calls);
     metric("flopcount_gemm_calls_total", "counter", "Successful GEMM calls counted.", "", v);
+    if (fc_prom_attention(&f->attn, labels, buf, sizeof buf, &used) != 0)
+        overflow = 1;
     snprintf(v, sizeof v, "%llu", (unsigned long long)f->v.count);
     metric("flopcount_iterations_total", "counter",
            "Training iterations finished (flopcount_step() markers, NVTX step ranges, or found in the "
@@ -276,12 +279,13 @@ static void format_figures(const fc_figures *f)
     if (!f->util_ok)
         return;
     metric("flopcount_hfu_ratio", "gauge",
-           "Measured hardware FLOPs utilization: median counted GEMM FLOPs per steady iteration over "
-           "(flopcount_peak_flops x flopcount_iteration_seconds).",
+           "Measured hardware FLOPs utilization: median counted FLOPs (GEMMs and fused attention) per "
+           "steady iteration over (flopcount_peak_flops x flopcount_iteration_seconds).",
            "", num(f->hfu, v, sizeof v));
     metric("flopcount_mfu_ratio", "gauge",
            "Measured model FLOPs utilization: as flopcount_hfu_ratio with the recompute FLOPs left "
-           "out (counted FLOPs less recompute; no model formula is involved; an estimate when "
+           "out, and fused attention's backward beyond 2x its forward (counted FLOPs less "
+           "recompute; no model formula is involved; an estimate when "
            "flopcount_split_guessed_iterations > 0).",
            "", num(f->mfu, v, sizeof v));
     char extra[96];

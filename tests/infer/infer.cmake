@@ -43,3 +43,11 @@ foreach(layout dp pp run)
                    ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_INFER_WORK} ${layout})
   set_tests_properties(infer_merge_${layout} PROPERTIES LABELS torch TIMEOUT 600)
 endforeach()
+
+# The model read off fused-attention calls in the forward profile
+# (analysis/infer_attn.c): exact heads, kv heads, head dim, sequence and
+# batch; the formula's forward with its core at the band that ran; the
+# contradictions with the GEMMs reported.
+add_executable(test_infer_attn ${CMAKE_CURRENT_LIST_DIR}/test_infer_attn.c)
+target_link_libraries(test_infer_attn PRIVATE cmocka fc_analysis)
+add_test(NAME infer_attn COMMAND test_infer_attn)

@@ -6,10 +6,10 @@
  * with LD_PRELOAD and one FLOPCOUNT_OUTPUT, next to that file (FILE.parts/).
  * The job report is one of those parts, verbatim, when one process ran
  * GEMMs; 'flopcount merge' of the ranks when several ranks did; else the
- * part of the process that trained, with the totals, by_api, by_dtype and
- * shapes summed over every process. Either way it gains a "processes" list
- * and a "job" section (docs/report-schema.md). Internal to the flopcount
- * command (run.c, report/, merge/). */
+ * part of the process that trained, with the totals, by_api, by_dtype,
+ * shapes, attention and uncounted summed over every process. Either way it
+ * gains a "processes" list and a "job" section (docs/report-schema.md).
+ * Internal to the flopcount command (run.c, report/, merge/). */
 #ifndef FC_JOB_H
 #define FC_JOB_H
 

@@ -91,7 +91,8 @@ int fc_job_add_file(fc_job *j, const char *path)
     }
     const fc_report *r = &m->rep;
     m->ran_gemm = r->totals.gemm_calls + r->totals.failed_calls + r->totals.invalid_calls +
-                      r->totals.unresolved_calls > 0;
+                      r->totals.unresolved_calls > 0 ||
+                  fc_report_attention_any(&r->attn); /* counted (or failed) attention calls */
     j->n++;
     return 0;
 }

@@ -196,7 +196,8 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
                 path);
         return -1;
     }
-    if (r->rank < 0 && r->totals.gemm_calls == 0 && r->totals.failed_calls == 0) {
+    if (r->rank < 0 && r->totals.gemm_calls == 0 && r->totals.failed_calls == 0 &&
+        !fc_report_attention_any(&r->attn)) {
         /* a launcher (torchrun's agent, mpirun) preloaded along with its ranks */
         fprintf(stderr, "flopcount merge: note: %s names no rank and ran no GEMM (a launcher "
                         "process?); skipped\n", path);

@@ -63,6 +63,7 @@ typedef struct fc_merge_step { /* one iteration index present on every rank */
     long slowest_rank;
     fc_u128 flops, forward, backward, recompute; /* summed over ranks */
     int ambiguous;       /* some rank's split of this step is a guess */
+    fc_u128 xs;          /* attention beyond the model convention (of backward), summed */
 } fc_merge_step;
 
 enum fc_flops_verdict {
@@ -110,6 +111,7 @@ typedef struct fc_merge {
     double median_step_seconds;      /* median over steps of the slowest rank */
     fc_u128 flops_per_iteration;     /* median over steps of the summed FLOPs */
     fc_u128 recompute_per_iteration;
+    fc_u128 xs_per_iteration;        /* ... of the summed attention excess (MFU leaves it out) */
     size_t n_ambiguous_steps;        /* steps whose split is a guess on some rank */
     const char *ambiguous_reasons;   /* the first such rank's reasons (points into ranks) */
     const char *advice;              /* ... and its advice */
@@ -136,6 +138,13 @@ typedef struct fc_merge {
     fc_mix_source mix_src;
     fc_mix mix;
     fc_merge_model model;
+    /* counted fused attention, summed over the merged ranks (merge_attention.c):
+     * totals.attention_*, the "attention" section by shape, "uncounted" by
+     * (name, reason) */
+    uint64_t attention_calls;
+    fc_u128 attention_flops, counted_flops;
+    fc_report_attention attn;
+    struct fc_merge_attn_index *attn_index; /* while summing */
 } fc_merge;
 
 /* Reads one report into a slot; -1 with a reason in err. */
@@ -149,6 +158,16 @@ int fc_merge_sum_report(fc_merge *m, const fc_report *r);
 /* The shapes part of it (merge_shapes.c), and their final order. */
 int fc_merge_sum_shapes(fc_merge *m, const fc_report *r);
 void fc_merge_sort_shapes(fc_merge *m);
+/* Attention and uncounted kernels (merge_attention.c): summed per report
+ * (-1 on out of memory; the index is dropped by fc_merge_attention_done,
+ * everything by fc_merge_attention_free); written in the shim's layout
+ * (nothing when no report had them); the text lines. */
+int fc_merge_sum_attention(fc_merge *m, const fc_report *r);
+void fc_merge_attention_done(fc_merge *m);
+void fc_merge_attention_free(fc_merge *m);
+void fc_merge_json_attention_totals(fc_jw *w, const fc_merge *m);
+void fc_merge_json_attention(fc_jw *w, const fc_merge *m);
+void fc_merge_attention_text(const fc_merge *m);
 /* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of
  * memory. */
 int fc_merge_align(fc_merge *m);

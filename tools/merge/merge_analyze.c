@@ -107,6 +107,7 @@ void fc_merge_free(fc_merge *m)
     free(m->shape_slots);
     free(m->steps);
     free(m->fgroups);
+    fc_merge_attention_free(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -225,6 +226,8 @@ int fc_merge_sum_report(fc_merge *m, const fc_report *r)
     if (sum_groups(&m->by_api, &m->n_by_api, r->by_api, r->n_by_api) != 0 ||
         sum_groups(&m->by_dtype, &m->n_by_dtype, r->by_dtype, r->n_by_dtype) != 0)
         return -1;
+    if (fc_merge_sum_attention(m, r) != 0)
+        return -1;
     return fc_merge_sum_shapes(m, r);
 }
 
@@ -242,6 +245,7 @@ int fc_merge_analyze(fc_merge *m)
     if (m->n_used > 0) /* the lowest rank's launcher speaks for the job */
         memcpy(m->launcher, m->ranks[0].launcher, sizeof m->launcher);
     fc_merge_sort_shapes(m);
+    fc_merge_attention_done(m);
     if (count_hosts(m) != 0 || find_missing(m) != 0 || fc_merge_align(m) != 0)
         return -1;
     fc_merge_straggler(m);

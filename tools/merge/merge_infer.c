@@ -43,7 +43,8 @@ static int same_layers(const fc_infer_facts *a, const fc_infer_facts *b)
            a->core_count == b->core_count && a->ffn == b->ffn && a->swiglu == b->swiglu &&
            a->tokens == b->tokens && a->moe == b->moe && a->experts == b->experts &&
            a->moe_ffn == b->moe_ffn && a->routed == b->routed &&
-           a->shared_experts == b->shared_experts && a->shared_ffn == b->shared_ffn;
+           a->shared_experts == b->shared_experts && a->shared_ffn == b->shared_ffn &&
+           a->attn_layers * b->layers == b->attn_layers * a->layers; /* fused alike */
 }
 
 typedef struct group {
@@ -111,10 +112,12 @@ static int combine(fc_merge *m, const group *g, size_t ng, fc_infer_facts *job)
     }
     *job = *g[logits].f;
     job->layers = 0;
+    job->attn_layers = 0;
     job->forward_flops = 0;
     job->extra_flops = 0;
     for (size_t k = 0; k < ng; k++) {
         job->layers = fc_infer_add(job->layers, g[k].f->layers);
+        job->attn_layers = fc_infer_add(job->attn_layers, g[k].f->attn_layers);
         job->forward_flops =
             fc_u128_sat_add(job->forward_flops, fc_u128_sat_mul(dp, g[k].f->forward_flops));
         job->extra_flops =
@@ -158,6 +161,7 @@ int fc_merge_infer(fc_merge *m)
         fc_infer_iter it = {.have = m->n_steps > 0,
                             .flops = m->flops_per_iteration,
                             .recompute_flops = m->recompute_per_iteration,
+                            .attention_excess_flops = m->xs_per_iteration,
                             .ranks = 1};
         it.forward_flops = it.have ? median_forward(m) : 0;
         fc_infer_resolve(job, NULL, &it, &mm->inf);

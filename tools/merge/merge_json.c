@@ -138,6 +138,7 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
                 fc_jw_u128(w, fc_dtype_name(d), m->mix_flops[d]);
         fc_jw_obj_end(w);
     }
+    fc_jw_u128(w, "attention_excess_flops_per_iteration", m->xs_per_iteration);
     fc_jw_u64(w, "ambiguous_iterations", m->n_ambiguous_steps);
     fc_jw_arr_begin(w, "ambiguous_reasons");
     if (m->ambiguous_reasons && m->ambiguous_reasons[0])
@@ -155,6 +156,7 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_u128(w, "forward_flops", st->forward);
         fc_jw_u128(w, "backward_flops", st->backward);
         fc_jw_u128(w, "recompute_flops", st->recompute);
+        fc_jw_u128(w, "attention_excess_flops", st->xs);
         fc_jw_bool(w, "ambiguous", st->ambiguous);
         fc_jw_obj_end(w);
     }
@@ -259,6 +261,7 @@ static void json_head(fc_jw *w, const fc_merge *m)
     fc_jw_u64(w, "unresolved_calls", m->unresolved_calls);
     fc_jw_u64(w, "distinct_shapes", m->n_shapes);
     fc_jw_u64(w, "ranks", m->n_used);
+    fc_merge_json_attention_totals(w, m);
     fc_jw_obj_end(w);
 }
 
@@ -279,6 +282,7 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     fc_merge_json_groups(&w, "by_api", m->by_api, m->n_by_api);
     fc_merge_json_groups(&w, "by_dtype", m->by_dtype, m->n_by_dtype);
     fc_merge_json_shapes(&w, m);
+    fc_merge_json_attention(&w, m);
     json_iterations(&w, m);
     json_utilization(&w, m);
     fc_gpu_print_json(&w, fc_merge_gpu_result());

@@ -120,12 +120,13 @@ static int steady_medians(fc_report_view *v)
         fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
     size_t n = to - from;
     fc_u128 *f = malloc((n ? n : 1) * sizeof *f), *rc = malloc((n ? n : 1) * sizeof *rc);
-    fc_u128 *fw = malloc((n ? n : 1) * sizeof *fw);
+    fc_u128 *fw = malloc((n ? n : 1) * sizeof *fw), *xs = malloc((n ? n : 1) * sizeof *xs);
     double *t = malloc((n ? n : 1) * sizeof *t);
-    if (f == NULL || rc == NULL || fw == NULL || t == NULL) {
+    if (f == NULL || rc == NULL || fw == NULL || xs == NULL || t == NULL) {
         free(f);
         free(rc);
         free(fw);
+        free(xs);
         free(t);
         return bad("out of memory", NULL);
     }
@@ -134,6 +135,7 @@ static int steady_medians(fc_report_view *v)
         f[i] = it->flops;
         rc[i] = it->recompute_flops;
         fw[i] = it->forward_flops;
+        xs[i] = it->attention_excess_flops;
         v->n_ambiguous += it->ambiguous != 0;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
@@ -143,7 +145,9 @@ static int steady_medians(fc_report_view *v)
     v->file_flops = fc_median_u128(f, n);
     v->file_recompute = fc_median_u128(rc, n);
     v->file_forward = fc_median_u128(fw, n);
+    v->file_xs = fc_median_u128(xs, n);
     free(fw);
+    free(xs);
     /* the report's own median (the shim's, or the merge's) when it has one:
      * the same figure, by the same definition, as the list's */
     v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
@@ -163,6 +167,7 @@ static void job_scale(fc_report_view *v, const args *a)
     v->scale = (!r->is_merge && r->rank >= 0 && world > 1) ? world : 1;
     v->job_flops = fc_u128_sat_mul(v->file_flops, (fc_u128)v->scale);
     v->job_recompute = fc_u128_sat_mul(v->file_recompute, (fc_u128)v->scale);
+    v->job_xs = fc_u128_sat_mul(v->file_xs, (fc_u128)v->scale);
     v->gpus = a->gpus ? a->gpus : world;
     v->gpus_from = a->gpus ? 2 : r->world_size > 0 ? 1 : 0;
 }
@@ -209,8 +214,10 @@ static int measured(fc_report_view *v, const args *a)
     }
     v->hfu = v->mfu = NAN;
     if (v->has_iterations) {
-        fc_u128 model = v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute
-                                                                          : v->job_flops);
+        /* as the shim's own MFU: recompute left out, and attention's
+         * backward at the model convention (2x its forward, not the 2.5x
+         * the kernels execute) */
+        fc_u128 model = fc_report_counted_model(v);
         v->hfu = fc_utilization(v->job_flops, v->seconds, v->gpus, v->peak);
         v->mfu = fc_utilization(model, v->seconds, v->gpus, v->peak);
     }
@@ -248,9 +255,12 @@ static int formula(fc_report_view *v, const args *a)
         snprintf(v->formula_reason, sizeof v->formula_reason,
                  "no model flags, and the report has no forward profile to read one from");
     }
-    if (!v->has_model)
+    if (!v->has_model) {
+        fc_report_attention_compare(v);
         return 0;
+    }
     fc_formula(&v->model, &v->f);
+    fc_report_attention_compare(v);
     v->formula_mfu = fc_utilization(v->f.model_flops_per_iteration, v->seconds, v->gpus, v->peak);
     v->formula_hfu =
         fc_utilization(v->f.hardware_flops_per_iteration, v->seconds, v->gpus, v->peak);

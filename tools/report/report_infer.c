@@ -43,6 +43,7 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
                         .flops = v->file_flops,
                         .forward_flops = v->file_forward,
                         .recompute_flops = v->file_recompute,
+                        .attention_excess_flops = v->file_xs,
                         .ranks = v->scale};
     fc_infer_resolve(&facts, &g, &it, &v->inf);
     v->has_inferred = 1;
@@ -153,7 +154,9 @@ void fc_report_infer_text(const fc_report_view *v)
             printf("  %-17s %s %lld given, the stream says %lld\n", "disagreement", fc_ik_flag(k),
                    (long long)in->v[k].value, (long long)in->stream_value[k]);
     if (in->complete && in->f.ok) {
-        const char *core = in->f.core ? "" : "; attention core left out";
+        const char *core = !in->f.core        ? "; attention core left out"
+                           : in->f.attn_layers ? "; attention core at the band the calls ran"
+                                               : "";
         if (in->fits_forward)
             printf(
                 "  %-17s the formula's forward equals the counted forward exactly (%s FLOPs%s)\n",
