@@ -496,6 +496,15 @@ static void read_merged_model(fc_jctx *c, json_object *root, fc_report *r)
         im && strcmp(state, "complete") == 0 ? fc_jsection(c, im, "model", json_type_object) : NULL;
     if (m == NULL || c->failed)
         return;
+    int kinds = 0;
+    fc_jget_bool(c, im, sec, "layer_kinds", &kinds);
+    if (kinds) {
+        snprintf(r->merged_model_reason, sizeof r->merged_model_reason,
+                 "the merged model has layer kinds (multi-latent attention, hybrid or MTP layers), "
+                 "which a merged report does not carry in full: read one rank's report, or give "
+                 "the model flags");
+        return;
+    }
     fc_model *x = &r->merged_model;
     int64_t *ints[] = {&x->layers,         &x->hidden,     &x->heads,     &x->kv_heads,
                        &x->head_dim,       &x->ffn,        &x->vocab,     &x->seq,

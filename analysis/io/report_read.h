@@ -167,6 +167,10 @@ typedef struct fc_report {
     int has_merged_model;
     fc_model merged_model;
     char merged_layout[32];
+    /* why a merged report's inferred model was not taken ("" when it was,
+     * or when there was none): a model with layer kinds, whose per-layer
+     * patterns a merged report does not carry as model keys */
+    char merged_model_reason[200];
 
     /* A job report (several processes): "processes" and "job". */
     fc_report_proc *procs;

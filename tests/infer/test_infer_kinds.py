@@ -176,6 +176,27 @@ def check(case, shim, cli, work):
         raise AssertionError("%s: formula from the stream %s != from flags %s" % (case, fa, fb))
     if j["difference"]["counted_is"] != "equal":
         raise AssertionError("%s: counted %s the formula" % (case, j["difference"]["counted_is"]))
+    merged_back(cli, path, work, case, pats)
+
+
+def merged_back(cli, path, work, case, pats):
+    """A merged report carries the layer kinds' patterns, and 'report' on it
+    never takes its model for a uniform transformer (it says why)."""
+    r = subprocess.run([cli, "merge", path, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("merge: exit %d: %s" % (r.returncode, r.stderr))
+    m = json.loads(r.stdout)
+    im = m["inferred_model"]
+    if not im.get("layer_kinds") or (im.get("layer_pattern"), im.get("mlp_pattern")) != pats:
+        raise AssertionError("%s: merged model kinds %s, patterns %s" %
+                             (case, im.get("layer_kinds"), (im.get("layer_pattern"), im.get("mlp_pattern"))))
+    mp = os.path.join(work, "kinds_%s.merged.json" % case)
+    with open(mp, "w") as f:
+        f.write(r.stdout)
+    j = report(cli, mp)
+    if j.get("formula") is not None or "layer kinds" not in json.dumps(j):
+        raise AssertionError("%s: the merged report's model was taken for a uniform one: %s" %
+                             (case, j.get("formula")))
 
 
 def main():

@@ -220,6 +220,14 @@ static void json_inferred(fc_jw *w, const fc_merge *m)
             fc_jw_i64(w, fc_ik_name(k), x->value);
     }
     fc_jw_obj_end(w);
+    /* the per-layer patterns are not keys of the model: a reader that
+     * cannot take them must not take the model for a uniform one */
+    fc_jw_bool(w, "layer_kinds", in->f.kinds != 0);
+    if (in->f.kinds) {
+        fc_jw_str(w, "layer_pattern", in->f.mixers[0] ? in->f.mixers : NULL); /* null: uniform */
+        fc_jw_str(w, "mlp_pattern", in->f.mlps[0] ? in->f.mlps : NULL);
+        fc_jw_str(w, "mtp_block", in->f.mtp_block[0] ? in->f.mtp_block : NULL);
+    }
     fc_jw_bool(w, "complete", in->complete);
     fc_jw_str(w, "missing", in->complete ? NULL : in->f.ok ? in->missing : in->f.why);
     fc_jw_bool(w, "fits", in->fits);

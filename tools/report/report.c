@@ -251,6 +251,8 @@ static int formula(fc_report_view *v, const args *a)
             return bad(err, NULL);
         v->has_model = 1;
         v->model_from = "flags";
+    } else if (v->rep.merged_model_reason[0]) {
+        snprintf(v->formula_reason, sizeof v->formula_reason, "%s", v->rep.merged_model_reason);
     } else {
         snprintf(v->formula_reason, sizeof v->formula_reason,
                  "no model flags, and the report has no forward profile to read one from");
