@@ -42,3 +42,9 @@ add_test(NAME live_prometheus_blas
           Prometheus.test_process_without_gemm_writes_nothing Prometheus.test_dashboard_reads_what_is_written)
 set_tests_properties(live_prometheus_blas PROPERTIES TIMEOUT 300
   ENVIRONMENT "FC_GEMM_LOOP=$<TARGET_FILE:fixture_gemm_loop>")
+
+# The live line's rate unit (analysis/rate.c): GFLOP/s, TFLOP/s, PFLOP/s at
+# their boundaries (issue 28).
+add_executable(test_rate ${CMAKE_CURRENT_LIST_DIR}/test_rate.c)
+target_link_libraries(test_rate PRIVATE fc_analysis cmocka)
+add_test(NAME live_rate_units COMMAND test_rate)
