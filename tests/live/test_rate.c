@@ -42,12 +42,12 @@ static void test_rounding_crosses_the_prefix(void **state)
 static void test_everyday_rates(void **state)
 {
     (void)state;
-    expect(3.6e9, "3.60 GFLOP/s");       /* a CPU job */
+    expect(3.6e9, "3.60 GFLOP/s"); /* a CPU job */
     expect(156.4e12, "156 TFLOP/s");
     expect(312e12, "312 TFLOP/s");
     expect(4.83e6, "4.83 MFLOP/s");
     expect(12.0, "12.0 FLOP/s");
-    expect(2.5e21, "2500 EFLOP/s");      /* no prefix beyond E */
+    expect(2.5e21, "2500 EFLOP/s"); /* no prefix beyond E */
 }
 
 static void test_nothing_to_show(void **state)
