@@ -94,7 +94,7 @@ static int output_dir(const char *flag, const char *dir)
 {
     char where[4096];
     if (fc_mkdirs(dir, where, sizeof where) != 0) {
-        fprintf(stderr, "flopcount run: %s %s: cannot create the directory %s: %s\n", flag, dir,
+        fprintf(stderr, "flopcount run: %s %s: cannot create the directory (%s: %s)\n", flag, dir,
                 where[0] ? where : dir, strerror(errno));
         return -1;
     }

@@ -114,7 +114,11 @@ static int open_file(void)
         snprintf(run_dir, sizeof run_dir, "%s/pid%ld", fc_opt.tensorboard, fc_process_pid());
     char failed[sizeof run_dir];
     if (fc_mkdirs(run_dir, failed, sizeof failed) != 0) {
-        turn_off("create the directory", failed, errno);
+        int e = errno;
+        fc_warn_once(&warned,
+                     "cannot create the directory %.300s (%.300s: %s); no TensorBoard scalars",
+                     run_dir, failed, strerror(e));
+        on = 0;
         return -1;
     }
     struct timespec now;
