@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +45,7 @@
 #include "core/options.h"
 #include "core/process.h"
 #include "core/rank.h"
+#include "dirlock.h"
 
 enum { NOT_YET, OWN_FILE, OWN_PART };
 
@@ -233,42 +233,6 @@ int fc_destination_pick(int counted, char *path, size_t size, int *claim)
     return parts_path(file, path, size) == 0 ? 0 : -1;
 }
 
-/* flock(2) on the directory of path (no file of ours to leave behind),
- * waiting up to LOCK_WAIT_MS; -1 when it cannot be had (a directory that
- * cannot be opened, a file system without flock): the write goes on
- * without it. */
-static int lock_dir_of(const char *path)
-{
-    char dir[sizeof file_path];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        slash[1] = '\0';
-    else if (slash != NULL)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    for (int waited = 0; waited < LOCK_WAIT_MS; waited++) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-            return fd;
-        if (errno != EWOULDBLOCK && errno != EINTR)
-            break;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    close(fd);
-    return -1;
-}
-
-static void unlock_dir(int fd)
-{
-    if (fd >= 0)
-        close(fd); /* closing the only descriptor releases the lock */
-}
-
 /* This image's FILE, as it last wrote it, is still FILE's content. */
 static int still_own(const char *path)
 {
@@ -289,13 +253,11 @@ static int commit_locked(const char *tmp, char *path, size_t size, int claim, in
 
 int fc_destination_commit(const char *tmp, char *path, size_t size, int claim, int counted)
 {
-    int saved = errno;
-    int lock = picked_file ? lock_dir_of(path) : -1;
-    errno = saved;
+    int lock = picked_file ? fc_dirlock_take(path, LOCK_WAIT_MS) : -1;
     if (picked_file && owned == OWN_FILE && !still_own(path)) {
         /* a join replaced FILE: this image's report lives in its part now */
         if (parts_path(file_path, owned_path, sizeof owned_path) != 0) {
-            unlock_dir(lock);
+            fc_dirlock_release(lock);
             unlink(tmp);
             return -1;
         }
@@ -304,9 +266,7 @@ int fc_destination_commit(const char *tmp, char *path, size_t size, int claim, i
         picked_file = 0;
     }
     int rc = commit_locked(tmp, path, size, claim, counted);
-    saved = errno;
-    unlock_dir(lock);
-    errno = saved;
+    fc_dirlock_release(lock);
     return rc;
 }
 

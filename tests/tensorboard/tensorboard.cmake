@@ -6,6 +6,7 @@
 # cannot be made. The PyTorch case (formula MFU beside the live line) is
 # labelled torch.
 add_executable(fixture_tb_loop ${CMAKE_CURRENT_LIST_DIR}/fixture_tb_loop.c)
+target_include_directories(fixture_tb_loop PRIVATE ${CMAKE_SOURCE_DIR}/tests/live)
 target_link_libraries(fixture_tb_loop PRIVATE ${FC_LIBBLAS} ${CMAKE_DL_LIBS})
 set(FC_TB_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-tensorboard)
 add_test(NAME tensorboard_events

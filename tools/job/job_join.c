@@ -19,11 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "dirlock.h"
 #include "job.h"
 
 #define LOCK_WAIT_MS 30000
@@ -56,34 +55,6 @@ int fc_job_write_file(const char *path, const char *text, size_t len, const char
         return -1;
     }
     return 0;
-}
-
-/* The lock of FILE's directory (the library's, destination.c), waiting up
- * to LOCK_WAIT_MS; -1 when it cannot be had: the join goes on without it. */
-static int lock_dir_of(const char *file)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", file);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        slash[1] = '\0';
-    else if (slash != NULL)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    for (int waited = 0; waited < LOCK_WAIT_MS; waited++) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-            return fd;
-        if (errno != EWOULDBLOCK && errno != EINTR)
-            break;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    close(fd);
-    return -1;
 }
 
 /* A run id as a JSON string needs no escaping when it is what the library
@@ -169,9 +140,8 @@ done:
 int fc_job_join_parts(const char *file, const char *part)
 {
     static const char who[] = "flopcount (joining the run's reports)";
-    int lock = lock_dir_of(file);
+    int lock = fc_dirlock_take(file, LOCK_WAIT_MS); /* -1: the join goes on without it */
     int rc = join_locked(file, part, who);
-    if (lock >= 0)
-        close(lock);
+    fc_dirlock_release(lock);
     return rc;
 }
