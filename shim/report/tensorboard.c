@@ -238,7 +238,9 @@ void fc_tb_tick(void)
 
 void fc_tb_flush(int may_look)
 {
-    if (!on || fc_ring_collect(0) != 0)
+    /* a process that ran no GEMM and no marker has no iteration (and its
+     * detector is not even set up) */
+    if (!on || !fc_ring_active() || fc_ring_collect(0) != 0)
         return;
     write_new(may_look, 1);
     fc_ring_release();
