@@ -6,9 +6,10 @@
 #   bash scripts/deps.sh test   # all of that and the test suite's tools (scripts/test.sh; the default)
 set -euo pipefail
 set_name=${1:-test}
-# demo: the build (json-c, libunwind: the CMake configuration asks for both)
-# and Debian's PyTorch for the demo's training (its own BLAS comes with it)
-demo=(cmake make gcc pkg-config libjson-c-dev libunwind-dev python3-torch)
+# demo: the build (libc6-dev: only a Recommends of gcc; json-c, libunwind:
+# the CMake configuration asks for both) and Debian's PyTorch for the demo's
+# training (its own BLAS comes with it)
+demo=(cmake make gcc libc6-dev pkg-config libjson-c-dev libunwind-dev python3-torch)
 # test, besides: clang and libclang-rt (fuzzing, sanitizers); cmocka; the
 # reference BLAS the C tests call; Open MPI (distributed runs); patchelf
 # (tests/gpu/prepare.sh); chromium (the --html pages, label chromium);
