@@ -206,6 +206,37 @@ class Events(unittest.TestCase):
         for e in events[1:]:
             self.assertEqual(scalars(e)["flopcount/recompute_fraction"], f32(1 / 7))
 
+    def test_sigterm_flushes_the_last_iteration(self):
+        """No markers: the detector's last iteration ends with the stream,
+        which the SIGTERM handler's report ends; the event file gets it
+        from the handler too, then the process dies of the signal."""
+        work = fresh("term")
+        tb, out = os.path.join(work, "tb"), os.path.join(work, "report.json")
+        p = subprocess.Popen([FIXTURE, "8", "0", os.path.join(work, "never"), "auto"],
+                             stdout=subprocess.PIPE, text=True,
+                             env=env({"FLOPCOUNT_TENSORBOARD": tb, "FLOPCOUNT_OUTPUT": out}))
+        try:
+            self.assertEqual(p.stdout.readline().strip(), "done")
+            time.sleep(0.3)  # a few ticks: what is finished is written
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+        self.assertEqual(p.returncode, -signal.SIGTERM)
+        with open(out) as f:
+            rep = json.load(f)
+        self.assertEqual((rep["status"], rep["iterations"]["detected_by"]), ("interrupted", "auto"))
+        its = rep["iterations"]["list"]
+        self.assertTrue(its and its[-1].get("open_end"), its)
+        events, rest = read_events(self.one_file(os.path.join(tb, f"pid{p.pid}")))
+        self.assertEqual(rest, 0)
+        self.assertEqual([e.step for e in events[1:]], [i["index"] for i in its])
+        for e, it in zip(events[1:], its):
+            self.assertEqual(scalars(e)["flopcount/recompute_fraction"],
+                             f32(it["recompute_flops"] / it["flops"]))
+
     def test_no_iteration_no_file(self):
         work = fresh("none")
         tb = os.path.join(work, "tb")
