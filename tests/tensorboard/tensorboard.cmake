@@ -12,7 +12,14 @@ set(FC_TB_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-tensorboard)
 add_test(NAME tensorboard_events
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_tensorboard.py "${FC_PRELOAD}"
           $<TARGET_FILE:fixture_tb_loop> ${CMAKE_CURRENT_LIST_DIR}/event.proto ${FC_TB_WORK}/c)
-set_tests_properties(tensorboard_events PROPERTIES TIMEOUT 300)
+set(fc_tb_env "")
+if(FLOPCOUNT_SANITIZE STREQUAL "thread")
+  # as the process tests (tests/procs/procs.cmake says why): call sites off,
+  # the signal handler's report (the SIGTERM case) suppressed
+  set(fc_tb_env "FLOPCOUNT_CALLSITES=0"
+      "TSAN_OPTIONS=halt_on_error=1:die_after_fork=0:suppressions=${CMAKE_SOURCE_DIR}/scripts/ci/tsan.supp")
+endif()
+set_tests_properties(tensorboard_events PROPERTIES TIMEOUT 300 ENVIRONMENT "${fc_tb_env}")
 add_test(NAME tensorboard_torch
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_tensorboard.py "${FC_PRELOAD}"
           $<TARGET_FILE:fixture_tb_loop> ${CMAKE_CURRENT_LIST_DIR}/event.proto ${FC_TB_WORK}/torch
