@@ -36,6 +36,14 @@ lib=/usr/lib/x86_64-linux-gnu/libflopcount.so.0
 where=$(/usr/bin/python3 -c 'import flopcount; print(flopcount.__file__)')
 [ "$where" = /usr/lib/python3/dist-packages/flopcount/__init__.py ] || fail "import flopcount: $where"
 
+# flopcount run gives any interpreter the module (python3 -S: no site, so no
+# dist-packages) through LIBDIR/flopcount/python, which holds nothing else
+got=$(flopcount run --quiet --output "$work/probe.json" -- /usr/bin/python3 -S -c \
+    'import os, flopcount; print(os.environ["PYTHONPATH"], flopcount.__file__)')
+want_path=/usr/lib/x86_64-linux-gnu/flopcount/python
+[ "$got" = "$want_path $want_path/flopcount/__init__.py" ] || fail "flopcount run's PYTHONPATH: $got"
+[ "$(ls "$want_path")" = flopcount ] || fail "$want_path holds more than the module"
+
 # a short training with markers, under flopcount run
 per_step=3014656 eval_pass=229376 steps=6 every=2
 cfg="{\"markers\": \"module\", \"steps\": $steps, \"eval_every\": $every, \"out\": null}"
