@@ -7,7 +7,6 @@
  * own status (run_wait.c starts it, passes signals on and waits). */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

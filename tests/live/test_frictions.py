@@ -156,18 +156,22 @@ class SharedOutput(unittest.TestCase):
     def test_sigkill_between_two_writers(self):
         work = fresh("kill")
         out, pidfile = os.path.join(work, "job.json"), os.path.join(work, "b.pid")
+        go = os.path.join(work, "go")
         # A trains 3 steps and ends; B trains 5, then waits (snapshots every
-        # 0.1 s) until it is killed; C trains 2 steps after B is gone.
+        # 0.1 s) until it is killed; C trains 2 steps once B is gone and FILE
+        # has been read.
         script = (f"{LOOP} 3 /; FLOPCOUNT_SNAPSHOT_SECONDS=0.1 {LOOP} 5 {work}/never & "
-                  f"echo $! > {pidfile}; wait; {LOOP} 2 /; true")
+                  f"echo $! > {pidfile}; wait; while [ ! -e {go} ]; do sleep 0.02; done; "
+                  f"{LOOP} 2 /; true")
         sh = subprocess.Popen(["bash", "-c", script],
                               env=env({"LD_PRELOAD": PRELOAD, "FLOPCOUNT_OUTPUT": out}))
         try:
             deadline = time.monotonic() + 60
             b = None
             while time.monotonic() < deadline:  # B's snapshot with its 5 steps in the parts
-                if b is None and os.path.exists(pidfile) and open(pidfile).read().strip():
-                    b = int(open(pidfile).read())
+                if b is None and os.path.exists(pidfile):
+                    with open(pidfile) as f:
+                        b = int(f.read().strip() or 0) or None
                 if b is not None and self.part_of(out, b, 5 * STEP_FLOPS):
                     break
                 time.sleep(0.05)
@@ -175,6 +179,7 @@ class SharedOutput(unittest.TestCase):
             os.kill(b, signal.SIGKILL)
             mid = totals_as_people_read_them(out)  # valid at once: A's report
             self.assertEqual(mid["gemm_flops"], 3 * STEP_FLOPS)
+            open(go, "w").close()
             self.assertEqual(sh.wait(timeout=60), 0)
         finally:
             if sh.poll() is None:
