@@ -175,32 +175,34 @@ class Events(unittest.TestCase):
         events, rest = read_events(self.one_file(os.path.join(tb, "rank3")))
         self.assertEqual(([e.step for e in events[1:]], rest), ([1, 2, 3, 4], 0))
 
-    def test_sigkill_leaves_a_readable_file(self):
-        work = fresh("kill")
-        tb = os.path.join(work, "tb")
-        go = os.path.join(work, "never")
-        p = subprocess.Popen([FIXTURE, "5", "0", go], stdout=subprocess.PIPE, text=True,
-                             env=env({"FLOPCOUNT_TENSORBOARD": tb}))
+    def signalled(self, args, extra, sig, ready):
+        """The fixture with args, sent sig once it printed "done" and
+        ready(pid) is true (polled for at most 30 s); its pid."""
+        p = subprocess.Popen([FIXTURE, *args], stdout=subprocess.PIPE, text=True, env=env(extra))
         try:
             self.assertEqual(p.stdout.readline().strip(), "done")
-            folder = os.path.join(tb, f"pid{p.pid}")
             deadline = time.monotonic() + 30
-            events = []
-            while time.monotonic() < deadline:  # the ticks write within 0.1 s of the last step
-                files = glob.glob(os.path.join(folder, "events.out.tfevents.*"))
-                if files:
-                    events, _ = read_events(files[0])
-                    if len(events) >= 6:  # file_version, then the 5 steps (markers end them)
-                        break
+            while not ready(p.pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            p.send_signal(signal.SIGKILL)
+            p.send_signal(sig)
             p.wait(timeout=30)
         finally:
             if p.poll() is None:
                 p.kill()
             p.stdout.close()
-        self.assertEqual(p.returncode, -signal.SIGKILL)
-        events, rest = read_events(self.one_file(folder))
+        self.assertEqual(p.returncode, -sig)
+        return p.pid
+
+    def test_sigkill_leaves_a_readable_file(self):
+        work = fresh("kill")
+        tb = os.path.join(work, "tb")
+
+        def written(pid):  # the ticks write within 0.1 s of the last step
+            files = glob.glob(os.path.join(tb, f"pid{pid}", "events.out.tfevents.*"))
+            return files and len(read_events(files[0])[0]) >= 6  # file_version and 5 steps
+        pid = self.signalled(["5", "0", os.path.join(work, "never")], {"FLOPCOUNT_TENSORBOARD": tb},
+                             signal.SIGKILL, written)
+        events, rest = read_events(self.one_file(os.path.join(tb, f"pid{pid}")))
         self.assertEqual(rest, 0)
         self.assertEqual([e.step for e in events[1:]], [1, 2, 3, 4, 5])
         for e in events[1:]:
@@ -212,25 +214,16 @@ class Events(unittest.TestCase):
         from the handler too, then the process dies of the signal."""
         work = fresh("term")
         tb, out = os.path.join(work, "tb"), os.path.join(work, "report.json")
-        p = subprocess.Popen([FIXTURE, "8", "0", os.path.join(work, "never"), "auto"],
-                             stdout=subprocess.PIPE, text=True,
-                             env=env({"FLOPCOUNT_TENSORBOARD": tb, "FLOPCOUNT_OUTPUT": out}))
-        try:
-            self.assertEqual(p.stdout.readline().strip(), "done")
-            time.sleep(0.3)  # a few ticks: what is finished is written
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=30)
-        finally:
-            if p.poll() is None:
-                p.kill()
-            p.stdout.close()
-        self.assertEqual(p.returncode, -signal.SIGTERM)
+        start = time.monotonic()  # a few ticks after "done": what is finished is written
+        pid = self.signalled(["8", "0", os.path.join(work, "never"), "auto"],
+                             {"FLOPCOUNT_TENSORBOARD": tb, "FLOPCOUNT_OUTPUT": out}, signal.SIGTERM,
+                             lambda _: time.monotonic() - start > 0.3)
         with open(out) as f:
             rep = json.load(f)
         self.assertEqual((rep["status"], rep["iterations"]["detected_by"]), ("interrupted", "auto"))
         its = rep["iterations"]["list"]
         self.assertTrue(its and its[-1].get("open_end"), its)
-        events, rest = read_events(self.one_file(os.path.join(tb, f"pid{p.pid}")))
+        events, rest = read_events(self.one_file(os.path.join(tb, f"pid{pid}")))
         self.assertEqual(rest, 0)
         self.assertEqual([e.step for e in events[1:]], [i["index"] for i in its])
         for e, it in zip(events[1:], its):
