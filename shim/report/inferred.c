@@ -81,13 +81,20 @@ static int fitted(fc_u128 fwd, fc_u128 flops, fc_u128 rec, fc_u128 xs, int need_
     return in->complete && in->fits ? 0 : -1;
 }
 
-void fc_inferred_live(const fc_iteration *it, double secs, double peak, char *out, size_t size)
+int fc_inferred_iteration_model(const fc_iteration *it, fc_u128 *model)
 {
     static fc_inferred in;
-    fc_u128 model, all = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
+    fc_u128 all = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
+    if (fitted(it->fwd, all, it->rec, it->xs, 1, &in) != 0)
+        return -1;
+    return fc_infer_iteration_flops(&in, it->fwd, model) == 0 ? 0 : -1;
+}
+
+void fc_inferred_live(const fc_iteration *it, double secs, double peak, char *out, size_t size)
+{
+    fc_u128 model;
     out[0] = '\0';
-    if (secs <= 0 || peak <= 0 || fitted(it->fwd, all, it->rec, it->xs, 1, &in) != 0 ||
-        fc_infer_iteration_flops(&in, it->fwd, &model) != 0)
+    if (secs <= 0 || peak <= 0 || fc_inferred_iteration_model(it, &model) != 0)
         return;
     snprintf(out, size, " formula MFU %.1f%%", 100.0 * fc_u128_to_double(model) / (secs * peak));
 }

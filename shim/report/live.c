@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* live.c - one line per FLOPCOUNT_LOG_EVERY iterations, on stderr only:
  *   flopcount: step 20 0.412 s 3.10 TFLOP/s HFU 41.2% MFU 38.0% recompute 8.1% formula MFU 38.0%
- * HFU counts everything executed; MFU leaves the recompute out; formula
+ * The rate takes the SI prefix that fits it (analysis/rate.c: 3.60 GFLOP/s
+ * for a CPU job, 1.20 PFLOP/s for a node). * HFU counts everything executed; MFU leaves the recompute out; formula
  * MFU is the model inferred from the GEMMs (inferred.c), once it fits the
  * count exactly. With --hw-flops the line ends with hwHFU, the
  * hardware-measured FLOPs of the latest iteration whose counter samples are
@@ -32,6 +33,7 @@
 #include "inferred.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
+#include "rate.h"
 
 static uint64_t printed_up_to; /* iterations of the reported mode already looked at */
 static int printed_mode;
@@ -100,8 +102,10 @@ static void print_line(uint64_t index, const fc_iteration *it)
     char hwl[64] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
     fc_live_attention(it, attn, sizeof attn);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s%s\n",
-                     who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
+    char rate[32];
+    fc_rate_text(secs > 0 ? hw / secs : 0.0, rate, sizeof rate);
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %s%s recompute %.1f%%%s%s%s%s\n",
+                     who, (unsigned long long)index, secs, rate, util,
                      hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", attn,
                      formula, hwl);
     if (n > 0) {

@@ -55,7 +55,7 @@ static _Atomic uint64_t dropped, drain_every_ticks;
 static pthread_key_t ring_key;
 static int have_key, enabled;
 static atomic_int finished; /* the detector's stream was ended for the final report */
-#define MAX_TICKS 4
+#define MAX_TICKS 8
 static void (*_Atomic tick_fns[2][MAX_TICKS])(void); /* [with the drain lock] */
 static void (*_Atomic first_use_fn)(void);
 /* 0 nothing set up yet (no GEMM or marker so far), 1 being set up, 2 set

@@ -365,11 +365,21 @@ class Prometheus(unittest.TestCase):
         files = glob.glob(os.path.join(self.metrics, "flopcount-pid*.prom"))
         self.assertEqual(len(files), 1)
         self.promtool(files[0])
-        p = subprocess.run([EXE, "run", "--prometheus", "/nonexistent/metrics", "--", BLAS, "fortran"],
+        # a missing directory is made (issue 28); one under a regular file cannot be
+        made = os.path.join(self.dir, "made", "metrics")
+        p = subprocess.run([EXE, "run", "--quiet", "--prometheus", made, "--output",
+                            os.path.join(self.dir, "made.json"), "--", BLAS, "fortran"],
                            env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(len(glob.glob(os.path.join(made, "flopcount-pid*.prom"))), 1)
+        blocker = os.path.join(self.dir, "a-file")
+        open(blocker, "w").close()
+        p = subprocess.run([EXE, "run", "--prometheus", os.path.join(blocker, "metrics"), "--", BLAS,
+                            "fortran"], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 2)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("--prometheus", p.stderr)
+        self.assertIn(f"({blocker}: Not a directory)", p.stderr)
 
     def test_dashboard_reads_what_is_written(self):
         """docs/grafana: every flopcount series a panel or variable asks for is
