@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "detect/phase.h"
 #include "detect/profile.h"
 #include "detect/segment.h"
 #include "detect/steps.h"
@@ -330,6 +331,58 @@ static void test_profile_infers_model(void **st)
     assert_true(in.fits_iteration);
 }
 
+static void push_marker(int kind)
+{
+    fc_irec r;
+    memset(&r, 0, sizeof r);
+    r.kind = (uint8_t)kind;
+    r.t = ++clock_ticks;
+    fc_seg_push(&r);
+}
+
+/* A program of fused attention alone (no GEMM the detector anchors on),
+ * longer than the detector's buffer (FC_SEG_CAP records): every record is
+ * handed on - none overwritten, none lost, and no scan per push (a
+ * quadratic detector would run this for hours) - as forward and backward
+ * by its kernel, into the marker iterations when flopcount_step() marks
+ * them and into "other" when nothing does. */
+static void test_attention_alone(void **st)
+{
+    (void)st;
+    const uint64_t n = 3 * (uint64_t)FC_SEG_CAP + 12345, per_step = 1000;
+    const uint64_t core = 4u * 8 * 64 * 64 * 16; /* push_attn(8 heads x seqs, s 64, d 16) */
+    for (int marked = 0; marked < 2; marked++) {
+        fc_seg_reset();
+        fc_steps_reset();
+        clock_ticks = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            push_attn(NULL, (int)(i & 1), 8, 64, 16);
+            if (marked && i % per_step == per_step - 1)
+                push_marker(FC_IREC_STEP);
+        }
+        fc_seg_flush();
+        /* pairs of a forward (core) and a backward (2.5 core) */
+        uint64_t fwd = (n + 1) / 2 * core, bwd = n / 2 * core * 5 / 2;
+        fc_steps_view v;
+        fc_steps_get(fc_steps_mode(), &v);
+        if (!marked) {
+            assert_int_equal(v.count, 0);
+            assert_true(fc_steps_other(FC_MODE_AUTO) == fwd + bwd);
+            continue;
+        }
+        assert_int_equal(fc_steps_mode(), FC_MODE_MARKER);
+        /* the calls before the first marker and after the last are in no
+         * iteration ("other"), as with GEMMs */
+        assert_int_equal(v.count, n / per_step - 1);
+        for (uint64_t i = 0; i < v.stored; i++) {
+            assert_true(v.list[i].fwd == per_step / 2 * core);
+            assert_true(v.list[i].bwd == per_step / 2 * core * 5 / 2);
+            assert_true(v.list[i].xs == per_step / 2 * core / 2);
+        }
+        assert_true(v.fwd + v.bwd + fc_steps_other(FC_MODE_MARKER) == fwd + bwd);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_selective),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_profile_infers_model),
+        cmocka_unit_test(test_attention_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
