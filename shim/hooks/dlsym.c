@@ -3,7 +3,9 @@
  * library handle are counted too (issue 15): XLA's stubs, cuDNN and plugins
  * dlopen libcublas / libcublasLt RTLD_LOCAL and take every entry point with
  * dlsym(handle, name), which searches that library only and never sees the
- * preloaded hooks.
+ * preloaded hooks. cudnn-frontend's dynamic-loading mode (TransformerEngine)
+ * and libcudnn.so.9 itself (which forwards the backend API to
+ * libcudnn_graph.so.9) reach cuDNN's backend API the same way.
  *
  * A lookup of a name the shim hooks, on a library handle, is answered with
  * a hook that forwards to exactly the function the handle gave: the
@@ -41,12 +43,15 @@
 extern const fc_hook_entry __start_fc_hook_entries[] __attribute__((visibility("hidden")));
 extern const fc_hook_entry __stop_fc_hook_entries[] __attribute__((visibility("hidden")));
 
-/* 1 when name can be one the shim hooks: cublas*, cblas_?gemm, ?gemm_. */
+/* 1 when name can be one the shim hooks: cublas*, cudnn* (the backend
+ * API), cblas_?gemm, ?gemm_. */
 FC_NO_SANITIZE static inline int maybe_hooked(const char *name)
 {
     switch (name[0]) {
     case 'c':
-        return name[1] == 'u' ? name[2] == 'b' : name[1] == 'b' || name[1] == 'g';
+        if (name[1] == 'u')
+            return name[2] == 'b' || (name[2] == 'd' && name[3] == 'n');
+        return name[1] == 'b' || name[1] == 'g';
     case 's':
     case 'd':
     case 'z':
