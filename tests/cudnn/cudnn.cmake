@@ -21,3 +21,43 @@ target_include_directories(test_cudnn_walk PRIVATE ${CMAKE_SOURCE_DIR}/shim ${FL
                            ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(test_cudnn_walk PRIVATE fc_analysis cmocka pthread ${CMAKE_DL_LIBS})
 add_test(NAME cudnn_walk COMMAND test_cudnn_walk)
+
+# The real cuDNN 9 of the toolkit (no GPU needed), linked and through
+# dlopen + dlsym: every graph's executes fail, the report holds them with
+# the FLOPs the shim read off the real descriptors.
+find_library(FC_CUDNN_REAL_LIB NAMES libcudnn.so.9 PATHS ${FLOPCOUNT_CUDA_LIBDIR}
+             /usr/local/cuda/lib /usr/local/cuda/lib64 NO_DEFAULT_PATH)
+if(FC_CUDNN_REAL_LIB)
+  get_filename_component(FC_CUDNN_REAL_DIR ${FC_CUDNN_REAL_LIB} DIRECTORY)
+  add_executable(test_cudnn_real ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_real.c
+                 ${CMAKE_CURRENT_LIST_DIR}/cudnn_cases.c ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c
+                 ${CMAKE_CURRENT_LIST_DIR}/sdpa_linked.c ${FC_TESTS_DIR}/emu/real_symbol.c)
+  target_include_directories(test_cudnn_real PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${FC_TESTS_DIR}
+                             ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(test_cudnn_real PRIVATE ${FC_CUDNN_REAL_LIB} cmocka PkgConfig::JSONC
+                        ${CMAKE_DL_LIBS})
+  set_target_properties(test_cudnn_real PROPERTIES BUILD_RPATH ${FC_CUDNN_REAL_DIR})
+  # the same program linking no cuDNN: it only ever reaches it through dlopen + dlsym
+  add_executable(test_cudnn_real_dl ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_real.c
+                 ${CMAKE_CURRENT_LIST_DIR}/cudnn_cases.c ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c
+                 ${FC_TESTS_DIR}/emu/real_symbol.c)
+  target_compile_definitions(test_cudnn_real_dl PRIVATE FC_CUDNN_DLOPEN_ONLY)
+  target_include_directories(test_cudnn_real_dl PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${FC_TESTS_DIR}
+                             ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(test_cudnn_real_dl PRIVATE cmocka PkgConfig::JSONC ${CMAKE_DL_LIBS})
+  set(FC_CUDNN_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-cudnn)
+  # $1 report, $2 shim, $3 program, $4 mode, $5 library
+  set(FC_CUDNN_RUN [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 "$3" run "$4" "$5"
+"$3" --check "$1"]=])
+  add_test(NAME cudnn_real_linked
+    COMMAND sh -c "${FC_CUDNN_RUN}" cudnn ${FC_CUDNN_WORK}/real-linked.json "${FC_PRELOAD}"
+            $<TARGET_FILE:test_cudnn_real> linked ${FC_CUDNN_REAL_LIB})
+  add_test(NAME cudnn_real_dlopen
+    COMMAND sh -c "${FC_CUDNN_RUN}" cudnn ${FC_CUDNN_WORK}/real-dlopen.json "${FC_PRELOAD}"
+            $<TARGET_FILE:test_cudnn_real_dl> dlopen ${FC_CUDNN_REAL_LIB})
+else()
+  message(STATUS "flopcount: no libcudnn.so.9 in the CUDA toolkit; cudnn_real_* not built")
+endif()

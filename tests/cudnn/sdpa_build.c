@@ -478,15 +478,18 @@ void cb_plan(cb_graph *g)
                              &count, NULL));
     g->st.heur_results = count;
     cudnnBackendDescriptor_t cfg = NULL;
+    int64_t got = 0;
     if (count > 0) {
         cudnnBackendDescriptor_t cfgs[4];
-        int64_t n = count < 4 ? count : 4, got = 0;
+        int64_t n = count < 4 ? count : 4;
         for (int64_t i = 0; i < n; i++)
             cfgs[i] = make(g, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &g->st.engcfg);
         note(&g->st.heur, a->get(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                  n, &got, cfgs));
         cfg = cfgs[0];
-    } else { /* no heuristics without a device: an engine by its global index */
+    }
+    g->st.heur_filled = got;
+    if (got == 0) { /* none filled (no device): an engine by its global index */
         int64_t index = 0;
         cudnnBackendDescriptor_t eng = make(g, CUDNN_BACKEND_ENGINE_DESCRIPTOR, &g->st.engine);
         set_desc(g, &g->st.engine, eng, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, g->opgraph);
@@ -516,6 +519,8 @@ cudnnStatus_t cb_execute(cb_graph *g)
         a->set(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
         a->finalize(vp);
         st = a->execute(g->handle, g->plan, vp);
+        if (g->after_execute != NULL)
+            g->after_execute(g->handle, g->plan, vp, st);
         a->destroy(vp);
     }
     note(&g->st.execute, st);

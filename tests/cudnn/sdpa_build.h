@@ -44,7 +44,8 @@ int cb_api_dlsym(cb_api *api, void *handle);
 /* Where a stage of the build stopped (the first failing call's status). */
 typedef struct cb_status {
     cudnnStatus_t tensors, ops, graph, heur, engine, engcfg, plan, execute;
-    int64_t heur_results; /* engine configs heuristics gave */
+    int64_t heur_results; /* engine configs heuristics say they have */
+    int64_t heur_filled;  /* ... and filled when asked */
 } cb_status;
 
 typedef struct cb_graph {
@@ -63,6 +64,10 @@ typedef struct cb_graph {
     int n_f, n_i;
     cudnnBackendDescriptor_t opgraph, plan;
     int keep_tensors; /* 0: destroy tensors and operations once the graph is built */
+    /* called after each execute with its arguments and status (a test
+     * compares it with the real function's) */
+    void (*after_execute)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t,
+                          cudnnStatus_t);
     cb_status st;
 } cb_graph;
 
