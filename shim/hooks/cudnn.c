@@ -24,6 +24,7 @@
 #include "cudnn/cudnn_abi.h"
 #include "cudnn/cudnn_layer.h"
 #include "hook.h"
+#include "kernel_class.h"
 
 typedef int (*create_fn)(int, void **);
 typedef int (*desc_fn)(void *);
@@ -201,17 +202,21 @@ FC_HOOK_DEFINE(int, return, cudnnBackendExecute, FC_LIB_CUDNN, FC_SYM_CUDNN_EXEC
 /* A plan's kernels put into a CUDA graph: they run at the graph's
  * launches, which the cupti layer counts for GEMMs captured from streams.
  * Until it can take a plan's attention or matmuls as well, such a
- * populate is named, not counted. */
-static uint32_t populate_id(void)
+ * populate is named, not counted (one name for attention plans, one for
+ * matmul plans). */
+static uint32_t populate_id(int kind)
 {
-    static uint32_t id1;
-    uint32_t id = __atomic_load_n(&id1, __ATOMIC_RELAXED);
+    static uint32_t id1[2];
+    int attn = kind == FC_CUDNN_ATTENTION;
+    uint32_t id = __atomic_load_n(&id1[attn], __ATOMIC_RELAXED);
     if (id == 0) {
-        id = fc_uncounted_intern("cudnnBackendPopulateCudaGraph", 0, FC_UNC_GRAPH,
+        id = fc_uncounted_intern(attn ? "cudnnBackendPopulateCudaGraph: attention"
+                                      : "cudnnBackendPopulateCudaGraph: matmul",
+                                 attn ? FC_K_ATTENTION : FC_K_GEMM_LIKE, FC_UNC_GRAPH,
                                  "a plan's kernels put into a CUDA graph: its launches are not "
                                  "counted") +
              1;
-        __atomic_store_n(&id1, id, __ATOMIC_RELAXED);
+        __atomic_store_n(&id1[attn], id, __ATOMIC_RELAXED);
     }
     return id - 1;
 }
@@ -226,7 +231,7 @@ FC_HOOK_BODY(int, cudnnBackendPopulateCudaGraph, GRAPH_PARAMS)
         int saved = errno;
         fc_cudnn_exec x;
         fc_cudnn_exec_of(plan, vp, &x);
-        fc_uncounted_count(x.kind == FC_CUDNN_UNCOUNTED ? x.unc_id : populate_id(),
+        fc_uncounted_count(x.kind == FC_CUDNN_UNCOUNTED ? x.unc_id : populate_id(x.kind),
                            st == FC_CUDNN_STATUS_SUCCESS);
         errno = saved;
     }

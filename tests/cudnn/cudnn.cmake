@@ -8,6 +8,7 @@ if(NOT FC_CUDNN_INCLUDE)
   message(STATUS "flopcount: no cudnn_graph.h in the CUDA headers; cuDNN tests not built")
   return()
 endif()
+set(FC_CUDNN_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-cudnn)
 set(FC_CUDNN_SHIM_SOURCES
   ${CMAKE_SOURCE_DIR}/shim/cudnn/desc_table.c ${CMAKE_SOURCE_DIR}/shim/cudnn/desc_attrs.c
   ${CMAKE_SOURCE_DIR}/shim/cudnn/graph_walk.c ${CMAKE_SOURCE_DIR}/shim/cudnn/mask_band.c
@@ -45,7 +46,6 @@ if(FC_CUDNN_REAL_LIB)
   target_include_directories(test_cudnn_real_dl PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${FC_TESTS_DIR}
                              ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(test_cudnn_real_dl PRIVATE cmocka PkgConfig::JSONC ${CMAKE_DL_LIBS})
-  set(FC_CUDNN_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-cudnn)
   # $1 report, $2 shim, $3 program, $4 mode, $5 library
   set(FC_CUDNN_RUN [=[set -e
 mkdir -p "$(dirname "$1")"
@@ -61,3 +61,45 @@ LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 "$3" run "$4" "$5"
 else()
   message(STATUS "flopcount: no libcudnn.so.9 in the CUDA toolkit; cudnn_real_* not built")
 endif()
+
+# The fake cuDNN 9 (built against the real cudnn_graph.h): libcudnn.so.9
+# forwarding through dlopen + dlsym to libcudnn_graph.so.9, as the real
+# one does; there plans finalize and executes succeed.
+set(FC_CUDNN_FAKE_DIR ${CMAKE_BINARY_DIR}/fake-cudnn)
+add_library(fc_fake_cudnn_graph SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cudnn_graph.c)
+add_library(fc_fake_cudnn SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cudnn.c)
+target_link_libraries(fc_fake_cudnn PRIVATE ${CMAKE_DL_LIBS} pthread)
+set_target_properties(fc_fake_cudnn_graph PROPERTIES OUTPUT_NAME cudnn_graph SOVERSION 9)
+set_target_properties(fc_fake_cudnn PROPERTIES OUTPUT_NAME cudnn SOVERSION 9)
+foreach(t fc_fake_cudnn_graph fc_fake_cudnn)
+  target_include_directories(${t} PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+  set_target_properties(${t} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${FC_CUDNN_FAKE_DIR})
+endforeach()
+add_dependencies(fc_fake_cudnn fc_fake_cudnn_graph)
+
+function(fc_cudnn_fake_program name)
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_fake.c
+                 ${CMAKE_CURRENT_LIST_DIR}/cudnn_cases.c ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c
+                 ${FC_TESTS_DIR}/emu/real_symbol.c ${ARGN})
+  target_include_directories(${name} PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${FC_TESTS_DIR}
+                             ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(${name} PRIVATE cmocka PkgConfig::JSONC ${CMAKE_DL_LIBS})
+  add_dependencies(${name} fc_fake_cudnn)
+endfunction()
+fc_cudnn_fake_program(test_cudnn_fake ${CMAKE_CURRENT_LIST_DIR}/sdpa_linked.c)
+target_link_libraries(test_cudnn_fake PRIVATE fc_fake_cudnn)
+fc_cudnn_fake_program(test_cudnn_fake_dl)
+target_compile_definitions(test_cudnn_fake_dl PRIVATE FC_CUDNN_DLOPEN_ONLY)
+
+set(FC_CUDNN_FAKE_RUN [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+export LD_LIBRARY_PATH="$6${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 "$3" run "$4" "$5"
+"$3" --check "$1"]=])
+add_test(NAME cudnn_fake_linked
+  COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-linked.json "${FC_PRELOAD}"
+          $<TARGET_FILE:test_cudnn_fake> linked ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 ${FC_CUDNN_FAKE_DIR})
+add_test(NAME cudnn_fake_dlopen
+  COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-dlopen.json "${FC_PRELOAD}"
+          $<TARGET_FILE:test_cudnn_fake_dl> dlopen ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 ${FC_CUDNN_FAKE_DIR})

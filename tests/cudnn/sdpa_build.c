@@ -98,6 +98,12 @@ static cb_tensor tensor(cb_graph *g, int nd, const int64_t *dims, const int64_t 
     set(g, s, t.desc, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt);
     if (by_value)
         set(g, s, t.desc, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byval);
+    if (g->extra_tensor_attr != 0) {
+        int64_t one = 1;
+        set(g, s, t.desc, (cudnnBackendAttributeName_t)g->extra_tensor_attr, CUDNN_TYPE_INT64, 1,
+            &one);
+        g->extra_tensor_attr = 0;
+    }
     note(s, g->api->finalize(t.desc));
     if (!is_virtual && !by_value)
         vp_add(g, t.uid, (void *)(uintptr_t)(0x100000u * (uint64_t)t.uid)); /* a fake device address */

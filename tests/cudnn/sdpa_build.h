@@ -68,6 +68,9 @@ typedef struct cb_graph {
      * compares it with the real function's) */
     void (*after_execute)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t,
                           cudnnStatus_t);
+    /* an attribute set (INT64 value 1) on the next tensor made, before its
+     * finalize: a newer cuDNN's attribute; 0 none */
+    int extra_tensor_attr;
     cb_status st;
 } cb_graph;
 
