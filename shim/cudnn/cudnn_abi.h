@@ -15,7 +15,7 @@
 #define FC_CUDNN_DIM_MAX 8 /* CUDNN_DIM_MAX */
 
 /* cudnnBackendDescriptorType_t */
-enum fc_cudnn_dtype_desc {
+enum fc_cudnn_desc_type {
     FC_CD_POINTWISE = 0,
     FC_CD_CONVOLUTION = 1,
     FC_CD_ENGINE = 2,

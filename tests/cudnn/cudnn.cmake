@@ -103,3 +103,9 @@ add_test(NAME cudnn_fake_linked
 add_test(NAME cudnn_fake_dlopen
   COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-dlopen.json "${FC_PRELOAD}"
           $<TARGET_FILE:test_cudnn_fake_dl> dlopen ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 ${FC_CUDNN_FAKE_DIR})
+
+# The shim's own copy of the backend numbers, against the real header.
+add_executable(test_cudnn_abi ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_abi.c ${FC_CUDNN_SHIM_SOURCES})
+target_include_directories(test_cudnn_abi PRIVATE ${CMAKE_SOURCE_DIR}/shim ${FLOPCOUNT_CUDA_INCLUDE})
+target_link_libraries(test_cudnn_abi PRIVATE fc_analysis cmocka pthread)
+add_test(NAME cudnn_abi COMMAND test_cudnn_abi)
