@@ -109,3 +109,13 @@ add_executable(test_cudnn_abi ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_abi.c ${FC_CU
 target_include_directories(test_cudnn_abi PRIVATE ${CMAKE_SOURCE_DIR}/shim ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(test_cudnn_abi PRIVATE fc_analysis cmocka pthread)
 add_test(NAME cudnn_abi COMMAND test_cudnn_abi)
+
+# fork while two threads are in the hooks: the child never waits on the table's lock.
+add_executable(test_cudnn_fork ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_fork.c
+               ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c)
+target_include_directories(test_cudnn_fork PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_cudnn_fork PRIVATE cmocka pthread ${CMAKE_DL_LIBS})
+add_dependencies(test_cudnn_fork fc_fake_cudnn)
+add_test(NAME cudnn_fork COMMAND test_cudnn_fork ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9)
+set_tests_properties(cudnn_fork PROPERTIES ENVIRONMENT
+  "LD_PRELOAD=${FC_PRELOAD};LD_LIBRARY_PATH=${FC_CUDNN_FAKE_DIR};FLOPCOUNT_QUIET=1")
