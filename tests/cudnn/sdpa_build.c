@@ -423,6 +423,32 @@ static void sdpa_backward(cb_graph *g, const cb_sdpa *s)
     cb_matmul(g, dS, K, dQ, NULL, NULL, NULL); /* dQ = dS K */
 }
 
+/* The backward SDPA node the 9.19 header defines (cudnn-frontend builds
+ * the composite backward instead). */
+static void sdpa_unified_backward(cb_graph *g, const cb_sdpa *s)
+{
+    cudnnStatus_t *st = &g->st.ops;
+    cudnnDataType_t T = s->dt;
+    int64_t b = s->b, h = s->h, hk = s->h_k, sq = s->s_q, sk = s->s_k, d = s->d, dv = s->d_v;
+    cb_tensor Q = dev(g, d4(b, h, sq, d), T), K = dev(g, d4(b, hk, sk, d), T);
+    cb_tensor V = dev(g, d4(b, hk, sk, dv), T), O = dev(g, d4(b, h, sq, dv), T);
+    cb_tensor dO = dev(g, d4(b, h, sq, dv), T), dQ = dev(g, d4(b, h, sq, d), T);
+    cb_tensor dK = dev(g, d4(b, hk, sk, d), T), dV = dev(g, d4(b, hk, sk, dv), T);
+    cb_tensor Stats = dev(g, d4(b, h, sq, 1), CUDNN_DATA_FLOAT), scale = cb_scalar_f(g, 0.125f);
+    cudnnBackendDescriptor_t op = make(g, CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, st);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, Q.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC, K.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, V.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, O.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC, Stats.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC, scale.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, dO.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, dQ.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC, dK.desc);
+    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC, dV.desc);
+    add_op(g, op);
+}
+
 static void sdpa_unified(cb_graph *g, const cb_sdpa *s)
 {
     cudnnStatus_t *st = &g->st.ops;
@@ -449,7 +475,9 @@ static void sdpa_unified(cb_graph *g, const cb_sdpa *s)
 
 void cb_build_sdpa(cb_graph *g, const cb_sdpa *s)
 {
-    if (s->unified)
+    if (s->unified && s->bwd)
+        sdpa_unified_backward(g, s);
+    else if (s->unified)
         sdpa_unified(g, s);
     else if (s->bwd)
         sdpa_backward(g, s);
@@ -465,6 +493,11 @@ void cb_plan(cb_graph *g)
     g->opgraph = make(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->st.graph);
     set(g, &g->st.graph, g->opgraph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
         g->n_ops, g->ops);
+    if (g->dynamic) {
+        bool on = true;
+        set(g, &g->st.graph, g->opgraph, CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED,
+            CUDNN_TYPE_BOOLEAN, 1, &on);
+    }
     note(&g->st.graph, a->finalize(g->opgraph));
     if (!g->keep_tensors) {
         /* what a frontend may do: the graph holds its own copies now */
@@ -523,6 +556,22 @@ cudnnStatus_t cb_execute(cb_graph *g)
         a->set(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, g->n_vp, g->vp_uid);
         a->set(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, g->n_vp, g->vp_ptr);
         a->set(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
+        if (g->n_over > 0) {
+            /* std::vector<std::vector<int64_t>>: three pointers each (begin,
+             * end, end of capacity), the outer one over the inner ones */
+            struct vec {
+                const void *begin, *end, *cap;
+            } inner[4], outer;
+            for (int i = 0; i < g->n_over; i++) {
+                inner[i].begin = g->over_dims[i];
+                inner[i].end = inner[i].cap = g->over_dims[i] + 4;
+            }
+            outer.begin = inner;
+            outer.end = outer.cap = inner + g->n_over;
+            a->set(vp, CUDNN_ATTR_VARIANT_PACK_OVERRIDE_UNIQUE_IDS, CUDNN_TYPE_INT64, g->n_over,
+                   g->over_uid);
+            a->set(vp, CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES, CUDNN_TYPE_VOID_PTR, 1, &outer);
+        }
         a->finalize(vp);
         st = a->execute(g->handle, g->plan, vp);
         if (g->after_execute != NULL)

@@ -71,6 +71,13 @@ typedef struct cb_graph {
     /* an attribute set (INT64 value 1) on the next tensor made, before its
      * finalize: a newer cuDNN's attribute; 0 none */
     int extra_tensor_attr;
+    /* dynamic shapes: the graph enables them, and each execute overrides
+     * the shapes of n_over tensors (cudnn-frontend's form: the address of
+     * a vector of vectors, laid out here as libstdc++ lays them out) */
+    int dynamic;
+    int n_over;
+    int64_t over_uid[4];
+    int64_t over_dims[4][4];
     cb_status st;
 } cb_graph;
 
@@ -108,7 +115,7 @@ void cb_destroy_all(cb_graph *g);
 typedef struct cb_sdpa {
     int64_t b, h, h_k, s_q, s_k, d, d_v;
     int bwd;         /* composite backward (5 matmuls) */
-    int unified;     /* one SDPA_FWD node */
+    int unified;     /* one SDPA_FWD node (SDPA_BWD with bwd) */
     int causal;      /* 0 none, 1 top-left, 2 bottom-right (the lengths as scalars) */
     int64_t right;   /* with causal: keys this far right of the diagonal are kept too */
     int64_t left;    /* sliding window of this many keys (the diagonal's included), 0 none */

@@ -227,6 +227,9 @@ static void test_unified_node(void **state)
     s.padding = 1;
     run(&s, 1);
     expect_attention(&s, 1);
+    s.padding = 0, s.bwd = 1; /* the backward node */
+    run(&s, 1);
+    expect_attention(&s, 0);
 }
 
 /* Tensors and operations destroyed as soon as the graph is built (legal:
@@ -290,6 +293,57 @@ static void expect_uncounted(const char *name, int reason)
     struct find c = {last.unc_id, 0, name, reason, 0};
     fc_uncounted_foreach(visit, &c);
     assert_true(c.found);
+}
+
+/* Dynamic shapes: the plan built at one shape, each execute overriding
+ * the shapes of Q, K and V (the first three tensors made: uids 1, 2, 3). */
+static void test_dynamic_shapes(void **state)
+{
+    (void)state;
+    static cb_graph g;
+    cb_sdpa built = base, at = base;
+    built.causal = at.causal = 1, built.h_k = at.h_k = 2;
+    cb_init(&g, &recorder, NULL);
+    g.dynamic = 1;
+    cb_build_sdpa(&g, &built);
+    cb_plan(&g);
+    cb_execute(&g); /* no override: the shapes it was built with */
+    expect_attention(&built, 0);
+    at.b = 5, at.s_q = at.s_k = 40; /* Q [b, h, s_q, d], K^T [b, h_k, d, s_k], V [b, h_k, s_k, d_v] */
+    int64_t q[4] = {at.b, at.h, at.s_q, at.d}, kt[4] = {at.b, at.h_k, at.d, at.s_k},
+            v[4] = {at.b, at.h_k, at.s_k, at.d_v};
+    g.n_over = 3;
+    for (int i = 0; i < 3; i++)
+        g.over_uid[i] = i + 1;
+    memcpy(g.over_dims[0], q, sizeof q);
+    memcpy(g.over_dims[1], kt, sizeof kt);
+    memcpy(g.over_dims[2], v, sizeof v);
+    cb_execute(&g);
+    expect_attention(&at, 0);
+    g.over_dims[2][1] = 0; /* a shape with a zero: not one cudnn-frontend passes */
+    cb_execute(&g);
+    expect_uncounted("cudnn execute: override shapes not readable", FC_UNC_GRAPH);
+    cb_destroy_all(&g);
+    /* a matmul: A [3, 64, 32] executed as [3, 80, 32] */
+    cb_init(&g, &recorder, NULL);
+    g.dynamic = 1;
+    int64_t da[] = {3, 64, 32}, db[] = {3, 32, 48}, dc[] = {3, 64, 48};
+    cb_tensor A = cb_tensor_make(&g, 3, da, NULL, CUDNN_DATA_HALF, 0);
+    cb_tensor B = cb_tensor_make(&g, 3, db, NULL, CUDNN_DATA_HALF, 0);
+    cb_tensor C = cb_tensor_make(&g, 3, dc, NULL, CUDNN_DATA_HALF, 0);
+    cb_matmul(&g, A, B, C, NULL, NULL, NULL);
+    cb_plan(&g);
+    int64_t a2[4] = {1, 3, 80, 32};
+    g.n_over = 1;
+    g.over_uid[0] = A.uid;
+    memcpy(g.over_dims[0], a2, sizeof a2);
+    cb_execute(&g);
+    assert_int_equal(last.kind, FC_CUDNN_GEMMS);
+    assert_int_equal(last.gemm[0].m, 80);
+    assert_int_equal(last.gemm[0].n, 48);
+    assert_int_equal(last.gemm[0].k, 32);
+    assert_int_equal(last.gemm[0].batch, 3);
+    cb_destroy_all(&g);
 }
 
 static void test_convolution(void **state)
@@ -431,6 +485,7 @@ int main(void)
         cmocka_unit_test_setup(test_dropout, setup),
         cmocka_unit_test_setup(test_unified_node, setup),
         cmocka_unit_test_setup(test_destroyed_before_plan, setup),
+        cmocka_unit_test_setup(test_dynamic_shapes, setup),
         cmocka_unit_test_setup(test_plain_matmul, setup),
         cmocka_unit_test_setup(test_convolution, setup),
         cmocka_unit_test_setup(test_unknown_attribute_and_type, setup),
