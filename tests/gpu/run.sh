@@ -24,9 +24,11 @@ ROOT=$(cd "$HERE/../.." && pwd)
 PY=${FC_PYTHON:-python3}
 export FC_PYTHON=$PY PYTHONDONTWRITEBYTECODE=1
 
-# id:timeout_seconds, in run order; later checks use earlier results (07b reads 07a).
-CHECKS="00_bringup:60 01_peak:90 02_eager_gemms:150 03_gpt_train:240 04a_cuda_graphs:90 04b_compile:240
-05_jax:180 06_kernels:150 07a_ncu_reference:180 07b_hw_flops:150 08_overhead:240"
+# id:timeout_seconds, in run order, the most valuable first (a run cut short by
+# its budget loses the last ones); later checks use earlier results (07b reads 07a).
+CHECKS="00_bringup:60 01_peak:90 02_eager_gemms:150 09_sdpa:150 03_gpt_train:240 10_grad_accum:120
+11_dtype_mix:90 04a_cuda_graphs:90 06_kernels:150 07a_ncu_reference:180 07b_hw_flops:150 04b_compile:240
+05_jax:180 08_overhead:240"
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -203,7 +205,7 @@ if [ "$mode" = dry-run ]; then
     "$PY" "$HERE/lib/summary.py" selftests "${ids[@]}" || status=1
     echo "== no-GPU path of the checks still to be built"
     # The feature probes answer yes, so these checks go on to their GPU gate.
-    for id in 04b_compile 05_jax 06_kernels 07b_hw_flops; do
+    for id in 04b_compile 05_jax 06_kernels 07b_hw_flops 09_sdpa 10_grad_accum 11_dtype_mix; do
         FC_ASSUME_BUILT=1 run_one "$id" "$HERE/checks/$id.py" "$out/assume-built/$id" 60
         "$PY" "$HERE/lib/summary.py" line "$out/assume-built/$id/result.json"
         grep -q '"reason": "no GPU' "$out/assume-built/$id/result.json" || { echo "$id: FAILED"; status=1; }

@@ -6,13 +6,16 @@ sequence 1024, batch 8; SDPA causal attention, AdamW, block 1 checkpointed,
 an evaluation forward after steps 10 and 20) under `flopcount run`, and
 asserts:
   * iterations found automatically (detected_by auto) = 20 = the steps;
-  * every iteration's FLOPs less its recompute = the formula's model FLOPs
-    minus the attention core, exactly: 72Bslh^2 + 12Bs^2lh + 6BshV
-    - 12Bs^2lh (SDPA computes QK^T and AV outside cuBLAS);
-  * every iteration's recompute = the checkpointed block's forward GEMMs,
-    24Bsh^2, exactly;
-  * 2 evaluation passes of one forward each (24Bslh^2 + 2BshV), and the run
-    total = 20 iterations + 2 passes, exactly (no stray GEMM);
+  * the causal SDPA attention (FlashAttention-2 or memory-efficient
+    kernels: the program allows only those) is counted from its kernel
+    launches (issue 25), so every iteration's FLOPs less its recompute and
+    less its attention excess (the backward's recomputed QK^T, beyond the
+    model convention) = the formula's model FLOPs with the causal core
+    counted exactly: 72Bslh^2 + 6Bs(s+1)lh + 6BshV, exactly;
+  * every iteration's recompute = the checkpointed block's forward: its
+    GEMMs 24Bsh^2 and its attention forward 2Bs(s+1)h, exactly;
+  * 2 evaluation passes of one forward each, and the run total (GEMMs and
+    attention) = 20 iterations + 2 passes, exactly (no stray work);
   * the shim's per-iteration GPU time (CUDA events), median over iterations
     2..19, within 5% of the median torch.cuda.Event time of the same steps
     (start of step k to start of step k+1, as the automatic iteration spans).
@@ -38,6 +41,7 @@ GPU_CFG = {
     "checkpoint": [1],
     "eval_every": 10,
     "attention": "sdpa",
+    "attention_counted": True,
     "dtype": "bf16",
     "device": "cuda",
 }
@@ -100,10 +104,13 @@ def gpu_time_check(it, event_steps, figures, problems):
 def evaluate(report, meta, cfg, gpu_timing, figures):
     """(status, reason) for one run's report; figures filled in."""
     e = expect.gpt_expected(cfg)
-    core = expect.attention_core(cfg["layers"], cfg["hidden"], cfg["seq"], cfg["batch"])
-    formula = expect.megatron72(cfg["layers"], cfg["hidden"], cfg["vocab"], cfg["seq"], cfg["batch"])
+    l, h, s, B = cfg["layers"], cfg["hidden"], cfg["seq"], cfg["batch"]
+    core = expect.attention_core(l, h, s, B)
+    formula = expect.megatron72(l, h, cfg["vocab"], s, B)
     in_cublas = cfg["attention"] == "manual"  # the CPU rehearsal's bmm attention is counted
-    assert e["model"] == formula - (0 if in_cublas else core), "GEMM enumeration disagrees with the formula"
+    counted_causal = 6 * B * s * (s + 1) * l * h  # the causal core, exact pairs, model convention
+    want = formula if in_cublas else formula - core + counted_causal
+    assert e["model"] == want, "GEMM enumeration disagrees with the formula"
     steps, evals = cfg["steps"], meta.get("evals", 0)
     it = report["iterations"]
     figures.update(
@@ -123,10 +130,17 @@ def evaluate(report, meta, cfg, gpu_timing, figures):
         problems.append(
             "%s iterations (%s), expected %d (auto)" % (it.get("count"), it.get("detected_by"), steps)
         )
+    att = report.get("attention") or {}
+    figures.update(attention={k: att.get(k) for k in ("calls", "failed_calls", "flops", "by_source")},
+                   uncounted=report.get("uncounted"))
+    if not in_cublas and not att.get("calls"):
+        unc = "; ".join("%s (%s)" % (u.get("name", "?")[:60], u.get("reason")) for u in report.get("uncounted") or [])
+        problems.append("no attention call counted%s" % (": not counted: " + unc if unc else ""))
     bad_model, bad_rc = [], []
     for x in it.get("list", []):
-        if x["flops"] - x["recompute_flops"] != e["model"]:
-            bad_model.append((x.get("index"), x["flops"] - x["recompute_flops"]))
+        m = x["flops"] - x["recompute_flops"] - x.get("attention_excess_flops", 0)
+        if m != e["model"]:
+            bad_model.append((x.get("index"), m))
         if x["recompute_flops"] != e["recompute"]:
             bad_rc.append((x.get("index"), x["recompute_flops"]))
     figures.update(
@@ -137,7 +151,11 @@ def evaluate(report, meta, cfg, gpu_timing, figures):
     )
     if bad_model:
         extra = bad_model[0][1] - e["model"]
-        hint = " (= the attention core: SDPA fell back to cuBLAS?)" if extra == core else ""
+        hint = ""
+        if not in_cublas and extra == core - counted_causal:
+            hint = " (= the attention core as GEMMs: SDPA fell back to the math backend?)"
+        elif not in_cublas and extra == -counted_causal:
+            hint = " (= the whole attention core: not counted)"
         problems.append(
             "%d iterations' model FLOPs != %d, e.g. iteration %s: %d (%+d)%s"
             % (len(bad_model), e["model"], bad_model[0][0], bad_model[0][1], extra, hint)
@@ -155,10 +173,11 @@ def evaluate(report, meta, cfg, gpu_timing, figures):
         )
     total = steps * e["iteration"] + evals * e["eval_pass"]
     tot = report.get("totals", {})
-    if tot.get("gemm_flops") != total or tot.get("failed_calls"):
+    counted = tot.get("counted_flops", tot.get("gemm_flops"))
+    if counted != total or tot.get("failed_calls") or att.get("failed_calls"):
         problems.append(
-            "run total %s FLOPs (%s failed calls), expected %d"
-            % (tot.get("gemm_flops"), tot.get("failed_calls"), total)
+            "run total %s FLOPs (%s failed calls, %s failed attention calls), expected %d"
+            % (counted, tot.get("failed_calls"), att.get("failed_calls"), total)
         )
     timing = gpu_time_check(it, meta.get("event_step_seconds") or [], figures, problems) if gpu_timing else ""
     if problems:
@@ -169,7 +188,8 @@ def evaluate(report, meta, cfg, gpu_timing, figures):
         % (
             steps,
             e["model"],
-            "" if in_cublas else " - attention core",
+            "" if in_cublas else " with the causal core counted from %s kernels" % ",".join(
+                sorted((att.get("by_source") or {}).keys())),
             e["recompute"],
             evals,
             fcgpu.si(total),
@@ -199,13 +219,15 @@ def synthetic_report(cfg, evals, gpu_steps):
                 "forward_flops": e["forward"],
                 "backward_flops": e["backward"],
                 "recompute_flops": e["recompute"],
+                "attention_excess_flops": e["excess"],
                 "gpu_seconds": gpu_steps[i - 1] * 1.01 if i < cfg["steps"] else None,
             }
         )
     return {
         "iterations": {"count": cfg["steps"], "detected_by": "auto", "gpu_timing": "events", "list": lst},
         "eval_passes": {"count": evals, "flops": evals * e["eval_pass"]},
-        "totals": {"gemm_flops": cfg["steps"] * e["iteration"] + evals * e["eval_pass"], "failed_calls": 0},
+        "totals": {"counted_flops": cfg["steps"] * e["iteration"] + evals * e["eval_pass"], "failed_calls": 0},
+        "attention": {"calls": 1, "failed_calls": 0, "by_source": {"flash": {"calls": 1}}},
     }
 
 
@@ -223,13 +245,21 @@ def self_test():
     r = copy.deepcopy(good)
     r["iterations"]["list"][4]["recompute_flops"] -= 1000
     assert evaluate(r, meta, cfg, True, {})[0] == "FAIL"
-    # attention core counted (the math SDPA backend)
+    # attention not counted at all: the launch layer missed it
     r = copy.deepcopy(good)
-    core = expect.attention_core(cfg["layers"], cfg["hidden"], cfg["seq"], cfg["batch"])
+    B, s, l, h = cfg["batch"], cfg["seq"], cfg["layers"], cfg["hidden"]
     for x in r["iterations"]["list"]:
-        x["flops"] += core
+        x["flops"] -= 6 * B * s * (s + 1) * l * h + x["attention_excess_flops"]
+        x["attention_excess_flops"] = 0
+    r["attention"] = {"calls": 0}
+    r["uncounted"] = [{"name": "flash_fwd_kernel", "reason": "layout_mismatch"}]
     st, why = evaluate(r, meta, cfg, True, {})
-    assert st == "FAIL" and "attention core" in why, why
+    assert st == "FAIL" and "not counted" in why and "layout_mismatch" in why, why
+    # the excess not taken out (MFU's model FLOPs would be high)
+    r = copy.deepcopy(good)
+    for x in r["iterations"]["list"]:
+        x["attention_excess_flops"] = 0
+    assert evaluate(r, meta, cfg, True, {})[0] == "FAIL"
     # one iteration missed; an eval pass taken for an iteration
     r = copy.deepcopy(good)
     r["iterations"]["count"] = 19
@@ -249,10 +279,11 @@ def self_test():
     assert evaluate(r, meta, cfg, False, {})[0] == "PASS"
     # stray GEMM outside the iterations
     r = copy.deepcopy(good)
-    r["totals"]["gemm_flops"] += 2
+    r["totals"]["counted_flops"] += 2
     assert evaluate(r, meta, cfg, True, {})[0] == "FAIL"
-    assert e["model"] == expect.megatron72(4, 1024, 8192, 1024, 8) - core
-    return 9
+    core = expect.attention_core(4, 1024, 1024, 8)
+    assert e["model"] == expect.megatron72(4, 1024, 8192, 1024, 8) - core + 6 * 8 * 1024 * 1025 * 4 * 1024
+    return 10
 
 
 def main():

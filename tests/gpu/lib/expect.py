@@ -29,6 +29,38 @@ def attention_core(l, h, s, B):
     return 12 * B * s * s * l * h
 
 
+# Dense peaks of the H100/H200 SXM by dtype, FLOP/s (REFERENCE.md section 3),
+# for the dtype-mix check: written here, not read from flopcount's table.
+H200_PEAKS = {"bf16": 989.4e12, "fp16": 989.4e12, "fp8_e4m3": 1978.9e12, "fp8_e5m2": 1978.9e12,
+              "tf32": 494.7e12, "fp32": 67e12}
+
+
+def visible_pairs(s_q, s_k, window_left=-1, window_right=-1, bottom_right=False):
+    """(query, key) pairs one head sees, row by row: query i sees key j when
+    i + off - left <= j <= i + off + right (a negative bound: none), off =
+    s_k - s_q for bottom-right alignment (FlashAttention's causal), else 0."""
+    off = s_k - s_q if bottom_right else 0
+    n = 0
+    for i in range(s_q):
+        lo = 0 if window_left < 0 else max(0, i + off - window_left)
+        hi = s_k - 1 if window_right < 0 else min(s_k - 1, i + off + window_right)
+        if hi >= lo:
+            n += hi - lo + 1
+    return n
+
+
+def attention_flops(b, h, s_q, s_k, d, d_v=None, causal=False, bottom_right=False, direction="forward"):
+    """One fused-attention call's FLOPs, {executed, model}: forward QK^T and PV
+    on the visible pairs, 2P(d + d_v); backward as FlashAttention and cuDNN
+    run it, five products (QK^T again, dV, dP, dQ, dK): 2P(3d + 2d_v); the
+    model convention counts the backward as twice the forward."""
+    d_v = d if d_v is None else d_v
+    p = visible_pairs(s_q, s_k, -1, 0 if causal else -1, bottom_right) * b * h
+    if direction == "forward":
+        return {"executed": 2 * p * (d + d_v), "model": 2 * p * (d + d_v)}
+    return {"executed": 2 * p * (3 * d + 2 * d_v), "model": 4 * p * (d + d_v)}
+
+
 def gpt_gemms(cfg, training=True):
     """The GEMMs programs/gpt.py issues per step, as (name, phase, m, n, k,
     batch, count) with torch's row-major M, N, K. phase: forward, backward,
@@ -61,11 +93,26 @@ def gpt_expected(cfg):
     e = {"forward": 0, "backward": 0, "recompute": 0}
     for _, phase, M, N, K, bt, count in gpt_gemms(cfg):
         e[phase] += count * gemm_flops(M, N, K, bt)
-    e["iteration"] = e["forward"] + e["backward"] + e["recompute"]
-    e["model"] = e["forward"] + e["backward"]
     e["eval_pass"] = sum(
         c * gemm_flops(M, N, K, bt) for _, _, M, N, K, bt, c in gpt_gemms(cfg, training=False)
     )
+    e["excess"] = 0
+    if cfg["attention"] == "sdpa" and cfg.get("attention_counted"):
+        # the fused causal attention core, counted from its kernels: forward,
+        # backward (2.5x, of which 0.5x beyond the model convention), the
+        # checkpointed blocks' forward again, and in each evaluation pass
+        l, h, s, B = cfg["layers"], cfg["hidden"], cfg["seq"], cfg["batch"]
+        a = cfg["heads"]
+        fw = attention_flops(B, a, s, s, h // a, causal=True)
+        bw = attention_flops(B, a, s, s, h // a, causal=True, direction="backward")
+        e["forward"] += l * fw["executed"]
+        e["backward"] += l * bw["executed"]
+        e["excess"] = l * (bw["executed"] - bw["model"])
+        e["recompute"] += len(set(cfg.get("checkpoint", []))) * fw["executed"]
+        e["eval_pass"] += l * fw["executed"]
+        e["attention_per_layer"] = {"forward": fw, "backward": bw}
+    e["iteration"] = e["forward"] + e["backward"] + e["recompute"]
+    e["model"] = e["forward"] + e["backward"] - e["excess"]
     e["calls_per_iteration"] = sum(c for *_, c in gpt_gemms(cfg))
     return e
 
@@ -153,6 +200,20 @@ def self_test():
             ck["iteration"] == 96 * B * s * l * h * h + 16 * B * s * s * l * h + 6 * B * s * h * V
         )  # 96-form
         n += 1
+    # Attention by hand: causal square s = 4 sees 1 + 2 + 3 + 4 pairs; the
+    # counted SDPA GPT equals the 72-form with the core halved for causal
+    # (Megatron's convention since 2025: 6Bs^2lh in place of 12Bs^2lh, the
+    # diagonal included: s(s+1)/2 pairs, not s^2/2).
+    assert visible_pairs(4, 4, -1, 0) == 10 and visible_pairs(3, 5, -1, 0, True) == 12
+    assert visible_pairs(6, 6, 2, 0) == 15 and visible_pairs(5, 7) == 35
+    f = attention_flops(2, 8, 128, 128, 64, causal=True)
+    assert f["executed"] == 4 * 64 * 8256 * 16
+    b = attention_flops(2, 8, 128, 128, 64, causal=True, direction="backward")
+    assert b["executed"] == 10 * 64 * 8256 * 16 and b["model"] == 8 * 64 * 8256 * 16
+    for l, h, a, V, s, B in ((2, 64, 4, 128, 32, 2), (4, 1024, 16, 8192, 1024, 8)):
+        cnt = gpt_expected(dict(layers=l, hidden=h, heads=a, vocab=V, seq=s, batch=B, attention="sdpa",
+                                checkpoint=[], attention_counted=True))
+        assert cnt["model"] == megatron72(l, h, V, s, B) - attention_core(l, h, s, B) + 6 * B * s * (s + 1) * l * h
     assert shape_key(512, 256, 64, 4) == shape_key(256, 512, 64, 4) != shape_key(256, 512, 64, 1)
     assert number_or_sum({"bf16": 3, "fp8": 4}) == 7 and number_or_sum({"total": 5, "bf16": 5}) == 5
     assert find_values({"a": {"hw_flops": 1}, "b": [{"hw_flops": 2}]}, lambda k: k == "hw_flops") == [

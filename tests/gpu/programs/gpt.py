@@ -104,6 +104,7 @@ def parse_args():
         "--sync-steps", action="store_true", help="synchronize after each step; wall time per step"
     )
     p.add_argument("--markers", action="store_true", help="flopcount_step() after each optimizer step")
+    p.add_argument("--accum", type=int, default=1, help="micro-batches (forward + backward) per optimizer step")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
     a.checkpoint = [int(i) for i in a.checkpoint.split(",") if i != ""]
@@ -133,8 +134,8 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     run_model = model if a.compile == "none" else torch.compile(model, mode=a.compile)
     gen = torch.Generator(device=dev).manual_seed(a.seed + 1)
-    idx = torch.randint(a.vocab, (a.steps, a.batch, a.seq), device=dev, generator=gen)
-    tgt = torch.randint(a.vocab, (a.steps, a.batch, a.seq), device=dev, generator=gen)
+    idx = torch.randint(a.vocab, (a.steps, a.accum, a.batch, a.seq), device=dev, generator=gen)
+    tgt = torch.randint(a.vocab, (a.steps, a.accum, a.batch, a.seq), device=dev, generator=gen)
     eval_idx = torch.randint(a.vocab, (a.batch, a.seq), device=dev, generator=gen)
     events = [torch.cuda.Event(enable_timing=True) for _ in range(a.steps + 1)] if cuda else None
     wall, evals = [], 0
@@ -146,9 +147,10 @@ def main():
             if events:
                 events[step].record()
             t0 = time.perf_counter()
-            logits = run_model(idx[step])
-            loss = F.cross_entropy(logits.float().reshape(-1, a.vocab), tgt[step].reshape(-1))
-            loss.backward()
+            for micro in range(a.accum):  # gradient accumulation: one optimizer step per a.accum
+                logits = run_model(idx[step, micro])
+                loss = F.cross_entropy(logits.float().reshape(-1, a.vocab), tgt[step, micro].reshape(-1))
+                (loss / a.accum).backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
             if a.markers:
@@ -184,6 +186,7 @@ def main():
             "dtype",
             "device",
             "compile",
+            "accum",
         )
     }
     fcmark.write_meta(
