@@ -14,11 +14,14 @@
  * two of these hooks: only the outermost cuDNN call on the thread is
  * recorded (cudnn_depth). An execute counts what the plan's graph does -
  * one attention call (fc_attn_record), its matmul nodes as GEMMs (the
- * GEMM hooks' path, CUDA-graph capture included), or a named uncounted
- * reason - once, holding the GEMM guard while cuDNN runs so that a
- * cuBLASLt matmul it calls inside is not counted again; an execute whose
+ * GEMM hooks' path), or a named uncounted reason - once, holding the GEMM
+ * guard while cuDNN runs so that a cuBLASLt matmul (or a kernel launch the
+ * launch layer decodes) inside is not counted again; an execute whose
  * plan is not counted leaves the guard down, so GEMMs cuDNN runs through
- * cuBLAS for it are counted as what they are. docs/cudnn.md. */
+ * cuBLAS for it are counted as what they are. On a capturing stream the
+ * work is recorded against the capture and counted at each launch of the
+ * graph (cupti layer); a populated CUDA graph gets the plan's work the
+ * same way. docs/cudnn.md. */
 #include "core/diag.h"
 #include "count/uncounted.h"
 #include "cudnn/cudnn_abi.h"
@@ -171,9 +174,9 @@ FC_HOOK_BODY(int, cudnnBackendExecute, (void *handle, void *plan, void *vp))
     int saved = errno;
     fc_cudnn_exec x;
     fc_cudnn_exec_of(plan, vp, &x);
-    void *stream = x.kind != FC_CUDNN_UNCOUNTED ? stream_of(cp, handle) : NULL;
+    void *stream = stream_of(cp, handle);
     errno = saved;
-    int st;
+    int st, ok;
     if (x.kind == FC_CUDNN_GEMMS) {
         int guard = fc_hook_begin_gpu();
         st = fn_cudnnBackendExecute(handle, plan, vp);
@@ -185,12 +188,16 @@ FC_HOOK_BODY(int, cudnnBackendExecute, (void *handle, void *plan, void *vp))
         st = fn_cudnnBackendExecute(handle, plan, vp);
         saved = errno;
         fc_leave();
-        if (guard)
-            (void)fc_attn_record(&x.attn, stream, st == FC_CUDNN_STATUS_SUCCESS);
+        ok = st == FC_CUDNN_STATUS_SUCCESS;
+        /* on a capturing stream: counted at each launch of the graph */
+        if (guard && !(ok && fc_cupti_launch_captured(FC_CUPTI_ITEM_ATTN, &x.attn, 0, stream)))
+            (void)fc_attn_record(&x.attn, stream, ok);
     } else {
         st = fn_cudnnBackendExecute(handle, plan, vp);
         saved = errno;
-        fc_uncounted_count(x.unc_id, st == FC_CUDNN_STATUS_SUCCESS);
+        ok = st == FC_CUDNN_STATUS_SUCCESS;
+        if (!(ok && fc_cupti_launch_captured(FC_CUPTI_ITEM_UNCOUNTED, NULL, x.unc_id, stream)))
+            fc_uncounted_count(x.unc_id, ok);
     }
     CUDNN_END();
     errno = saved;
@@ -199,11 +206,11 @@ FC_HOOK_BODY(int, cudnnBackendExecute, (void *handle, void *plan, void *vp))
 FC_HOOK_DEFINE(int, return, cudnnBackendExecute, FC_LIB_CUDNN, FC_SYM_CUDNN_EXECUTE,
                (void *handle, void *plan, void *vp), (handle, plan, vp))
 
-/* A plan's kernels put into a CUDA graph: they run at the graph's
- * launches, which the cupti layer counts for GEMMs captured from streams.
- * Until it can take a plan's attention or matmuls as well, such a
- * populate is named, not counted (one name for attention plans, one for
- * matmul plans). */
+/* A plan's kernels put into a CUDA graph: its work goes to the graph
+ * (cupti/cupti_layer.h), counted at each launch of an exec made from it.
+ * Where the cupti layer does not follow graphs (CUPTI off, a graph it
+ * never saw), the populate is named, not counted - one name for attention
+ * plans, one for matmul plans. */
 static uint32_t populate_id(int kind)
 {
     static uint32_t id1[2];
@@ -213,12 +220,24 @@ static uint32_t populate_id(int kind)
         id = fc_uncounted_intern(attn ? "cudnnBackendPopulateCudaGraph: attention"
                                       : "cudnnBackendPopulateCudaGraph: matmul",
                                  attn ? FC_K_ATTENTION : FC_K_GEMM_LIKE, FC_UNC_GRAPH,
-                                 "a plan's kernels put into a CUDA graph: its launches are not "
+                                 "a plan's kernels put into a CUDA graph flopcount does not follow "
+                                 "(CUPTI off, or a graph it did not see made): its launches are not "
                                  "counted") +
              1;
         __atomic_store_n(&id1[attn], id, __ATOMIC_RELAXED);
     }
     return id - 1;
+}
+
+/* The work of plan x into graph; 0, or -1 when (some of) it could not go. */
+static int populate(fc_cudnn_exec *x, void *graph)
+{
+    if (x->kind == FC_CUDNN_ATTENTION)
+        return fc_graphs_add_attn(graph, &x->attn);
+    int rc = 0;
+    for (int j = 0; j < x->n_gemm; j++)
+        rc |= fc_graphs_add_gemm(graph, &x->gemm[j]);
+    return rc;
 }
 
 #define GRAPH_PARAMS (void *handle, void *plan, void *vp, void *graph)
@@ -227,12 +246,14 @@ FC_HOOK_BODY(int, cudnnBackendPopulateCudaGraph, GRAPH_PARAMS)
     CUDNN_BEGIN(graph_fn, cudnnBackendPopulateCudaGraph, FC_SYM_CUDNN_POPULATE);
     int st = fn_cudnnBackendPopulateCudaGraph(handle, plan, vp, graph);
     CUDNN_END();
-    if (outer && FC_LIKELY(fc_is_enabled())) {
-        int saved = errno;
+    if (outer && FC_LIKELY(fc_is_enabled()) && fc_tls_depth == 0) {
+        int saved = errno, ok = st == FC_CUDNN_STATUS_SUCCESS;
         fc_cudnn_exec x;
         fc_cudnn_exec_of(plan, vp, &x);
-        fc_uncounted_count(x.kind == FC_CUDNN_UNCOUNTED ? x.unc_id : populate_id(x.kind),
-                           st == FC_CUDNN_STATUS_SUCCESS);
+        if (x.kind == FC_CUDNN_UNCOUNTED)
+            fc_uncounted_count(x.unc_id, ok);
+        else if (!ok || populate(&x, graph) != 0)
+            fc_uncounted_count(populate_id(x.kind), ok);
         errno = saved;
     }
     return st;

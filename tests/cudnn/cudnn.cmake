@@ -95,7 +95,7 @@ set(FC_CUDNN_FAKE_RUN [=[set -e
 mkdir -p "$(dirname "$1")"
 rm -f "$1"
 export LD_LIBRARY_PATH="$6${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 "$3" run "$4" "$5"
+LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 "$3" run $4 $5
 "$3" --check "$1"]=])
 add_test(NAME cudnn_fake_linked
   COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-linked.json "${FC_PRELOAD}"
@@ -119,3 +119,16 @@ add_dependencies(test_cudnn_fork fc_fake_cudnn)
 add_test(NAME cudnn_fork COMMAND test_cudnn_fork ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9)
 set_tests_properties(cudnn_fork PROPERTIES ENVIRONMENT
   "LD_PRELOAD=${FC_PRELOAD};LD_LIBRARY_PATH=${FC_CUDNN_FAKE_DIR};FLOPCOUNT_QUIET=1")
+
+# Plans in CUDA graphs (stream capture, cudnnBackendPopulateCudaGraph) on
+# the fake GPU of tests/cupti: counted at each launch of the graph.
+add_executable(test_cudnn_graphs ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_graphs.c
+               ${CMAKE_CURRENT_LIST_DIR}/cudnn_cases.c ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c)
+target_include_directories(test_cudnn_graphs PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_cudnn_graphs PRIVATE fc_fake_gpu_driver cmocka PkgConfig::JSONC
+                      ${CMAKE_DL_LIBS})
+add_dependencies(test_cudnn_graphs fc_fake_cudnn fc_fake_cupti)
+add_test(NAME cudnn_graphs
+  COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/graphs.json "${FC_PRELOAD}"
+          $<TARGET_FILE:test_cudnn_graphs> ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 "" ${FC_CUDNN_FAKE_DIR})
+set_tests_properties(cudnn_graphs PROPERTIES ENVIRONMENT "FLOPCOUNT_CUPTI=$<TARGET_FILE:fc_fake_cupti>")
