@@ -19,7 +19,7 @@
 
 #define FC_CUDNN_CAPACITY 32768u       /* live descriptors tracked at once */
 #define FC_CUDNN_INDEX (2u * FC_CUDNN_CAPACITY) /* hash slots, a power of two */
-#define FC_CUDNN_WORKS 2048u           /* graphs described at once (shared by their plans) */
+#define FC_CUDNN_WORKS 1024u           /* graphs described at once (shared by their plans) */
 #define FC_CUDNN_VPACKS 128u           /* variant packs live at once */
 #define FC_CUDNN_VP_PAIRS 64u          /* (unique id, data pointer) pairs kept per pack */
 #define FC_CUDNN_VP_OVERRIDES 8u       /* override shapes kept per pack */
