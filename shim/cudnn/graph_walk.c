@@ -273,6 +273,25 @@ full:
     return -1;
 }
 
+/* Operation i as a step of the score chain: its inputs' and output's
+ * tensor indices; -1 for the products (matmul, SDPA: the chain stops
+ * there) and for operations without an output. */
+static int chain_step(const fc_cwalk_ctx *c, int i, int in_t[3], int *out_t)
+{
+    const fc_cent *e = c->op[i];
+    if (e->type == FC_CD_OP_MATMUL || e->type == FC_CD_OP_SDPA_FWD || e->type == FC_CD_OP_SDPA_BWD)
+        return -1;
+    const fc_cten *in[3];
+    int64_t out;
+    int has_out, n = fc_cwalk_io(c, i, in, &out, &has_out);
+    if (!has_out)
+        return -1;
+    for (int k = 0; k < n; k++)
+        in_t[k] = fc_cwalk_tensor(c, in[k]->uid);
+    *out_t = fc_cwalk_tensor(c, out);
+    return n;
+}
+
 /* Marks what is computed from tensor t0 (not through a matmul or SDPA
  * node): FC_MARK_FROM_S, with FC_MARK_EXP past an EXP. */
 static void mark_from(fc_cwalk_ctx *c, int t0)
@@ -283,26 +302,18 @@ static void mark_from(fc_cwalk_ctx *c, int t0)
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = 0; i < c->n_op; i++) {
-            const fc_cent *e = c->op[i];
-            if (e->type == FC_CD_OP_MATMUL || e->type == FC_CD_OP_SDPA_FWD ||
-                e->type == FC_CD_OP_SDPA_BWD)
-                continue;
-            const fc_cten *in[3];
-            int64_t out;
-            int has_out, n = fc_cwalk_io(c, i, in, &out, &has_out);
+            int in[3], out, n = chain_step(c, i, in, &out);
             uint8_t m = 0;
             for (int k = 0; k < n; k++)
-                m |= c->mark[fc_cwalk_tensor(c, in[k]->uid)];
-            if (!has_out || !(m & FC_MARK_FROM_S))
+                m |= c->mark[in[k]];
+            if (!(m & FC_MARK_FROM_S))
                 continue;
+            const fc_cent *e = c->op[i];
             if (e->type == FC_CD_OP_POINTWISE && e->u.pw.mode == FC_PW_EXP)
                 m |= FC_MARK_EXP;
-            int t = fc_cwalk_tensor(c, out);
-            uint8_t want = (uint8_t)(c->mark[t] | (m & (FC_MARK_FROM_S | FC_MARK_EXP)));
-            if (want != c->mark[t]) {
-                c->mark[t] = want;
-                changed = 1;
-            }
+            uint8_t want = (uint8_t)(c->mark[out] | (m & (FC_MARK_FROM_S | FC_MARK_EXP)));
+            changed |= want != c->mark[out];
+            c->mark[out] = want;
         }
     }
 }
@@ -314,21 +325,12 @@ static void mark_to(fc_cwalk_ctx *c, int t0)
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = c->n_op - 1; i >= 0; i--) {
-            const fc_cent *e = c->op[i];
-            if (e->type == FC_CD_OP_MATMUL || e->type == FC_CD_OP_SDPA_FWD ||
-                e->type == FC_CD_OP_SDPA_BWD)
-                continue;
-            const fc_cten *in[3];
-            int64_t out;
-            int has_out, n = fc_cwalk_io(c, i, in, &out, &has_out);
-            if (!has_out || !(c->mark[fc_cwalk_tensor(c, out)] & FC_MARK_TO_P))
+            int in[3], out, n = chain_step(c, i, in, &out);
+            if (n < 0 || !(c->mark[out] & FC_MARK_TO_P))
                 continue;
             for (int k = 0; k < n; k++) {
-                int t = fc_cwalk_tensor(c, in[k]->uid);
-                if (!(c->mark[t] & FC_MARK_TO_P)) {
-                    c->mark[t] |= FC_MARK_TO_P;
-                    changed = 1;
-                }
+                changed |= !(c->mark[in[k]] & FC_MARK_TO_P);
+                c->mark[in[k]] |= FC_MARK_TO_P;
             }
         }
     }

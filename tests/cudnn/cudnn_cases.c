@@ -38,6 +38,22 @@ void cc_build_matmul(cb_graph *g)
     cb_matmul(g, A, B, C, NULL, NULL, NULL);
 }
 
+const char *cc_report;
+
+int cc_check_mode(int argc, char **argv, void (*check)(void **))
+{
+    if (argc < 3 || strcmp(argv[1], "--check") != 0)
+        return -1;
+    cc_report = argv[2];
+    return cc_run_test(check);
+}
+
+int cc_run_test(void (*test)(void **))
+{
+    const struct CMUnitTest t[] = {cmocka_unit_test(test)};
+    return cmocka_run_group_tests(t, NULL, NULL);
+}
+
 json_object *cc_load(const char *path)
 {
     json_object *r = json_object_from_file(path);

@@ -23,6 +23,14 @@ void cc_build_matmul(cb_graph *g);
 #define CC_MM_K 32
 #define CC_MM_BATCH 3
 
+/* The report a --check run reads (cc_check_mode sets it). */
+extern const char *cc_report;
+/* argv "--check REPORT": runs the cmocka test check on it and returns the
+ * exit status; -1 for any other argv. */
+int cc_check_mode(int argc, char **argv, void (*check)(void **));
+/* Runs one cmocka test; the exit status. */
+int cc_run_test(void (*test)(void **));
+
 struct json_object *cc_load(const char *path);
 /* The attention shape of s in the report: checks its fields, calls and
  * failed calls, and its per-call and total FLOPs against the hand count. */

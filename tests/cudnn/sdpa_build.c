@@ -423,61 +423,44 @@ static void sdpa_backward(cb_graph *g, const cb_sdpa *s)
     cb_matmul(g, dS, K, dQ, NULL, NULL, NULL); /* dQ = dS K */
 }
 
-/* The backward SDPA node the 9.19 header defines (cudnn-frontend builds
- * the composite backward instead). */
-static void sdpa_unified_backward(cb_graph *g, const cb_sdpa *s)
-{
-    cudnnStatus_t *st = &g->st.ops;
-    cudnnDataType_t T = s->dt;
-    int64_t b = s->b, h = s->h, hk = s->h_k, sq = s->s_q, sk = s->s_k, d = s->d, dv = s->d_v;
-    cb_tensor Q = dev(g, d4(b, h, sq, d), T), K = dev(g, d4(b, hk, sk, d), T);
-    cb_tensor V = dev(g, d4(b, hk, sk, dv), T), O = dev(g, d4(b, h, sq, dv), T);
-    cb_tensor dO = dev(g, d4(b, h, sq, dv), T), dQ = dev(g, d4(b, h, sq, d), T);
-    cb_tensor dK = dev(g, d4(b, hk, sk, d), T), dV = dev(g, d4(b, hk, sk, dv), T);
-    cb_tensor Stats = dev(g, d4(b, h, sq, 1), CUDNN_DATA_FLOAT), scale = cb_scalar_f(g, 0.125f);
-    cudnnBackendDescriptor_t op = make(g, CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, st);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, Q.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC, K.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, V.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, O.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC, Stats.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC, scale.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, dO.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, dQ.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC, dK.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC, dV.desc);
-    add_op(g, op);
-}
-
+/* One SDPA node: the forward (the unified path) or the backward node the
+ * 9.19 header defines (cudnn-frontend builds the composite backward
+ * instead). Both take Q, K, V, O, Stats and the scale at the same offsets
+ * from their first attribute. */
 static void sdpa_unified(cb_graph *g, const cb_sdpa *s)
 {
     cudnnStatus_t *st = &g->st.ops;
     cudnnDataType_t T = s->dt;
     int64_t b = s->b, h = s->h, hk = s->h_k, sq = s->s_q, sk = s->s_k, d = s->d, dv = s->d_v;
-    cb_tensor Q = dev(g, d4(b, h, sq, d), T), K = dev(g, d4(b, hk, sk, d), T);
-    cb_tensor V = dev(g, d4(b, hk, sk, dv), T), O = dev(g, d4(b, h, sq, dv), T);
-    cb_tensor Stats = dev(g, d4(b, h, sq, 1), CUDNN_DATA_FLOAT), scale = cb_scalar_f(g, 0.125f);
-    cudnnBackendDescriptor_t op = make(g, CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, st);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, Q.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, K.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, V.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, O.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, Stats.desc);
-    set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, scale.desc);
+    int first = s->bwd ? CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC : CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC;
+    cb_tensor in[6] = {dev(g, d4(b, h, sq, d), T),   dev(g, d4(b, hk, sk, d), T),
+                       dev(g, d4(b, hk, sk, dv), T), dev(g, d4(b, h, sq, dv), T),
+                       dev(g, d4(b, h, sq, 1), CUDNN_DATA_FLOAT), cb_scalar_f(g, 0.125f)};
+    cudnnBackendDescriptor_t op = make(
+        g, s->bwd ? CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR : CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR,
+        st);
+    for (int i = 0; i < 6; i++) /* Q K V O Stats scale */
+        set_desc(g, st, op, (cudnnBackendAttributeName_t)(first + i), in[i].desc);
+    if (s->bwd) {
+        set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, dev(g, d4(b, h, sq, dv), T).desc);
+        set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, dev(g, d4(b, h, sq, d), T).desc);
+        set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC, dev(g, d4(b, hk, sk, d), T).desc);
+        set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC, dev(g, d4(b, hk, sk, dv), T).desc);
+    }
     if (s->padding) {
         cb_tensor lq = dev(g, d4(b, 1, 1, 1), CUDNN_DATA_INT32);
         cb_tensor lkv = dev(g, d4(b, 1, 1, 1), CUDNN_DATA_INT32);
-        set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC, lq.desc);
-        set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC, lkv.desc);
+        set_desc(g, st, op, s->bwd ? CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC
+                                   : CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC, lq.desc);
+        set_desc(g, st, op, s->bwd ? CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC
+                                   : CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC, lkv.desc);
     }
     add_op(g, op);
 }
 
 void cb_build_sdpa(cb_graph *g, const cb_sdpa *s)
 {
-    if (s->unified && s->bwd)
-        sdpa_unified_backward(g, s);
-    else if (s->unified)
+    if (s->unified)
         sdpa_unified(g, s);
     else if (s->bwd)
         sdpa_backward(g, s);

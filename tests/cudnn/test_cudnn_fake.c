@@ -40,7 +40,6 @@
 static cb_api api;
 static void *graph_lib; /* libcudnn_graph.so.9: its functions, past the hooks */
 static cudnnHandle_t handle;
-static const char *report_path;
 
 static const cb_sdpa destroyed_early = {.b = 1, .h = 6, .h_k = 3, .s_q = 40, .s_k = 40, .d = 16,
                                         .d_v = 16, .causal = 1, .bwd = 1, .dt = CUDNN_DATA_HALF};
@@ -176,7 +175,7 @@ static void test_run(void **state)
 static void test_check(void **state)
 {
     (void)state;
-    json_object *r = cc_load(report_path);
+    json_object *r = cc_load(cc_report);
     for (int i = 0; i < CC_N_SDPA; i++)
         cc_expect_attention(r, &cc_sdpa[i], RUNS, i == 0, 0);
     cc_expect_attention(r, &destroyed_early, 2, 0, 0);
@@ -195,11 +194,9 @@ static void test_check(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && strcmp(argv[1], "--check") == 0) {
-        report_path = argv[2];
-        const struct CMUnitTest t[] = {cmocka_unit_test(test_check)};
-        return cmocka_run_group_tests(t, NULL, NULL);
-    }
+    int checked = cc_check_mode(argc, argv, test_check);
+    if (checked >= 0)
+        return checked;
     if (argc < 4 || strcmp(argv[1], "run") != 0) {
         fprintf(stderr, "usage: %s run linked|dlopen LIBCUDNN | --check REPORT\n", argv[0]);
         return 2;
@@ -222,6 +219,5 @@ int main(int argc, char **argv)
         cb_api_linked(&api);
 #endif
     }
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_run)};
-    return cmocka_run_group_tests(t, NULL, NULL);
+    return cc_run_test(test_run);
 }

@@ -33,7 +33,6 @@ CUresult cuGraphLaunch(CUgraphExec x, CUstream s);
 
 static cb_api api;
 static cudnnHandle_t handle;
-static const char *report_path;
 
 static CUgraph capture(CUstream s, cb_graph *g)
 {
@@ -91,7 +90,7 @@ static void test_run(void **state)
 static void test_check(void **state)
 {
     (void)state;
-    json_object *r = cc_load(report_path);
+    json_object *r = cc_load(cc_report);
     cc_expect_attention(r, &cc_sdpa[0], 4, 0, 0);
     cc_expect_attention(r, &cc_sdpa[1], 2, 0, 0);
     cc_expect_matmul(r, 3, 0);
@@ -103,11 +102,9 @@ static void test_check(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && strcmp(argv[1], "--check") == 0) {
-        report_path = argv[2];
-        const struct CMUnitTest t[] = {cmocka_unit_test(test_check)};
-        return cmocka_run_group_tests(t, NULL, NULL);
-    }
+    int checked = cc_check_mode(argc, argv, test_check);
+    if (checked >= 0)
+        return checked;
     if (argc < 3 || strcmp(argv[1], "run") != 0) {
         fprintf(stderr, "usage: %s run LIBCUDNN | --check REPORT\n", argv[0]);
         return 2;
@@ -122,6 +119,5 @@ int main(int argc, char **argv)
     if (mk == NULL || set_stream == NULL || mk(&handle) != 0 ||
         set_stream(handle, (cudaStream_t)S0) != 0)
         return 1;
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_run)};
-    return cmocka_run_group_tests(t, NULL, NULL);
+    return cc_run_test(test_run);
 }

@@ -40,7 +40,6 @@
 static cb_api api;
 static cudnnStatus_t (*real_execute)(cudnnHandle_t, cudnnBackendDescriptor_t,
                                      cudnnBackendDescriptor_t);
-static const char *report_path;
 
 static void print_status(const char *what, const cb_status *s)
 {
@@ -97,7 +96,7 @@ static void test_run(void **state)
 static void test_check(void **state)
 {
     (void)state;
-    json_object *r = cc_load(report_path);
+    json_object *r = cc_load(cc_report);
     for (int i = 0; i < CC_N_SDPA; i++)
         cc_expect_attention(r, &cc_sdpa[i], 0, EXECUTES, 0);
     cc_expect_attention_totals(r, 0, (uint64_t)CC_N_SDPA * EXECUTES);
@@ -107,11 +106,9 @@ static void test_check(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && strcmp(argv[1], "--check") == 0) {
-        report_path = argv[2];
-        const struct CMUnitTest t[] = {cmocka_unit_test(test_check)};
-        return cmocka_run_group_tests(t, NULL, NULL);
-    }
+    int checked = cc_check_mode(argc, argv, test_check);
+    if (checked >= 0)
+        return checked;
 #ifndef FC_CUDNN_DLOPEN_ONLY
     if (argc >= 2 && strcmp(argv[1], "statuses") == 0) {
         cb_api_linked(&api);
@@ -153,6 +150,5 @@ int main(int argc, char **argv)
         cb_api_linked(&api);
 #endif
     }
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_run)};
-    return cmocka_run_group_tests(t, NULL, NULL);
+    return cc_run_test(test_run);
 }
