@@ -2,7 +2,9 @@
 /* cudnn_cases.c - the graphs and report checks of cudnn_cases.h. */
 #include "cudnn_cases.h"
 
+#include <dlfcn.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +54,26 @@ int cc_run_test(void (*test)(void **))
 {
     const struct CMUnitTest t[] = {cmocka_unit_test(test)};
     return cmocka_run_group_tests(t, NULL, NULL);
+}
+
+void *cc_open(int argc, char **argv, cb_api *api, void (*linked)(cb_api *))
+{
+    if (argc < 4 || strcmp(argv[1], "run") != 0) {
+        fprintf(stderr, "usage: %s run linked|dlopen LIBCUDNN | --check REPORT\n", argv[0]);
+        return NULL;
+    }
+    void *h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        fprintf(stderr, "%s: %s\n", argv[0], dlerror());
+        return NULL;
+    }
+    if (strcmp(argv[2], "dlopen") == 0 ? cb_api_dlsym(api, h) != 0 : linked == NULL) {
+        fprintf(stderr, "%s: no backend functions (%s)\n", argv[0], argv[2]);
+        return NULL;
+    }
+    if (strcmp(argv[2], "dlopen") != 0)
+        linked(api);
+    return h;
 }
 
 json_object *cc_load(const char *path)

@@ -31,6 +31,18 @@ int cc_check_mode(int argc, char **argv, void (*check)(void **));
 /* Runs one cmocka test; the exit status. */
 int cc_run_test(void (*test)(void **));
 
+/* The run mode's "run linked|dlopen LIBCUDNN": loads LIBCUDNN (RTLD_LOCAL)
+ * and fills api - with dlsym on it (dlopen), or with linked (the
+ * program's own references; NULL in a program that links no cuDNN). The
+ * handle, or NULL with the reason on stderr. */
+void *cc_open(int argc, char **argv, cb_api *api, void (*linked)(cb_api *));
+/* The linked functions, where the program links them (cb_api_linked). */
+#ifdef FC_CUDNN_DLOPEN_ONLY
+#define CC_LINKED NULL
+#else
+#define CC_LINKED cb_api_linked
+#endif
+
 struct json_object *cc_load(const char *path);
 /* The attention shape of s in the report: checks its fields, calls and
  * failed calls, and its per-call and total FLOPs against the hand count. */

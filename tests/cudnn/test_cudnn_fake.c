@@ -104,18 +104,27 @@ static void uncounted_graphs(void)
     cb_destroy_all(&g);
 }
 
-/* A plan from JSON, and one made past the hooks. */
-static void plans_unseen(void)
+/* A finalized plan built from JSON, made through a's functions. */
+static cudnnBackendDescriptor_t json_plan(const cb_api *a)
 {
     const char json[] = "{\"plan\": 1}";
+    cudnnBackendDescriptor_t plan;
+    assert_int_equal(a->create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan), 0);
+    assert_int_equal(a->set(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                            (int64_t)sizeof json, json),
+                     0);
+    assert_int_equal(a->finalize(plan), 0);
+    return plan;
+}
+
+/* A plan from JSON, and one made past the hooks (the library's own
+ * functions, read from its symbol table). */
+static void plans_unseen(void)
+{
     cudnnBackendDescriptor_t plan, vp;
     assert_int_equal(api.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp), 0);
     assert_int_equal(api.finalize(vp), 0);
-    assert_int_equal(api.create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan), 0);
-    assert_int_equal(api.set(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
-                             (int64_t)sizeof json, json),
-                     0);
-    assert_int_equal(api.finalize(plan), 0);
+    plan = json_plan(&api);
     assert_int_equal(api.execute(handle, plan, vp), 0);
     api.destroy(plan);
 
@@ -125,11 +134,7 @@ static void plans_unseen(void)
     *(void **)&raw.set = real_symbol(graph_lib, "cudnnBackendSetAttribute", NULL);
     *(void **)&raw.finalize = real_symbol(graph_lib, "cudnnBackendFinalize", NULL);
     *(void **)&raw.destroy = real_symbol(graph_lib, "cudnnBackendDestroyDescriptor", NULL);
-    assert_int_equal(raw.create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan), 0);
-    assert_int_equal(raw.set(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
-                             (int64_t)sizeof json, json),
-                     0);
-    assert_int_equal(raw.finalize(plan), 0);
+    plan = json_plan(&raw);
     assert_int_equal(api.execute(handle, plan, vp), 0);
     raw.destroy(plan);
     api.destroy(vp);
@@ -197,27 +202,10 @@ int main(int argc, char **argv)
     int checked = cc_check_mode(argc, argv, test_check);
     if (checked >= 0)
         return checked;
-    if (argc < 4 || strcmp(argv[1], "run") != 0) {
-        fprintf(stderr, "usage: %s run linked|dlopen LIBCUDNN | --check REPORT\n", argv[0]);
+    if (cc_open(argc, argv, &api, CC_LINKED) == NULL)
         return 2;
-    }
-    void *h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        fprintf(stderr, "%s: %s\n", argv[0], dlerror());
-        return 1;
-    }
     graph_lib = dlopen("libcudnn_graph.so.9", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     if (graph_lib == NULL)
         graph_lib = dlopen("libcudnn_graph.so.9", RTLD_NOW | RTLD_LOCAL);
-    if (strcmp(argv[2], "dlopen") == 0) {
-        if (cb_api_dlsym(&api, h) != 0)
-            return 1;
-    } else {
-#ifdef FC_CUDNN_DLOPEN_ONLY
-        return 2;
-#else
-        cb_api_linked(&api);
-#endif
-    }
     return cc_run_test(test_run);
 }

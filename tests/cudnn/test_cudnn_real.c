@@ -116,39 +116,21 @@ int main(int argc, char **argv)
         return 0;
     }
 #endif
-    if (argc < 4 || strcmp(argv[1], "run") != 0) {
-        fprintf(stderr, "usage: %s run linked|dlopen LIBCUDNN | statuses | --check REPORT\n",
-                argv[0]);
+    if (cc_open(argc, argv, &api, CC_LINKED) == NULL)
         return 2;
-    }
-    void *h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        fprintf(stderr, "%s: %s\n", argv[0], dlerror());
-        return 1;
-    }
     /* libcudnn.so.9 forwards to libcudnn_graph.so.9 through pointers it
      * took with dlsym (the shim's hooks): the real function is the graph
      * library's own */
     char graph[4096];
-    snprintf(graph, sizeof graph, "%.*s/libcudnn_graph.so.9",
-             (int)(strrchr(argv[3], '/') ? strrchr(argv[3], '/') - argv[3] : 1),
-             strrchr(argv[3], '/') ? argv[3] : ".");
+    const char *slash = strrchr(argv[3], '/');
+    snprintf(graph, sizeof graph, "%.*s/libcudnn_graph.so.9", slash ? (int)(slash - argv[3]) : 1,
+             slash ? argv[3] : ".");
     void *gh = dlopen(graph, RTLD_NOW | RTLD_LOCAL);
     if (gh != NULL)
         *(void **)&real_execute = real_symbol(gh, "cudnnBackendExecute", NULL);
     if (real_execute == NULL) {
         fprintf(stderr, "%s: no cudnnBackendExecute in %s\n", argv[0], graph);
         return 1;
-    }
-    if (strcmp(argv[2], "dlopen") == 0) {
-        if (cb_api_dlsym(&api, h) != 0)
-            return 1;
-    } else {
-#ifdef FC_CUDNN_DLOPEN_ONLY
-        return 2;
-#else
-        cb_api_linked(&api);
-#endif
     }
     return cc_run_test(test_run);
 }
