@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "core/base.h"
 #include "core/lazymem.h"
 #include "cudnn_internal.h"
 
@@ -80,12 +81,17 @@ static void fork_child(void)
 
 int fc_ct_ready(void)
 {
+    if (FC_LIKELY(__atomic_load_n(&T, __ATOMIC_ACQUIRE) != NULL))
+        return 0;
     table *t = fc_mem_map_once(&mem, sizeof(table));
     if (t == NULL)
         return -1;
-    T = t;
+    /* the fork handlers before the table is used (a thread that sees T set
+     * finds them registered) */
     if (!atomic_exchange(&forks_registered, 1))
         (void)pthread_atfork(fork_prepare, fork_release, fork_child);
+    table *none = NULL; /* every thread maps the same block: the first sets T, once */
+    __atomic_compare_exchange_n(&T, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     return 0;
 }
 
