@@ -134,3 +134,17 @@ add_test(NAME cudnn_graphs
   COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/graphs.json "${FC_PRELOAD}"
           $<TARGET_FILE:test_cudnn_graphs> ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 "" ${FC_CUDNN_FAKE_DIR})
 set_tests_properties(cudnn_graphs PROPERTIES ENVIRONMENT "FLOPCOUNT_CUPTI=$<TARGET_FILE:fc_fake_cupti>")
+
+# cuDNN calls from a library constructor that runs before the shim's.
+add_library(fc_cudnn_ctor SHARED ${CMAKE_CURRENT_LIST_DIR}/fixture_ctor_cudnn.c
+            ${CMAKE_CURRENT_LIST_DIR}/cudnn_cases.c ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c
+            ${CMAKE_CURRENT_LIST_DIR}/sdpa_linked.c)
+target_include_directories(fc_cudnn_ctor PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(fc_cudnn_ctor PRIVATE fc_fake_cudnn cmocka PkgConfig::JSONC ${CMAKE_DL_LIBS})
+add_executable(test_cudnn_early ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_early.c
+               ${CMAKE_CURRENT_LIST_DIR}/cudnn_cases.c ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c)
+target_include_directories(test_cudnn_early PRIVATE ${FLOPCOUNT_CUDA_INCLUDE} ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_cudnn_early PRIVATE fc_cudnn_ctor cmocka PkgConfig::JSONC ${CMAKE_DL_LIBS})
+add_test(NAME cudnn_early_constructor
+  COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/early.json "${FC_PRELOAD}"
+          $<TARGET_FILE:test_cudnn_early> "" "" ${FC_CUDNN_FAKE_DIR})
