@@ -348,8 +348,8 @@ static int on_chain(const fc_cwalk_ctx *c, int64_t uid)
     return t >= 0 && (c->mark[t] & (FC_MARK_FROM_S | FC_MARK_TO_P)) == (FC_MARK_FROM_S | FC_MARK_TO_P);
 }
 
-/* Dropout, soft-capping and bias on the score chain (no effect on the
- * products; the report shows them). */
+/* Dropout and soft-capping on the score chain (no effect on the products;
+ * the report shows them; a bias is told apart by mask_band.c). */
 static void chain_flags(const fc_cwalk_ctx *c, fc_attn *a)
 {
     for (int i = 0; i < c->n_op; i++) {
@@ -364,8 +364,6 @@ static void chain_flags(const fc_cwalk_ctx *c, fc_attn *a)
             continue;
         if (e->u.pw.mode == FC_PW_TANH_FWD)
             a->flags |= FC_ATTN_SOFTCAP;
-        if (e->u.pw.mode == FC_PW_ADD && !(other->flags & FC_TEN_BY_VALUE) && !on_chain(c, other->uid))
-            a->flags |= FC_ATTN_BIAS;
         if (e->u.pw.mode == FC_PW_MUL && !(other->flags & (FC_TEN_VIRTUAL | FC_TEN_BY_VALUE)) &&
             other->d[2] == c->s_q && other->d[3] == c->s_k)
             a->flags |= FC_ATTN_DROPOUT; /* a dropout mask given as a tensor */
@@ -443,6 +441,9 @@ static int composite(fc_cwalk_ctx *c, const int *mm, int n_mm, fc_cwork *w)
     a->source = FC_ATTN_SRC_CUDNN;
     a->dir = n_mm == 2 ? FC_ATTN_FWD : FC_ATTN_BWD;
     a->dtype = (uint8_t)fc_cdtype(Q->dtype);
+    int qt = fc_cwalk_tensor(c, Q->uid);
+    if (qt >= 0 && c->prod[qt] >= 0 && c->op[c->prod[qt]]->type == FC_CD_OP_BLOCK_SCALE_DEQUANTIZE)
+        a->dtype = (uint8_t)fc_cdtype(c->op[c->prod[qt]]->u.io.x.dtype); /* MXFP8: Q as stored */
     a->b = b, a->h = h, a->h_k = h_k, a->s_q = s_q, a->s_k = s_k, a->d = d, a->d_v = d_v;
     a->window_left = a->window_right = -1;
     for (int j = 0; j < n_mm; j++) {

@@ -236,15 +236,33 @@ static int padding(fc_cwork *w, const fc_clin *cap, int kind)
     return 1;
 }
 
+/* An ADD on the score chain that is not index arithmetic (a mask's
+ * offsets) and adds more than a host scalar: a bias (a bias tensor,
+ * ALiBi's slopes times j - i). */
+static int is_bias(fc_cwalk_ctx *c, fc_cwork *w, const fc_cent *e)
+{
+    val v;
+    eval(c, w, e->u.pw.y_uid, 0, &v);
+    if (v.kind == V_LIN)
+        return 0;
+    const fc_cten *x = &e->u.pw.x, *b = &e->u.pw.b;
+    return (x->flags & FC_TEN_SEEN) && (b->flags & FC_TEN_SEEN) &&
+           !((x->flags | b->flags) & FC_TEN_BY_VALUE);
+}
+
 void fc_cmask_read(fc_cwalk_ctx *c, fc_cwork *w)
 {
     for (int i = 0; i < c->n_op; i++) {
         const fc_cent *e = c->op[i];
-        if (e->type != FC_CD_OP_POINTWISE || e->u.pw.mode != FC_PW_BINARY_SELECT)
+        if (e->type != FC_CD_OP_POINTWISE)
             continue;
         int t = fc_cwalk_tensor(c, e->u.pw.y_uid);
         if (t < 0 || (c->mark[t] & (FC_MARK_FROM_S | FC_MARK_TO_P)) != (FC_MARK_FROM_S | FC_MARK_TO_P))
             continue; /* not on the score chain */
+        if (e->u.pw.mode == FC_PW_ADD && is_bias(c, w, e))
+            w->attn.flags |= FC_ATTN_BIAS;
+        if (e->u.pw.mode != FC_PW_BINARY_SELECT)
+            continue;
         val v;
         eval_in(c, w, &e->u.pw.t, 0, &v);
         if (v.kind != V_COND) {

@@ -297,6 +297,17 @@ static cb_tensor masks(cb_graph *g, const cb_sdpa *s, cb_tensor x, dims4 sd, con
                        const cb_tensor *skv)
 {
     cudnnDataType_t I = CUDNN_DATA_INT32, B = CUDNN_DATA_BOOLEAN;
+    if (s->bias == 1) /* scores + bias [b, 1, s_q, s_k] */
+        x = pw2(g, CUDNN_POINTWISE_ADD, x, dev(g, d4(s->b, 1, s->s_q, s->s_k), s->dt), sd,
+                CUDNN_DATA_FLOAT);
+    if (s->bias == 2) { /* ALiBi: scores + slope[h] (j - i) */
+        cb_tensor row = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 2, x, sd, I);
+        cb_tensor col = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 3, x, sd, I);
+        cb_tensor rel = pw2(g, CUDNN_POINTWISE_SUB, col, row, sd, I);
+        cb_tensor slopes = dev(g, d4(1, s->h, 1, 1), CUDNN_DATA_FLOAT);
+        x = pw2(g, CUDNN_POINTWISE_ADD, x, pw2(g, CUDNN_POINTWISE_MUL, rel, slopes, sd, CUDNN_DATA_FLOAT),
+                sd, CUDNN_DATA_FLOAT);
+    }
     if (s->padding) {
         cb_tensor row = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 2, x, sd, I);
         cb_tensor col = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 3, x, sd, I);

@@ -121,6 +121,7 @@ typedef struct cb_sdpa {
     int64_t left;    /* sliding window of this many keys (the diagonal's included), 0 none */
     int padding;     /* lengths per sequence in device memory: padding mask, M/N overrides */
     int dropout;
+    int bias; /* 1: a bias tensor added to the scores, 2: ALiBi */
     cudnnDataType_t dt;
 } cb_sdpa;
 

@@ -110,6 +110,7 @@ static void expect_attention(const cb_sdpa *s, int bound)
     assert_int_equal(a->d_v, s->d_v);
     assert_int_equal((a->flags & FC_ATTN_BOUND) != 0, bound);
     assert_int_equal((a->flags & FC_ATTN_DROPOUT) != 0, s->dropout != 0);
+    assert_int_equal((a->flags & FC_ATTN_BIAS) != 0, s->bias != 0);
     fc_attn_flops f;
     assert_int_equal(fc_attn_flops_of(a, &f), 0);
     cb_want w;
@@ -215,6 +216,22 @@ static void test_dropout(void **state)
     s.bwd = 1;
     run(&s, 1);
     expect_attention(&s, 0);
+}
+
+/* A bias tensor and ALiBi on the scores: every pair still counted (with a
+ * causal mask, the causal pairs), flagged as a bias. */
+static void test_bias_and_alibi(void **state)
+{
+    (void)state;
+    for (int bias = 1; bias <= 2; bias++) {
+        cb_sdpa s = base;
+        s.bias = bias, s.causal = 1;
+        run(&s, 1);
+        expect_attention(&s, 0);
+        s.bwd = 1;
+        run(&s, 1);
+        expect_attention(&s, 0);
+    }
 }
 
 static void test_unified_node(void **state)
@@ -483,6 +500,7 @@ int main(void)
         cmocka_unit_test_setup(test_sliding_window, setup),
         cmocka_unit_test_setup(test_padding_is_a_bound, setup),
         cmocka_unit_test_setup(test_dropout, setup),
+        cmocka_unit_test_setup(test_bias_and_alibi, setup),
         cmocka_unit_test_setup(test_unified_node, setup),
         cmocka_unit_test_setup(test_destroyed_before_plan, setup),
         cmocka_unit_test_setup(test_dynamic_shapes, setup),
