@@ -234,6 +234,13 @@ static int view_of(fc_cwalk_ctx *c, const void *const *ops, int64_t n, fc_cwork 
                                type_name(e->type), e->type);
             return -1;
         }
+        if (e->state & FC_CE_NO_DESC) {
+            fc_cwork_uncounted(w, FC_UNC_GRAPH, FC_K_OTHER,
+                               "cudnn graph: operation not seen created",
+                               "the pointwise descriptor of a pointwise operation was not seen "
+                               "created: its mode is not known");
+            return -1;
+        }
         if (e->state & FC_CE_TAINT) {
             fc_cwork_uncounted(w, FC_UNC_GRAPH, FC_K_OTHER,
                                "cudnn graph: attribute unknown to flopcount",

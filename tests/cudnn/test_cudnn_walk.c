@@ -426,6 +426,23 @@ static void test_graph_never_seen(void **state)
     recorder.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp);
     recorder.execute(NULL, plan, vp);
     expect_uncounted("cudnn plan: operation graph unknown", FC_UNC_GRAPH);
+    /* a pointwise operation whose pointwise descriptor was not seen */
+    static cb_graph g;
+    cb_init(&g, &recorder, NULL);
+    int64_t dims[] = {2, 8};
+    cb_tensor A = cb_tensor_make(&g, 2, dims, NULL, CUDNN_DATA_HALF, 0);
+    cudnnBackendDescriptor_t op;
+    recorder.create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op);
+    recorder.set(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                 &graph);
+    recorder.set(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &A.desc);
+    g.ops[g.n_ops++] = op;
+    cb_matmul(&g, A, A, A, NULL, NULL, NULL);
+    cb_plan(&g);
+    cb_execute(&g);
+    expect_uncounted("cudnn graph: operation not seen created", FC_UNC_GRAPH);
+    recorder.destroy(op);
+    cb_destroy_all(&g);
     /* a plan the table never saw at all */
     recorder.execute(NULL, &unseen_graph, vp);
     expect_uncounted("cudnn plan: not seen created", FC_UNC_GRAPH);
