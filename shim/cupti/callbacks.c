@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "core/clock.h"
 #include "cupti_internal.h"
 
 static const CUpti_CallbackId driver_ids[] = {
@@ -102,9 +103,15 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
         const cuGraphLaunch_params *p = d->functionParams; /* _ptsz: same layout */
-        if (enter)
-            fc_graphs_launch_enter(p->hGraph, d->correlationId);
-        else
+        if (enter) {
+            uint64_t t = 0;
+            if (fc_cupti_hot_get() & FC_CUPTI_KERNELS) {
+                /* the launch's kernels carry its correlation id: tie it to the stamp */
+                t = fc_ticks();
+                fc_activity_note_correlation(d->correlationId, t | FC_EXT_GRAPH);
+            }
+            fc_graphs_launch_enter(p->hGraph, t);
+        } else
             fc_graphs_launch_exit(p->hGraph, p->hStream, returned_ok(d));
         break;
     }
@@ -134,7 +141,7 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
         fc_graphs_destroyed(g->graph);
         break;
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
-        fc_graphs_node_created(g->node);
+        fc_capture_note_node(fc_graphs_node_id(g->node));
         break;
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
         fc_graphs_node_cloned(g->node, g->originalNode);

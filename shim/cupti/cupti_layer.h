@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attention.h"
 #include "core/gemm.h"
 #include "u128.h"
 
@@ -49,6 +50,27 @@ void fc_cupti_after_fork_child(void);
  * against its capture and returns 1 - the caller then does not count it. */
 void fc_cupti_call_begin(void);
 int fc_cupti_call_end(fc_gemm *g, int ok);
+
+/* After a kernel launch of interest was forwarded (the launch hooks, with
+ * the launch decoded by shim/launch/): 1 when its stream is capturing and
+ * it was recorded against the capture instead - the caller then does not
+ * count it; each launch of the graph counts it (graphs.c); 0 otherwise
+ * (count it now). kind: FC_CUPTI_ITEM_*; a: the decoded attention call
+ * (ATTN), id: the uncounted kernel's id (UNCOUNTED) or the marker's kind
+ * (MARK). Looks for CUPTI first when it was not looked for yet (the
+ * process may have run no GEMM). One load and test while no capture is in
+ * progress. */
+enum { FC_CUPTI_ITEM_ATTN = 1, FC_CUPTI_ITEM_UNCOUNTED = 2, FC_CUPTI_ITEM_MARK = 3 };
+int fc_cupti_launch_captured(int kind, const fc_attn *a, uint32_t id, void *stream);
+
+/* Work put into a CUDA graph outside any capture (cuDNN's
+ * cudnnBackendPopulateCudaGraph): an attention call or a GEMM recorded
+ * against that graph (a cudaGraph_t / CUgraph), counted at each launch of
+ * the execs instantiated from it afterwards. 0, or -1 when graphs are not
+ * followed (CUPTI off), the graph is unknown to CUPTI, the shape is not
+ * countable, or the tables are full. */
+int fc_graphs_add_attn(void *cugraph, const fc_attn *a);
+int fc_graphs_add_gemm(void *cugraph, const fc_gemm *g);
 
 /* From the interposed cudaStreamBeginCapture* / cudaStreamEndCapture of
  * the CUDA runtime (hooks/capture.c): before forwarding (a begin looks for
@@ -102,6 +124,12 @@ typedef struct fc_graphs_view {
     uint64_t unknown_launches; /* of graph execs made before flopcount saw them */
     uint64_t never_launched_calls;
     fc_u128 never_launched_flops;
+    /* decoded attention launches captured, and replayed by launches
+     * (executed FLOPs); GEMMs and attention calls added to graphs outside
+     * a capture (fc_graphs_add_*) */
+    uint64_t captured_attn, launched_attn;
+    fc_u128 captured_attn_flops, launched_attn_flops;
+    uint64_t added_calls, added_attn;
     size_t n_execs;      /* rows below (the most launched first) */
     uint64_t more_execs; /* execs beyond the rows */
     fc_graph_exec_row execs[FC_GRAPH_EXEC_ROWS];

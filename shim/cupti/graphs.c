@@ -1,82 +1,62 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* graphs.c - CUDA graphs: captured GEMMs are recorded, not counted; each
- * launch of a graph exec counts its GEMMs.
+/* graphs.c - CUDA graphs: calls issued on a capturing stream are recorded,
+ * not counted; each launch of a graph exec counts them.
  *
- * A GEMM issued on a capturing stream (capture.c asks the driver) goes
- * into the list of its capture, found by the driver's capture id, so a
- * GEMM on a stream that joined the capture (a forked capture stream,
- * cudaStreamWaitEvent on a capturing stream's event) lands in the same
- * list. At the end of the capture the list becomes the graph's (CUPTI's
- * graph id); cloning a graph copies it; instantiating gives the exec a
- * snapshot of it (cuGraphExecUpdate gives it the new graph's); and each
- * successful cuGraphLaunch of the exec counts the GEMMs of its snapshot
- * through the ring layer, as if the program had called them again on the
- * launch stream - calls, FLOPs, shapes, operand addresses (a replay uses
- * the captured memory), so the iteration detector sees a graphed training
- * loop as it sees an eager one. A graph never launched counts nothing.
+ * A GEMM, a decoded attention launch, a named uncounted kernel or an
+ * optimizer kernel issued on a capturing stream (the hook or launch
+ * callback asks the driver) goes into the list of its capture, found by
+ * the driver's capture id, so a call on a stream that joined the capture
+ * (a forked capture stream, cudaStreamWaitEvent on a capturing stream's
+ * event) lands in the same list. At the end of the capture the list
+ * becomes the graph's (CUPTI's graph id); work a library puts into a
+ * graph outside any capture (cudnnBackendPopulateCudaGraph) is added to
+ * the graph's list directly (fc_graphs_add_attn/_gemm); cloning a graph
+ * copies its list; instantiating gives the exec a snapshot of it
+ * (cuGraphExecUpdate gives it the new graph's); and each successful
+ * cuGraphLaunch of the exec replays the snapshot (graph_items.c) as if the
+ * program had issued it again on the launch stream. A graph never
+ * launched counts nothing.
  *
- * Storage is static: a pool of GEMM entries (never freed: lists share
- * them, and a launch reads them without the lock), fixed tables of graphs,
- * execs and captures found through idmaps. Lists are chains in the pool
- * read for `count` entries, so a snapshot stays what it was when its
- * graph later grows (capture into an existing graph); appending to a
- * list whose tail another list already extended copies it first.
- * Bookkeeping runs in CUPTI callbacks on the program's threads, rarely,
- * under one spin lock; nothing here runs in a hook unless a capture is in
- * progress. Not handled: child-graph nodes, graphs built node by node
- * with cuGraphAddKernelNode (no cuBLAS call), kernel-node parameter
- * changes (cuGraphExecKernelNodeSetParams): docs/cupti.md. */
+ * Storage is static: the item pool (graph_items.c), fixed tables of
+ * graphs, execs and captures found through idmaps. Bookkeeping runs in
+ * CUPTI callbacks on the program's threads, rarely, under one spin lock;
+ * nothing here runs in a hook unless a capture is in progress. Not
+ * handled: child-graph nodes, graphs built node by node with
+ * cuGraphAddKernelNode (no hooked call), kernel-node parameter changes
+ * (cuGraphExecKernelNodeSetParams): docs/cupti.md. */
 #include <stdio.h>
 #include <string.h>
 
-#include "core/clock.h"
+#include "core/base.h"
 #include "core/diag.h"
 #include "cupti_internal.h"
-#include "detect/irec.h"
+#include "graph_items.h"
 #include "idmap.h"
-#include "ring/hotpath.h"
 
-#define POOL_CAP 65536u
 #define GRAPHS_CAP 4096u
 #define EXECS_CAP 4096u
 #define CAPTURES_CAP 64u
 #define NODES_SLOTS 262144u
 #define NODE_FIRST 0x80000000u /* node map value: the GEMM's first node */
 
-typedef struct entry {
-    fc_gemm g; /* as the hook described it; stream fields cleared */
-    fc_u128 flops;
-    uint32_t next;    /* next entry of its chain; 0 none */
-    uint32_t origin;  /* the captured entry this one copies (itself when captured) */
-    uint32_t key;     /* fc_site_key(&g) */
-    uint8_t launched; /* set (on origin) by the first launch that counts it */
-} entry;
-
-typedef struct glist {
-    uint32_t head, tail, count;
-    fc_u128 flops;
-} glist;
-
 typedef struct graph_rec {
     uint64_t id; /* 0: free */
-    glist l;
+    fc_glist l;
 } graph_rec;
 
 typedef struct exec_rec {
     uint64_t id; /* 0: free */
     uint32_t graph_id;
-    glist l;
+    fc_glist l;
     uint64_t launches;
 } exec_rec;
 
 typedef struct capture_rec {
     uint64_t id; /* driver capture id; 0: free */
-    glist l;
+    fc_glist l;
 } capture_rec;
 
 static fc_spin lock;
-static entry pool[POOL_CAP + 1]; /* entry 0 unused: 0 means "none" */
-static uint32_t pool_used;
 static graph_rec graphs[GRAPHS_CAP];
 static exec_rec execs[EXECS_CAP];
 static capture_rec captures[CAPTURES_CAP];
@@ -95,10 +75,12 @@ static struct {
     fc_u128 captured_flops;
     uint64_t instantiations, clones, exec_updates, launches, launched_calls, unknown_launches;
     fc_u128 launched_flops;
+    uint64_t captured_attn, launched_attn, added_calls, added_attn;
+    fc_u128 captured_attn_flops, launched_attn_flops;
     fc_graph_exec_row gone[FC_GRAPH_EXEC_ROWS]; /* destroyed execs, most launched kept */
     size_t n_gone;
     uint64_t more_gone;
-    int warned_pool, warned_table, warned_status;
+    int warned_table, warned_status;
 } st;
 
 void fc_graphs_set_visible(int visible, const char *reason)
@@ -114,7 +96,7 @@ void fc_graphs_set_visible(int visible, const char *reason)
 void fc_graphs_reset(void)
 {
     lock.v = 0;
-    if (pool_used > 0 || graph_map.used || exec_map.used || node_map.used) {
+    if (fc_gitems_used() > 0 || graph_map.used || exec_map.used || node_map.used) {
         memset(graphs, 0, sizeof graphs);
         memset(execs, 0, sizeof execs);
         memset(captures, 0, sizeof captures);
@@ -122,78 +104,13 @@ void fc_graphs_reset(void)
         fc_idmap_clear(&exec_map);
         fc_idmap_clear(&node_map);
     }
-    pool_used = 0;
+    fc_gitems_reset();
     int visible = st.visible;
     char reason[320];
     memcpy(reason, st.reason, sizeof reason);
     memset(&st, 0, sizeof st);
     st.visible = visible;
     memcpy(st.reason, reason, sizeof reason);
-    fc_capture_reset();
-}
-
-/* ---- lists (lock held) ---- */
-
-static uint32_t pool_take(void)
-{
-    if (pool_used >= POOL_CAP) {
-        fc_warn_once(&st.warned_pool,
-                     "more than %u GEMMs captured into CUDA graphs; later ones "
-                     "are not counted at launch",
-                     POOL_CAP);
-        return 0;
-    }
-    return ++pool_used;
-}
-
-/* A chain of its own for l (appending to a tail another list extended). */
-static int list_copy(glist *l)
-{
-    glist n = {0, 0, 0, 0};
-    uint32_t idx = l->head;
-    for (uint32_t i = 0; i < l->count; i++) {
-        uint32_t e = pool_take();
-        if (e == 0)
-            return -1;
-        pool[e] = pool[idx];
-        pool[e].next = 0;
-        if (n.count == 0)
-            n.head = e;
-        else
-            pool[n.tail].next = e;
-        n.tail = e;
-        n.count++;
-        idx = pool[idx].next;
-    }
-    n.flops = l->flops;
-    *l = n;
-    return 0;
-}
-
-static uint32_t list_append(glist *l, const fc_gemm *g, fc_u128 flops)
-{
-    if (l->count > 0 && pool[l->tail].next != 0 && list_copy(l) != 0)
-        return 0;
-    uint32_t e = pool_take();
-    if (e == 0)
-        return 0;
-    entry *x = &pool[e];
-    memset(x, 0, sizeof *x);
-    x->g = *g;
-    x->g.stream_handle = NULL;
-    x->g.stream_kind = FC_STREAM_NONE;
-    x->g.t = 0;
-    x->flops = flops;
-    x->origin = e;
-    x->key = fc_site_key(g);
-    if (l->count == 0)
-        l->head = e;
-    else
-        pool[l->tail].next = e;
-    l->tail = e;
-    l->count++;
-    l->flops = fc_u128_sat_add(l->flops, flops);
-    return e;
 }
 
 /* ---- tables (lock held) ---- */
@@ -221,7 +138,7 @@ static graph_rec *graph_find(uint64_t id)
     return v ? &graphs[v - 1] : NULL;
 }
 
-static graph_rec *graph_set(uint64_t id, const glist *l)
+static graph_rec *graph_set(uint64_t id, const fc_glist *l)
 {
     graph_rec *g = graph_find(id);
     if (g == NULL) {
@@ -288,19 +205,31 @@ static int capture_status(CUstream s, CUstreamCaptureStatus *status, uint64_t *i
     return 0;
 }
 
-int fc_graphs_divert(const fc_gemm *g, CUstream stream, const uint64_t *nodes, int n_nodes)
+static void count_captured(const fc_gitem *x)
+{
+    if (x->kind == FC_GI_GEMM) {
+        st.captured_calls++;
+        st.captured_flops = fc_u128_sat_add(st.captured_flops, x->flops);
+    } else if (x->kind == FC_GI_ATTN) {
+        st.captured_attn++;
+        st.captured_attn_flops = fc_u128_sat_add(st.captured_attn_flops, x->flops);
+    }
+}
+
+/* x issued on stream: 1 when recorded against the stream's capture (or
+ * dropped with an invalidated one), 0 when the stream is not capturing. */
+static int divert_entry(const fc_gitem *x, CUstream stream, const uint64_t *nodes, int n_nodes)
 {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     uint64_t id = 0;
     if (capture_status(stream, &status, &id) != 0) {
         fc_warn_once(&st.warned_status,
                      "a stream capture is in progress but the driver cannot "
-                     "tell which streams capture; GEMMs are counted as executed");
+                     "tell which streams capture; GEMMs and attention launches are "
+                     "counted as executed");
         return 0;
     }
-    int valid;
-    fc_u128 flops = fc_gemm_flops(g, &valid);
-    if (status == CU_STREAM_CAPTURE_STATUS_NONE || !valid)
+    if (status == CU_STREAM_CAPTURE_STATUS_NONE)
         return 0;
     fc_spin_lock(&lock);
     if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE) { /* invalidated: it will never run */
@@ -309,17 +238,58 @@ int fc_graphs_divert(const fc_gemm *g, CUstream stream, const uint64_t *nodes, i
         return 1;
     }
     capture_rec *c = capture_find(id + 1, 1);
-    uint32_t e = c ? list_append(&c->l, g, flops) : 0;
+    uint32_t e = c ? fc_glist_append(&c->l, x) : 0;
     if (e == 0) {
         st.dropped_calls++;
     } else {
-        st.captured_calls++;
-        st.captured_flops = fc_u128_sat_add(st.captured_flops, flops);
+        count_captured(x);
         for (int i = 0; i < n_nodes; i++)
             fc_idmap_put(&node_map, nodes[i], e | (i == 0 ? NODE_FIRST : 0));
     }
     fc_spin_unlock(&lock);
     return 1;
+}
+
+int fc_graphs_divert(const fc_gemm *g, CUstream stream, const uint64_t *nodes, int n_nodes)
+{
+    fc_gitem x;
+    if (fc_gitem_gemm(&x, g) != 0)
+        return 0;
+    return divert_entry(&x, stream, nodes, n_nodes);
+}
+
+int fc_graphs_divert_other(int kind, const fc_attn *a, uint32_t id, CUstream stream)
+{
+    fc_gitem x;
+    if (fc_gitem_other(&x, kind, a, id) != 0)
+        return 0;
+    return divert_entry(&x, stream, NULL, 0);
+}
+
+int fc_graphs_add(void *cugraph, int kind, const fc_gemm *g, const fc_attn *a)
+{
+    fc_gitem x;
+    if ((kind == FC_GI_GEMM ? fc_gitem_gemm(&x, g) : fc_gitem_other(&x, kind, a, 0)) != 0)
+        return -1;
+    uint64_t gid = graph_id_of((CUgraph)cugraph);
+    if (gid == 0)
+        return -1;
+    fc_spin_lock(&lock);
+    graph_rec *r = graph_find(gid);
+    if (r == NULL) {
+        fc_glist empty;
+        memset(&empty, 0, sizeof empty);
+        r = graph_set(gid, &empty);
+    }
+    uint32_t e = r != NULL ? fc_glist_append(&r->l, &x) : 0;
+    if (e != 0) {
+        if (kind == FC_GI_GEMM)
+            st.added_calls++;
+        else
+            st.added_attn++;
+    }
+    fc_spin_unlock(&lock);
+    return e != 0 ? 0 : -1;
 }
 
 void fc_graphs_capture_begin(CUstream stream, CUgraph into)
@@ -374,7 +344,7 @@ void fc_graphs_cloned(CUgraph clone, CUgraph original)
     st.clones++;
     graph_rec *o = oid ? graph_find(oid) : NULL;
     if (o != NULL && cid != 0) {
-        glist l = o->l;
+        fc_glist l = o->l;
         graph_set(cid, &l);
     }
     fc_spin_unlock(&lock);
@@ -404,11 +374,9 @@ void fc_graphs_node_cloned(CUgraphNode node, CUgraphNode original)
     fc_spin_unlock(&lock);
 }
 
-void fc_graphs_node_created(CUgraphNode node)
+uint64_t fc_graphs_node_id(CUgraphNode node)
 {
-    uint64_t id = node_id_of(node);
-    if (id != 0)
-        fc_capture_note_node(id);
+    return node_id_of(node);
 }
 
 uint32_t fc_graphs_node_key(uint64_t node_id, int *first)
@@ -418,7 +386,7 @@ uint32_t fc_graphs_node_key(uint64_t node_id, int *first)
     fc_spin_unlock(&lock);
     *first = (v & NODE_FIRST) != 0;
     v &= ~NODE_FIRST;
-    return v != 0 && v <= POOL_CAP ? pool[v].key : 0;
+    return fc_gitem_key(v);
 }
 
 void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
@@ -452,7 +420,7 @@ static void row_of(const exec_rec *x, fc_graph_exec_row *r)
 {
     r->exec_id = (uint32_t)(x->id - 1);
     r->graph_id = x->graph_id;
-    r->gemms = x->l.count;
+    r->gemms = x->l.gemms;
     r->flops = x->l.flops;
     r->launches = x->launches;
 }
@@ -496,22 +464,18 @@ void fc_graphs_exec_updated(CUgraphExec exec, CUgraph graph)
     exec_rec *x = xid ? exec_find(xid) : NULL;
     graph_rec *g = gid ? graph_find(gid) : NULL;
     if (x != NULL) {
-        glist empty = {0, 0, 0, 0};
+        fc_glist empty;
+        memset(&empty, 0, sizeof empty);
         x->l = g != NULL ? g->l : empty;
         x->graph_id = (uint32_t)(gid ? gid - 1 : 0);
     }
     fc_spin_unlock(&lock);
 }
 
-void fc_graphs_launch_enter(CUgraphExec exec, uint32_t correlation)
+void fc_graphs_launch_enter(CUgraphExec exec, uint64_t t)
 {
     (void)exec;
-    launch_t = 0;
-    if (fc_cupti_hot_get() & FC_CUPTI_KERNELS) {
-        /* the launch's kernels carry its correlation id: tie it to the stamp */
-        launch_t = fc_ticks();
-        fc_activity_note_correlation(correlation, launch_t | FC_EXT_GRAPH);
-    }
+    launch_t = t;
 }
 
 void fc_graphs_launch_exit(CUgraphExec exec, CUstream stream, int ok)
@@ -528,24 +492,16 @@ void fc_graphs_launch_exit(CUgraphExec exec, CUstream stream, int ok)
         fc_spin_unlock(&lock);
         return;
     }
-    glist l = x->l;
+    fc_glist l = x->l;
     x->launches++;
     st.launches++;
-    st.launched_calls += l.count;
+    st.launched_calls += l.gemms;
     st.launched_flops = fc_u128_sat_add(st.launched_flops, l.flops);
+    st.launched_attn += l.attns;
+    st.launched_attn_flops = fc_u128_sat_add(st.launched_attn_flops, l.attn_flops);
     fc_spin_unlock(&lock);
-    /* the entries are immutable and never freed: counted without the lock */
-    uint32_t idx = l.head;
-    for (uint32_t i = 0; i < l.count && idx != 0; i++) {
-        const entry *e = &pool[idx];
-        fc_gemm g = e->g;
-        g.stream_handle = stream;
-        g.stream_kind = FC_STREAM_DIRECT;
-        g.t = t;
-        fc_ring_count(&g, 1);
-        __atomic_store_n(&pool[e->origin].launched, 1, __ATOMIC_RELAXED);
-        idx = e->next;
-    }
+    /* the items are immutable and never freed: replayed without the lock */
+    fc_glist_replay(&l, stream, t);
 }
 
 /* ---- report ---- */
@@ -573,11 +529,13 @@ void fc_graphs_get(fc_graphs_view *out)
     out->launched_calls = st.launched_calls;
     out->launched_flops = st.launched_flops;
     out->unknown_launches = st.unknown_launches;
-    for (uint32_t i = 1; i <= pool_used; i++)
-        if (pool[i].origin == i && !__atomic_load_n(&pool[i].launched, __ATOMIC_RELAXED)) {
-            out->never_launched_calls++;
-            out->never_launched_flops = fc_u128_sat_add(out->never_launched_flops, pool[i].flops);
-        }
+    out->captured_attn = st.captured_attn;
+    out->captured_attn_flops = st.captured_attn_flops;
+    out->launched_attn = st.launched_attn;
+    out->launched_attn_flops = st.launched_attn_flops;
+    out->added_calls = st.added_calls;
+    out->added_attn = st.added_attn;
+    fc_gitems_never_launched(&out->never_launched_calls, &out->never_launched_flops);
     /* live execs and destroyed ones: the most launched rows */
     out->more_execs = st.more_gone;
     for (size_t i = 0; i < st.n_gone + EXECS_CAP; i++) {

@@ -18,7 +18,6 @@
  * for) and a reason in the report; the shim counts on as without CUPTI. */
 #include <dlfcn.h>
 #include <link.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,57 +29,13 @@
 #include "core/resolve.h"
 #include "cupti_internal.h"
 
-fc_cupti_fns fc_cu;
-fc_driver_fns fc_drv;
-unsigned fc_cupti_hot;
-
 static int probe_state; /* 0 not yet, 1 in progress, 2 done (__atomic) */
-static int state = FC_CUPTI_NOT_TRIED;
 static char reason[320], library[512], kernels_reason[340];
 static uint32_t version;
-static int kernels_on, forked;
-static CUpti_SubscriberHandle subscriber;
+static int kernels_on;
 /* The status strings: written by whichever thread probes, read by the
  * report's; the probe itself runs once (probe_state). */
 static fc_spin status_lock;
-
-void fc_spin_lock(fc_spin *s)
-{
-    while (__atomic_exchange_n(&s->v, 1, __ATOMIC_ACQUIRE))
-        sched_yield();
-}
-
-void fc_spin_unlock(fc_spin *s)
-{
-    __atomic_store_n(&s->v, 0, __ATOMIC_RELEASE);
-}
-
-void fc_cupti_hot_set(unsigned bits, int on)
-{
-    if (on)
-        __atomic_fetch_or(&fc_cupti_hot, bits, __ATOMIC_RELAXED);
-    else
-        __atomic_fetch_and(&fc_cupti_hot, ~bits, __ATOMIC_RELAXED);
-}
-
-int fc_cupti_on(void)
-{
-    return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == FC_CUPTI_ON;
-}
-
-int fc_cupti_forked(void)
-{
-    return forked;
-}
-
-const char *fc_cupti_errstr(CUptiResult rc, char *buf, size_t size)
-{
-    const char *s = NULL;
-    if (fc_cu.GetResultString == NULL || fc_cu.GetResultString(rc, &s) != CUPTI_SUCCESS)
-        s = NULL;
-    snprintf(buf, size, "%s (%d)", s ? s : "CUPTI error", (int)rc);
-    return buf;
-}
 
 /* ---- where CUPTI is ---- */
 
@@ -268,7 +223,7 @@ static void give_up(int loud, const char *why)
     snprintf(reason, sizeof reason, "%s", why);
     if (kernels_reason[0] == '\0')
         snprintf(kernels_reason, sizeof kernels_reason, "CUPTI is off: %s", reason);
-    __atomic_store_n(&state, FC_CUPTI_OFF, __ATOMIC_RELEASE);
+    fc_cupti_state_set(FC_CUPTI_OFF);
     fc_spin_unlock(&status_lock);
     fc_graphs_set_visible(0, why);
     fc_hwflops_off(why);
@@ -315,9 +270,9 @@ static int subscribe(void)
         p.subscriberName = "flopcount";
         p.oldSubscriberName = holder;
         p.oldSubscriberSize = sizeof holder - 1;
-        rc = fc_cu.Subscribe_v2(&subscriber, fc_callbacks_dispatch, NULL, &p);
+        rc = fc_cu.Subscribe_v2(fc_cupti_subscriber_slot(), fc_callbacks_dispatch, NULL, &p);
     } else {
-        rc = fc_cu.Subscribe(&subscriber, fc_callbacks_dispatch, NULL);
+        rc = fc_cu.Subscribe(fc_cupti_subscriber_slot(), fc_callbacks_dispatch, NULL);
     }
     if (rc != CUPTI_SUCCESS) {
         give_up(1, subscribe_failure(rc, holder));
@@ -360,33 +315,11 @@ static int check_version(const struct loaded *l)
     return 0;
 }
 
-static const char *driver_path(void)
-{
-    const char *p = getenv("FLOPCOUNT_LIBCUDA");
-    return p != NULL && *p != '\0' ? p : "libcuda.so.1";
-}
-
-int fc_driver_resolve(void)
-{
-    static int done; /* 1 found, -1 not loaded (looked once: the first capture or GEMM) */
-    int d = __atomic_load_n(&done, __ATOMIC_ACQUIRE);
-    if (d != 0)
-        return d > 0 ? 0 : -1;
-    void *drv = forked ? NULL : fc_resolve_loaded_lib(driver_path());
-    if (drv != NULL) {
-        *(void **)&fc_drv.StreamGetCaptureInfo = fc_dlsym(drv, "cuStreamGetCaptureInfo");
-        *(void **)&fc_drv.DriverGetVersion = fc_dlsym(drv, "cuDriverGetVersion");
-        *(void **)&fc_drv.CtxGetDevice = fc_dlsym(drv, "cuCtxGetDevice");
-    }
-    __atomic_store_n(&done, drv != NULL ? 1 : -1, __ATOMIC_RELEASE);
-    return drv != NULL ? 0 : -1;
-}
-
 static int load(void)
 {
     char why[320];
     if (fc_driver_resolve() != 0) {
-        snprintf(why, sizeof why, "no CUDA driver (%.200s) loaded by this process", driver_path());
+        snprintf(why, sizeof why, "no CUDA driver (%.200s) loaded by this process", fc_driver_path());
         give_up(0, why);
         return -1;
     }
@@ -409,8 +342,8 @@ static int load(void)
     }
     if (check_version(&l) != 0 || subscribe() != 0)
         return -1;
-    if (fc_callbacks_enable(subscriber, why, sizeof why) != 0) {
-        fc_cu.Unsubscribe(subscriber);
+    if (fc_callbacks_enable(fc_cupti_subscriber(), why, sizeof why) != 0) {
+        fc_cu.Unsubscribe(fc_cupti_subscriber());
         give_up(1, why);
         return -1;
     }
@@ -425,10 +358,10 @@ int fc_cupti_probe(void)
         /* another thread is at it, or it is done */
         return fc_cupti_on();
     }
-    int ok = !forked && load() == 0;
+    int ok = !fc_cupti_forked() && load() == 0;
     if (ok) {
         fc_graphs_set_visible(1, "");
-        __atomic_store_n(&state, FC_CUPTI_ON, __ATOMIC_RELEASE);
+        fc_cupti_state_set(FC_CUPTI_ON);
         if (fc_opt.kernels || fc_opt.hw_flops) {
             char why[256] = "";
             if (fc_activity_start(why, sizeof why) == 0) {
@@ -462,7 +395,7 @@ void fc_cupti_init(void)
     if (!fc_is_enabled() || strcmp(fc_opt.cupti, "0") == 0) {
         snprintf(reason, sizeof reason, "%s",
                  fc_is_enabled() ? "FLOPCOUNT_CUPTI=0" : "FLOPCOUNT_DISABLE=1");
-        state = FC_CUPTI_OFF;
+        fc_cupti_state_set(FC_CUPTI_OFF);
         fc_graphs_set_visible(0, reason);
         fc_hwflops_off(reason);
         if (fc_is_enabled() && wanted_loudly())
@@ -478,14 +411,15 @@ void fc_cupti_init(void)
 void fc_cupti_after_fork_child(void)
 {
     /* CUDA does not survive fork: the child never calls CUPTI or the driver */
-    forked = 1;
+    fc_cupti_forked_set();
     status_lock.v = 0;
     __atomic_store_n(&fc_cupti_hot, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&probe_state, 2, __ATOMIC_RELEASE);
-    state = FC_CUPTI_OFF;
+    fc_cupti_state_set(FC_CUPTI_OFF);
     snprintf(reason, sizeof reason, "a forked child (CUDA state is the parent's)");
     kernels_on = 0;
     fc_graphs_reset();
+    fc_capture_reset();
     fc_graphs_set_visible(0, reason);
     fc_activity_reset();
     fc_kernels_reset();
@@ -497,7 +431,7 @@ void fc_cupti_status_get(fc_cupti_status *out)
 {
     memset(out, 0, sizeof *out);
     fc_spin_lock(&status_lock);
-    out->state = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    out->state = fc_cupti_state();
     snprintf(out->reason, sizeof out->reason, "%s", reason);
     snprintf(out->library, sizeof out->library, "%s", library);
     out->version = version;
@@ -509,9 +443,4 @@ void fc_cupti_status_get(fc_cupti_status *out)
     else
         snprintf(out->kernels_reason, sizeof out->kernels_reason, "%s", kernels_reason);
     fc_spin_unlock(&status_lock);
-}
-
-CUpti_SubscriberHandle fc_cupti_subscriber(void)
-{
-    return subscriber;
 }

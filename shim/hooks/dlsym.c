@@ -3,7 +3,9 @@
  * library handle are counted too (issue 15): XLA's stubs, cuDNN and plugins
  * dlopen libcublas / libcublasLt RTLD_LOCAL and take every entry point with
  * dlsym(handle, name), which searches that library only and never sees the
- * preloaded hooks.
+ * preloaded hooks. cudnn-frontend's dynamic-loading mode (TransformerEngine)
+ * and libcudnn.so.9 itself (which forwards the backend API to
+ * libcudnn_graph.so.9) reach cuDNN's backend API the same way.
  *
  * A lookup of a name the shim hooks, on a library handle, is answered with
  * a hook that forwards to exactly the function the handle gave: the
@@ -27,6 +29,10 @@
  * file is compiled with sibling calls on at every optimisation level
  * (shim/CMakeLists.txt); tests/dlsym's pass-through test fails otherwise.
  *
+ * The CUDA runtime's kernel-launch entry points (hooks/launch.c) are
+ * answered the same way when the handle gives the very function the launch
+ * hook forwards to: a launch taken with dlsym on the runtime is seen.
+ *
  * The shim's own lookups go to the real functions (core/dlsym_real.h). */
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,18 +41,24 @@
 #include "core/diag.h"
 #include "core/dlsym_real.h"
 #include "hook.h"
+#include "launch_hooks.h"
 
 /* The entries FC_HOOK_DEFINE leaves, one per hooked name (hook.h); the
  * linker defines these two for the section. */
 extern const fc_hook_entry __start_fc_hook_entries[] __attribute__((visibility("hidden")));
 extern const fc_hook_entry __stop_fc_hook_entries[] __attribute__((visibility("hidden")));
 
-/* 1 when name can be one the shim hooks: cublas*, cblas_?gemm, ?gemm_. */
+/* 1 when name can be one the shim hooks: cublas*, cblas_?gemm, ?gemm_, the
+ * CUDA runtime's launch entry points (cuda*, __cuda*) and cuDNN's backend
+ * API (cudnn*). */
 FC_NO_SANITIZE static inline int maybe_hooked(const char *name)
 {
     switch (name[0]) {
     case 'c':
-        return name[1] == 'u' ? name[2] == 'b' : name[1] == 'b' || name[1] == 'g';
+        return name[1] == 'u' ? name[2] == 'b' || name[2] == 'd'
+                              : name[1] == 'b' || name[1] == 'g';
+    case '_':
+        return name[1] == '_' && name[2] == 'c';
     case 's':
     case 'd':
     case 'z':
@@ -101,11 +113,13 @@ static void *hook_for(const fc_hook_entry *e, void *found)
  * found is what the real function gave. */
 static void *answer(const char *name, void *found)
 {
-    const fc_hook_entry *e = found != NULL ? entry_of(name) : NULL;
-    if (e == NULL)
+    if (found == NULL)
+        return found;
+    const fc_hook_entry *e = entry_of(name);
+    if (e == NULL && name[0] != '_' && (name[0] != 'c' || name[2] != 'd'))
         return found;
     int saved = errno;
-    void *out = hook_for(e, found);
+    void *out = e != NULL ? hook_for(e, found) : fc_launch_dlsym_answer(name, found);
     /* The lookup succeeded: leave no error of our own lookups behind. */
     (void)dlerror();
     errno = saved;

@@ -27,6 +27,7 @@
 #include "flopcount.h"
 #include "destination.h"
 #include "jsonw.h"
+#include "launch_json.h"
 #include "live.h"
 #include "prometheus.h"
 #include "ring/ring.h"
@@ -240,6 +241,7 @@ static void write_json(int fd, const char *status)
     write_groups(w);
     write_shapes(w);
     fc_report_attention_json(w);
+    fc_report_launch_json(w);
     /* "running" and "exec" (written before an exec, which may fail) leave
      * the detector's stream open */
     fc_report_sections_json(w, strcmp(status, "running") != 0 && strcmp(status, "exec") != 0,

@@ -21,10 +21,15 @@ of a LOWER layer, never one of its own layer's other folders or above:
                                    sections, the live line
   6  shim/*.c                      lifecycle (init), signals, public exports
 
+Inside shim/cupti/ the files are in sub-layers of their own (the list in
+shim/cupti/cupti_internal.h): a file there may call only files of a LOWER
+sub-layer, never one of its own sub-layer or above, so the folder has no
+circle. A cupti file missing from SUBLAYER fails the check.
+
 OBJDIR is the object directory of the flopcount target (CMake's
-CMakeFiles/flopcount.dir); symbols are read with nm. --self-test builds two
-tiny objects with an upward call and checks that it is caught, so the
-check itself can fail.
+CMakeFiles/flopcount.dir); symbols are read with nm. --self-test builds
+tiny objects with an upward call, and cupti objects with a sideways and an
+upward call, and checks that each is caught, so the check itself can fail.
 """
 import os
 import subprocess
@@ -34,11 +39,41 @@ import tempfile
 LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "launch": 3, "cudnn": 3,
          "cupti": 4, "hooks": 5, "report": 5, "": 6}
 
+# Sub-layers inside shim/cupti/, by file (without .c).
+SUBLAYER = {"cupti": {"state": 0, "idmap": 0, "hwmetrics": 0, "kernels": 1, "capture": 1, "graph_items": 1,
+                      "graphs": 2, "hwflops": 2, "activity": 3, "launches": 4, "callbacks": 5,
+                      "lifecycle": 5, "loader": 6, "calls": 7}}
+
 
 def folder_of(obj, root):
     rel = os.path.relpath(obj, root)
     parts = rel.split(os.sep)
     return parts[0] if len(parts) > 1 else ""
+
+
+def file_of(obj):
+    base = os.path.basename(obj)
+    for ext in (".c.o", ".o"):
+        if base.endswith(ext):
+            return base[: -len(ext)]
+    return base
+
+
+def sublayer_problem(o, d, fo, s, root):
+    """A call from object o to object d, both in folder fo: None when it goes
+    down a sub-layer (or fo has none), else why not."""
+    sub = SUBLAYER.get(fo)
+    if sub is None or o == d:
+        return None
+    a, b = file_of(o), file_of(d)
+    if a not in sub:
+        return f"{os.path.relpath(o, root)}: file '{a}' has no sub-layer in {fo}/"
+    if b not in sub:
+        return f"{os.path.relpath(d, root)}: file '{b}' has no sub-layer in {fo}/"
+    if sub[b] < sub[a]:
+        return None
+    return (f"{os.path.relpath(o, root)} (sub-layer {sub[a]}) uses {s} of "
+            f"{os.path.relpath(d, root)} (sub-layer {sub[b]})")
 
 
 def symbols(obj):
@@ -78,26 +113,51 @@ def check(root):
             if d is None:
                 continue  # libc, libunwind, fc_analysis: below every layer
             fd = folder_of(d, root)
-            if fd == fo or LAYER.get(fd, 99) < LAYER[fo]:
+            if fd == fo:
+                why = sublayer_problem(o, d, fo, s, root)
+                if why is not None and why not in bad:
+                    bad.append(why)
+                continue
+            if LAYER.get(fd, 99) < LAYER[fo]:
                 continue
             bad.append(f"{os.path.relpath(o, root)} (layer {LAYER[fo]}) uses {s} of "
                        f"{os.path.relpath(d, root)} (layer {LAYER.get(fd)})")
     return len(objs), bad
 
 
+def build(t, files):
+    for folder, name, src in files:
+        os.makedirs(os.path.join(t, folder), exist_ok=True)
+        c = os.path.join(t, folder, name + ".c")
+        with open(c, "w") as f:
+            f.write(src)
+        subprocess.run(["cc", "-c", c, "-o", c + ".o"], check=True)
+
+
 def self_test():
     with tempfile.TemporaryDirectory() as t:
-        for folder, src in [("core", "int fc_low(void); int fc_low(void) { return 1; }\n"
-                                     "int fc_up(void); int fc_call_up(void) { return fc_up(); }\n"),
-                            ("hooks", "int fc_low(void);\nint fc_up(void) { return fc_low(); }\n")]:
-            os.makedirs(os.path.join(t, folder))
-            c = os.path.join(t, folder, "x.c")
-            with open(c, "w") as f:
-                f.write(src)
-            subprocess.run(["cc", "-c", c, "-o", c + ".o"], check=True)
+        build(t, [("core", "x", "int fc_low(void); int fc_low(void) { return 1; }\n"
+                               "int fc_up(void); int fc_call_up(void) { return fc_up(); }\n"),
+                  ("hooks", "x", "int fc_low(void);\nint fc_up(void) { return fc_low(); }\n")])
         _, bad = check(t)
         if len(bad) != 1 or "fc_up" not in bad[0]:
             print("layers self-test: the upward call core -> hooks was not caught:", bad)
+            return 1
+    # inside cupti/: graphs (2) -> state (0) is fine; hwflops (2) -> graphs
+    # (2) is sideways and state (0) -> loader (6) upward: both caught
+    with tempfile.TemporaryDirectory() as t:
+        build(t, [("cupti", "state", "int fc_t_probe(void);\nint fc_t_base(void) { return 0; }\n"
+                                      "int fc_t_up(void) { return fc_t_probe(); }\n"),
+                  ("cupti", "graphs", "int fc_t_base(void);\n"
+                                       "int fc_t_graph(void) { return fc_t_base(); }\n"),
+                  ("cupti", "hwflops", "int fc_t_graph(void);\n"
+                                        "int fc_t_hw(void) { return fc_t_graph(); }\n"),
+                  ("cupti", "loader", "int fc_t_probe(void) { return 1; }\n")])
+        _, bad = check(t)
+        side = [b for b in bad if "fc_t_graph" in b and "hwflops" in b]
+        up = [b for b in bad if "fc_t_probe" in b and "state" in b]
+        if len(bad) != 2 or len(side) != 1 or len(up) != 1:
+            print("layers self-test: a sideways or upward call inside cupti/ was not caught:", bad)
             return 1
     return 0
 
@@ -111,7 +171,7 @@ def main():
         print("layers:", b)
     if bad:
         return 1
-    print(f"layers: {n} objects, no call upward or sideways")
+    print(f"layers: {n} objects, no call upward or sideways (cupti/ in sub-layers)")
     return 0
 
 

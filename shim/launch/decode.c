@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* decode.c - one launch of a kernel of interest: decoded by its family's
+ * decoder (fa2.c, memeff.c), or named uncounted, or marked; and accounted
+ * for (launch.h).
+ *
+ * The parameter size that picks a layout is asked once per kernel, after
+ * its first successful launch: cudaFuncGetParamInfo for a stub of the
+ * dynamic runtime (the hooks' launches), cuKernelGetParamInfo for a
+ * cudaKernel_t, cuFuncGetParamInfo for a CUfunction (CUPTI's callbacks).
+ * The driver's queries leave no trace; the runtime's set the thread's last
+ * error when they fail, which PyTorch reads after every launch
+ * (C10_CUDA_KERNEL_LAUNCH_CHECK): so the runtime is asked only when its
+ * last error is clear (cudaPeekAtLastError) and a failed query's error is
+ * taken back (cudaGetLastError), leaving the state as it was. Resolved at
+ * run time; absent (a runtime before 12.4, no driver): the layouts the name
+ * implies, checked field by field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/resolve.h"
+#include "count/uncounted.h"
+#include "decoders.h"
+#include "detect/irec.h"
+#include "launch.h"
+#include "ring/ring.h"
+
+FC_TLS int fc_launch_in_hook;
+
+typedef int (*param_info_fn)(const void *, size_t, size_t *, size_t *);
+typedef int (*last_error_fn)(void);
+
+static struct {
+    int resolved; /* 0 not yet, 1 done (atomic) */
+    param_info_fn rt_info, drv_func_info, drv_kernel_info;
+    last_error_fn peek, get;
+} q;
+
+static struct {
+    uint64_t seen[FC_LP_COUNT], decoded[FC_LP_COUNT], uncounted[FC_LP_COUNT], layout[FC_LP_COUNT];
+    uint64_t marks[FC_LP_COUNT], failed[FC_LP_COUNT], captured[FC_LP_COUNT];
+    uint64_t sized, unsized, duplicates;
+} st;
+
+static void add(uint64_t *c)
+{
+    __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+static void resolve(void)
+{
+    if (__atomic_load_n(&q.resolved, __ATOMIC_ACQUIRE))
+        return;
+    *(void **)&q.rt_info = fc_resolve_next("cudaFuncGetParamInfo");
+    *(void **)&q.peek = fc_resolve_next("cudaPeekAtLastError");
+    *(void **)&q.get = fc_resolve_next("cudaGetLastError");
+    const char *path = getenv("FLOPCOUNT_LIBCUDA");
+    void *drv = fc_resolve_loaded_lib(path && *path ? path : "libcuda.so.1");
+    if (drv != NULL) {
+        *(void **)&q.drv_func_info = fc_resolve_lib_sym(drv, "cuFuncGetParamInfo", NULL);
+        *(void **)&q.drv_kernel_info = fc_resolve_lib_sym(drv, "cuKernelGetParamInfo", NULL);
+    }
+    __atomic_store_n(&q.resolved, 1, __ATOMIC_RELEASE);
+}
+
+/* Parameter i of the kernel: its size, or -1 when it cannot be had. */
+static int64_t param_size(const fc_launch_call *c, size_t i)
+{
+    size_t off = 0, size = 0;
+    switch (c->query_kind) {
+    case FC_LQ_STUB:
+        if (q.rt_info == NULL || q.peek == NULL || q.get == NULL || !c->ok || q.peek() != 0)
+            return -1;
+        if (q.rt_info(c->query, i, &off, &size) != 0) {
+            q.get(); /* our failure, not the program's: taken back */
+            return -1;
+        }
+        return (int64_t)size;
+    case FC_LQ_KERNEL:
+        if (q.drv_kernel_info == NULL || q.drv_kernel_info(c->query, i, &off, &size) != 0)
+            return -1;
+        return (int64_t)size;
+    case FC_LQ_FUNCTION:
+        if (q.drv_func_info == NULL || q.drv_func_info(c->query, i, &off, &size) != 0)
+            return -1;
+        return (int64_t)size;
+    default:
+        return -1;
+    }
+}
+
+/* The kernel's parameter 0 size and parameter count, asked once (at a
+ * successful launch: a failed one may mean no device to ask). */
+static void sizes(fc_kernel *k, const fc_launch_call *c, int64_t *size, int *nparams)
+{
+    int32_t s = __atomic_load_n(&k->param0, __ATOMIC_ACQUIRE);
+    if (s == 0 && c->ok && c->query_kind != FC_LQ_NONE) {
+        resolve();
+        int64_t s0 = param_size(c, 0);
+        int32_t np = 0;
+        if (s0 > 0)
+            np = param_size(c, 1) > 0 ? (param_size(c, 2) > 0 ? 3 : 2) : 1;
+        s = s0 > 0 && s0 < (1 << 20) ? (int32_t)s0 : -1;
+        __atomic_store_n(&k->nparams, np, __ATOMIC_RELAXED);
+        __atomic_store_n(&k->param0, s, __ATOMIC_RELEASE);
+    }
+    *size = s > 0 ? s : 0;
+    *nparams = s > 0 ? __atomic_load_n(&k->nparams, __ATOMIC_RELAXED) : 0;
+}
+
+/* The kernel's uncounted id, interned once (with the first detail). */
+static uint32_t unc_id(fc_kernel *k, int reason, const char *detail)
+{
+    uint32_t v = __atomic_load_n(&k->unc_id, __ATOMIC_ACQUIRE);
+    if (v != 0)
+        return v - 1;
+    uint32_t id = fc_uncounted_intern(k->name, k->kclass, reason, detail);
+    __atomic_store_n(&k->unc_id, id + 1, __ATOMIC_RELEASE);
+    return id;
+}
+
+static int traits(fc_kernel *k, char *why, size_t n)
+{
+    uint8_t p = __atomic_load_n(&k->parsed, __ATOMIC_ACQUIRE);
+    if (p == 1)
+        return 0;
+    if (p == 2) {
+        snprintf(why, n, "the kernel name does not parse");
+        return -1;
+    }
+    fc_ktraits t;
+    int rc = k->family == FC_KF_MEMEFF_FWD || k->family == FC_KF_MEMEFF_BWD
+                 ? fc_memeff_traits(k->family, k->name, &t, why, n)
+                 : fc_fa2_traits(k->family, k->name, &t, why, n);
+    if (rc != 0) {
+        __atomic_store_n(&k->parsed, 2, __ATOMIC_RELEASE);
+        return -1;
+    }
+    k->traits = t; /* racing threads write the same values */
+    __atomic_store_n(&k->parsed, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static int marker_of(int family)
+{
+    (void)family;
+    return FC_IREC_OPTIM;
+}
+
+void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r)
+{
+    r->kind = FC_LR_NONE;
+    if (rec == 0 || rec > FC_LAUNCH_KERNELS)
+        return;
+    fc_kernel *k = &fc_launch_kernels[rec - 1];
+    if (__atomic_load_n(&k->dead, __ATOMIC_ACQUIRE))
+        return;
+    switch (fc_kfamily_action(k->family)) {
+    case FC_KA_MARK:
+        r->kind = FC_LR_MARK;
+        r->id = (uint32_t)marker_of(k->family);
+        return;
+    case FC_KA_OPAQUE:
+        r->kind = FC_LR_UNCOUNTED;
+        r->id = unc_id(k, FC_UNC_OPAQUE, fc_kfamily_label(k->family));
+        return;
+    case FC_KA_DECODE:
+        break;
+    default:
+        return;
+    }
+    char why[256];
+    int rc = traits(k, why, sizeof why);
+    fc_kparams p = {c->param0, c->avail, 0, 0, {c->grid[0], c->grid[1], c->grid[2]}};
+    if (rc == 0) {
+        sizes(k, c, &p.size, &p.nparams);
+        rc = k->family == FC_KF_MEMEFF_FWD || k->family == FC_KF_MEMEFF_BWD
+                 ? fc_memeff_decode(k->family, &k->traits, &p, &r->a, why, sizeof why)
+                 : fc_fa2_decode(k->family, &k->traits, &p, &r->a, why, sizeof why);
+    }
+    if (rc == 0) {
+        r->kind = FC_LR_ATTN;
+        add(p.size > 0 ? &st.sized : &st.unsized);
+        return;
+    }
+    r->kind = FC_LR_UNCOUNTED;
+    r->id = unc_id(k, FC_UNC_LAYOUT, why);
+    add(&st.layout[c->path & 1]);
+}
+
+void fc_launch_account(const fc_launch_result *r, const void *stream, int ok, int path)
+{
+    path &= 1;
+    if (r->kind == FC_LR_NONE)
+        return;
+    add(&st.seen[path]);
+    if (!ok)
+        add(&st.failed[path]);
+    switch (r->kind) {
+    case FC_LR_ATTN:
+        add(&st.decoded[path]);
+        fc_attn_record(&r->a, stream, ok);
+        break;
+    case FC_LR_UNCOUNTED:
+        add(&st.uncounted[path]);
+        fc_uncounted_count(r->id, ok);
+        break;
+    case FC_LR_MARK:
+        add(&st.marks[path]);
+        if (ok)
+            fc_ring_mark((int)r->id);
+        break;
+    default:
+        break;
+    }
+}
+
+void fc_launch_note_captured(int path)
+{
+    add(&st.seen[path & 1]);
+    add(&st.captured[path & 1]);
+}
+
+void fc_launch_note_duplicate(void)
+{
+    add(&st.duplicates);
+}
+
+void fc_launch_stats_get(fc_launch_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int p = 0; p < FC_LP_COUNT; p++) {
+        out->seen[p] = __atomic_load_n(&st.seen[p], __ATOMIC_RELAXED);
+        out->decoded[p] = __atomic_load_n(&st.decoded[p], __ATOMIC_RELAXED);
+        out->uncounted[p] = __atomic_load_n(&st.uncounted[p], __ATOMIC_RELAXED);
+        out->layout[p] = __atomic_load_n(&st.layout[p], __ATOMIC_RELAXED);
+        out->marks[p] = __atomic_load_n(&st.marks[p], __ATOMIC_RELAXED);
+        out->failed[p] = __atomic_load_n(&st.failed[p], __ATOMIC_RELAXED);
+        out->captured[p] = __atomic_load_n(&st.captured[p], __ATOMIC_RELAXED);
+    }
+    out->sized = __atomic_load_n(&st.sized, __ATOMIC_RELAXED);
+    out->unsized = __atomic_load_n(&st.unsized, __ATOMIC_RELAXED);
+    out->duplicates = __atomic_load_n(&st.duplicates, __ATOMIC_RELAXED);
+}

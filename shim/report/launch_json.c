@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* launch_json.c - the report's "launch" section: what the kernel-launch
+ * layer saw (shim/launch/, shim/hooks/launch.c, shim/cupti/launches.c).
+ *
+ * Its point is to say what the counts cannot: device code registered
+ * through a statically linked CUDA runtime (nvcc's default, -cudart
+ * static) never reaches the interposed runtime, so none of its launches is
+ * seen by the hooks - only CUPTI's launch callbacks see them, when CUPTI
+ * is on. The note names the objects that register that way (their fat
+ * binaries were never registered through the hooks) and says whether
+ * CUPTI could see them. */
+#include "launch_json.h"
+
+#include <stdio.h>
+
+#include "cupti/cupti_layer.h"
+#include "launch/launch.h"
+#include "launch/runtimes.h"
+
+static void path_json(fc_jw *w, const char *key, const fc_launch_stats *s, int p)
+{
+    fc_jw_obj_begin(w, key);
+    fc_jw_u64(w, "launches", s->seen[p]);
+    fc_jw_u64(w, "decoded", s->decoded[p]);
+    fc_jw_u64(w, "uncounted", s->uncounted[p]);
+    fc_jw_u64(w, "layout_mismatch", s->layout[p]);
+    fc_jw_u64(w, "optimizer", s->marks[p]);
+    fc_jw_u64(w, "failed", s->failed[p]);
+    fc_jw_u64(w, "captured", s->captured[p]);
+    fc_jw_obj_end(w);
+}
+
+/* The note, or NULL when everything the process registered came through. */
+static const char *note(const fc_launch_reg_stats *r, const fc_runtimes_view *v,
+                        const fc_launch_stats *s, char *buf, size_t n)
+{
+    fc_cupti_status c;
+    fc_cupti_status_get(&c);
+    char cupti[400];
+    if (c.state == FC_CUPTI_ON)
+        snprintf(cupti, sizeof cupti, "CUPTI is on: its launch callbacks saw %llu launches of "
+                 "kernels of interest", (unsigned long long)s->seen[FC_LP_CUPTI]);
+    else
+        snprintf(cupti, sizeof cupti, "CUPTI is off (%.300s): those launches are not seen",
+                 c.state == FC_CUPTI_NOT_TRIED ? "not looked for: no GPU call reached flopcount"
+                                               : c.reason);
+    if (v->n_static > 0) {
+        snprintf(buf, n, "%s%s registers its kernels through a statically linked CUDA runtime "
+                 "(nvcc's default, -cudart static): the launch hooks do not see them; %s; build "
+                 "with -cudart shared to have them seen without CUPTI",
+                 v->static_objects[0], v->n_static + v->more_static > 1 ? " (and others)" : "",
+                 cupti);
+        return buf;
+    }
+    if (r->registrations == 0 && v->driver_loaded) {
+        snprintf(buf, n, "the CUDA driver is loaded but no kernel was registered through the "
+                 "shared CUDA runtime: kernels come from a statically linked runtime or are "
+                 "loaded through the driver API (Triton, NVRTC); %s", cupti);
+        return buf;
+    }
+    return NULL;
+}
+
+void fc_report_launch_json(fc_jw *w)
+{
+    fc_launch_reg_stats r;
+    fc_launch_stats s;
+    static fc_runtimes_view v;
+    static char buf[1100];
+    fc_launch_reg_stats_get(&r);
+    fc_launch_stats_get(&s);
+    fc_runtimes_get(&v);
+    fc_jw_obj_begin(w, "launch");
+    fc_jw_u64(w, "registrations", r.registrations);
+    fc_jw_u64(w, "kernels_of_interest", r.of_interest);
+    fc_jw_u64(w, "learned_from_callbacks", r.learned);
+    fc_jw_u64(w, "not_kept", r.not_kept);
+    fc_jw_u64(w, "unregistered", r.unregistered);
+    path_json(w, "hooks", &s, FC_LP_HOOK);
+    path_json(w, "cupti", &s, FC_LP_CUPTI);
+    fc_jw_u64(w, "cupti_duplicates", s.duplicates);
+    fc_jw_obj_begin(w, "parameter_size");
+    fc_jw_u64(w, "checked", s.sized);
+    fc_jw_u64(w, "from_name", s.unsized);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "runtime");
+    fc_jw_str(w, "shared", v.shared[0] ? v.shared : NULL);
+    fc_jw_bool(w, "driver_loaded", v.driver_loaded);
+    fc_jw_u64(w, "fatbins_registered", v.fatbins);
+    fc_jw_arr_begin(w, "static_runtime_objects");
+    for (size_t i = 0; i < v.n_static; i++)
+        fc_jw_str(w, NULL, v.static_objects[i]);
+    fc_jw_arr_end(w);
+    fc_jw_u64(w, "more_static_runtime_objects", v.more_static);
+    fc_jw_obj_end(w);
+    fc_jw_str(w, "note", note(&r, &v, &s, buf, sizeof buf));
+    fc_jw_obj_end(w);
+}
