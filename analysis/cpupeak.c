@@ -12,22 +12,38 @@
 #include "dtype.h"
 #include "parse.h"
 
+/* fp32 FLOP per cycle of the vector units. */
+static int fp32_per_cycle(unsigned isa)
+{
+    if (isa & FC_CPU_AVX512F)
+        return 64; /* 2 FMA units x 16 fp32 lanes x 2 FLOP */
+    if ((isa & FC_CPU_FMA) && (isa & (FC_CPU_AVX2 | FC_CPU_AVX)))
+        return 32; /* 2 FMA units x 8 lanes x 2 */
+    if (isa & FC_CPU_AVX)
+        return 16; /* one 8-lane add + one 8-lane multiply per cycle */
+    return 8;      /* SSE: 4-lane add + 4-lane multiply */
+}
+
 int fc_cpu_flop_per_cycle(unsigned isa, int dtype)
 {
-    int fp32;
-    if (isa & FC_CPU_AVX512F)
-        fp32 = 64; /* 2 FMA units x 16 fp32 lanes x 2 FLOP */
-    else if ((isa & FC_CPU_FMA) && (isa & (FC_CPU_AVX2 | FC_CPU_AVX)))
-        fp32 = 32; /* 2 FMA units x 8 lanes x 2 */
-    else if (isa & FC_CPU_AVX)
-        fp32 = 16; /* one 8-lane add + one 8-lane multiply per cycle */
-    else
-        fp32 = 8; /* SSE: 4-lane add + 4-lane multiply */
-    if (dtype == FC_DT_FP32 || dtype == FC_DT_COMPLEX64)
-        return fp32;
-    if (dtype == FC_DT_FP64 || dtype == FC_DT_COMPLEX128)
-        return fp32 / 2;
-    return 0;
+    switch (dtype) {
+    case FC_DT_FP32:
+    case FC_DT_COMPLEX64:
+        return fp32_per_cycle(isa);
+    case FC_DT_FP64:
+    case FC_DT_COMPLEX128:
+        return fp32_per_cycle(isa) / 2;
+    case FC_DT_BF16:
+        return (isa & FC_CPU_AMX_BF16) ? 1024 : (isa & FC_CPU_AVX512_BF16) ? 128 : 0;
+    case FC_DT_FP16:
+        return (isa & FC_CPU_AMX_FP16) ? 1024 : (isa & FC_CPU_AVX512_FP16) ? 128 : 0;
+    case FC_DT_INT8:
+        if (isa & FC_CPU_AMX_INT8)
+            return 2048;
+        return (isa & FC_CPU_AVX512_VNNI) ? 256 : (isa & FC_CPU_AVX_VNNI) ? 128 : 0;
+    default:
+        return 0;
+    }
 }
 
 const char *fc_cpu_isa_name(unsigned isa)
@@ -39,6 +55,59 @@ const char *fc_cpu_isa_name(unsigned isa)
     if (isa & FC_CPU_AVX)
         return "AVX";
     return "SSE";
+}
+
+static const char *fp32_assumes(unsigned isa, int fp64)
+{
+    if (isa & FC_CPU_AVX512F)
+        return fp64 ? "AVX-512: 2 FMA units x 8 fp64 lanes x 2 FLOP (2 units assumed: some parts "
+                      "have one)"
+                    : "AVX-512: 2 FMA units x 16 fp32 lanes x 2 FLOP (2 units assumed: some parts "
+                      "have one)";
+    if ((isa & FC_CPU_FMA) && (isa & (FC_CPU_AVX2 | FC_CPU_AVX)))
+        return fp64 ? "AVX2+FMA: 2 FMA units x 4 fp64 lanes x 2 FLOP"
+                    : "AVX2+FMA: 2 FMA units x 8 fp32 lanes x 2 FLOP";
+    if (isa & FC_CPU_AVX)
+        return fp64 ? "AVX: one 4-lane fp64 add and one multiply per cycle"
+                    : "AVX: one 8-lane fp32 add and one multiply per cycle";
+    return fp64 ? "SSE: one 2-lane fp64 add and one multiply per cycle"
+                : "SSE: one 4-lane fp32 add and one multiply per cycle";
+}
+
+const char *fc_cpu_assumes(unsigned isa, int dtype)
+{
+    switch (dtype) {
+    case FC_DT_FP32:
+    case FC_DT_COMPLEX64:
+        return fp32_assumes(isa, 0);
+    case FC_DT_FP64:
+    case FC_DT_COMPLEX128:
+        return fp32_assumes(isa, 1);
+    case FC_DT_BF16:
+        if (isa & FC_CPU_AMX_BF16)
+            return "AMX-BF16: 1024 FLOP per cycle per core (Intel's figure for the tile unit)";
+        if (isa & FC_CPU_AVX512_BF16)
+            return "AVX512_BF16: VDPBF16PS, 16 lanes x 2 products x 2 FLOP x 2 units (assumed)";
+        return "no bf16 instructions: neither amx_bf16 nor avx512_bf16 in the cpuinfo flags";
+    case FC_DT_FP16:
+        if (isa & FC_CPU_AMX_FP16)
+            return "AMX-FP16: 1024 FLOP per cycle per core (as AMX-BF16)";
+        if (isa & FC_CPU_AVX512_FP16)
+            return "AVX512_FP16: 2 FMA units x 32 fp16 lanes x 2 FLOP (assumed)";
+        return "no fp16 instructions: neither amx_fp16 nor avx512_fp16 in the cpuinfo flags";
+    case FC_DT_INT8:
+        if (isa & FC_CPU_AMX_INT8)
+            return "AMX-INT8: 2048 operations per cycle per core (Intel's figure for the tile "
+                   "unit)";
+        if (isa & FC_CPU_AVX512_VNNI)
+            return "AVX512_VNNI: VPDPBUSD, 16 lanes x 4 products x 2 ops x 2 units (assumed)";
+        if (isa & FC_CPU_AVX_VNNI)
+            return "AVX-VNNI: VPDPBUSD, 8 lanes x 4 products x 2 ops x 2 units (assumed)";
+        return "no int8 dot-product instructions: none of amx_int8, avx512_vnni, avx_vnni in "
+               "the cpuinfo flags";
+    default:
+        return "no CPU estimate for this dtype (the CPU BLAS runs fp32, fp64 and complex)";
+    }
 }
 
 double fc_cpu_peak_flops(unsigned isa, int cores, double mhz, int dtype)
@@ -81,15 +150,23 @@ static int has_flag(const char *v, size_t len, const char *flag)
 
 static unsigned isa_of(const char *v, size_t len)
 {
+    static const struct { const char *flag; unsigned bit; } flags[] = {
+        {"avx", FC_CPU_AVX},
+        {"fma", FC_CPU_FMA},
+        {"avx2", FC_CPU_AVX2},
+        {"avx512f", FC_CPU_AVX512F},
+        {"avx512_bf16", FC_CPU_AVX512_BF16},
+        {"avx512_fp16", FC_CPU_AVX512_FP16},
+        {"avx512_vnni", FC_CPU_AVX512_VNNI},
+        {"avx_vnni", FC_CPU_AVX_VNNI},
+        {"amx_bf16", FC_CPU_AMX_BF16},
+        {"amx_int8", FC_CPU_AMX_INT8},
+        {"amx_fp16", FC_CPU_AMX_FP16},
+    };
     unsigned isa = 0;
-    if (has_flag(v, len, "avx"))
-        isa |= FC_CPU_AVX;
-    if (has_flag(v, len, "fma"))
-        isa |= FC_CPU_FMA;
-    if (has_flag(v, len, "avx2"))
-        isa |= FC_CPU_AVX2;
-    if (has_flag(v, len, "avx512f"))
-        isa |= FC_CPU_AVX512F;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (has_flag(v, len, flags[i].flag))
+            isa |= flags[i].bit;
     return isa;
 }
 

@@ -11,12 +11,19 @@
 
 #include <stddef.h>
 
-/* Vector ISA bits, from the cpuinfo "flags" line. */
+/* Vector and matrix ISA bits, from the cpuinfo "flags" line. */
 enum {
-    FC_CPU_AVX = 1,     /* "avx" */
-    FC_CPU_FMA = 2,     /* "fma" */
-    FC_CPU_AVX2 = 4,    /* "avx2" */
-    FC_CPU_AVX512F = 8, /* "avx512f" */
+    FC_CPU_AVX = 1,             /* "avx" */
+    FC_CPU_FMA = 2,             /* "fma" */
+    FC_CPU_AVX2 = 4,            /* "avx2" */
+    FC_CPU_AVX512F = 8,         /* "avx512f" */
+    FC_CPU_AVX512_BF16 = 16,    /* "avx512_bf16": VDPBF16PS */
+    FC_CPU_AVX512_FP16 = 32,    /* "avx512_fp16": fp16 FMA */
+    FC_CPU_AVX512_VNNI = 64,    /* "avx512_vnni": VPDPBUSD, 512-bit */
+    FC_CPU_AVX_VNNI = 128,      /* "avx_vnni": VPDPBUSD, 256-bit */
+    FC_CPU_AMX_BF16 = 256,      /* "amx_bf16": AMX tiles */
+    FC_CPU_AMX_INT8 = 512,      /* "amx_int8" */
+    FC_CPU_AMX_FP16 = 1024,     /* "amx_fp16" */
 };
 
 typedef struct fc_cpu_info {
@@ -31,13 +38,25 @@ typedef struct fc_cpu_info {
     const char *mhz_from; /* "cpuinfo_max_freq", "cpu MHz", "FLOPCOUNT_CPU_GHZ", "--cpu-ghz" */
 } fc_cpu_info;
 
-/* FLOP per cycle per core for dtype (fp32, fp64; complex64/complex128 as
- * fp32/fp64): AVX-512 64 fp32 (2 FMA units x 16 lanes x 2), AVX2+FMA 32
- * (2 x 8 x 2), AVX 16 (one 8-lane add and one multiply), SSE 8; fp64 half.
- * 0 for any other dtype. */
+/* FLOP (int8: operations) per cycle per core for dtype:
+ *   fp32 (and complex64): AVX-512 64 (2 FMA units x 16 lanes x 2), AVX2+FMA
+ *     32 (2 x 8 x 2), AVX 16 (one 8-lane add and one multiply), SSE 8;
+ *   fp64 (and complex128): half of fp32, the lanes being twice as wide;
+ *   bf16: AMX-BF16 1024 (Intel's per-core figure for the tile unit), else
+ *     AVX512_BF16 128 (VDPBF16PS: 16 lanes x 2 products x 2 FLOP, 2 units);
+ *   fp16: AMX-FP16 1024, else AVX512_FP16 128 (2 units x 32 lanes x 2);
+ *   int8: AMX-INT8 2048, else AVX512_VNNI 256 (VPDPBUSD: 16 lanes x 4
+ *     products x 2 ops, 2 units), else AVX-VNNI 128 (8 lanes);
+ * 0 for any other dtype, or when the CPU has no instruction for it (an
+ * emulated bf16 GEMM runs at fp32 speed or below: no figure is given). */
 int fc_cpu_flop_per_cycle(unsigned isa, int dtype);
-/* "AVX-512 (2 FMA units assumed)", "AVX2+FMA", "AVX", "SSE". */
+/* "AVX-512 (2 FMA units assumed)", "AVX2+FMA", "AVX", "SSE": the fp32 ISA. */
 const char *fc_cpu_isa_name(unsigned isa);
+/* What the figure for dtype rests on, one phrase: "AVX2+FMA: 2 FMA units x
+ * 8 fp32 lanes x 2 FLOP" ...; for a dtype without a figure, why ("no
+ * bf16 instructions: neither amx_bf16 nor avx512_bf16 in the cpuinfo
+ * flags"). Never NULL. */
+const char *fc_cpu_assumes(unsigned isa, int dtype);
 /* cores x fc_cpu_flop_per_cycle(isa, dtype) x mhz x 1e6, in FLOP/s; 0 when
  * any input is not positive or the dtype has no figure. Pure. */
 double fc_cpu_peak_flops(unsigned isa, int cores, double mhz, int dtype);

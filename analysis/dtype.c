@@ -13,6 +13,7 @@ static const char *const names[FC_DT_COUNT] = {
     [FC_DT_FP4_E2M1] = "fp4_e2m1",   [FC_DT_INT8] = "int8",
     [FC_DT_INT32] = "int32",         [FC_DT_COMPLEX64] = "complex64",
     [FC_DT_COMPLEX128] = "complex128", [FC_DT_FP64_TENSOR] = "fp64_tensor",
+    [FC_DT_FP6_E2M3] = "fp6_e2m3",   [FC_DT_FP6_E3M2] = "fp6_e3m2",
 };
 
 const char *fc_dtype_name(int dt)
@@ -29,6 +30,7 @@ int fc_dtype_from_name(const char *name)
         {"float", FC_DT_FP32},   {"float16", FC_DT_FP16},   {"half", FC_DT_FP16},
         {"bfloat16", FC_DT_BF16}, {"fp8", FC_DT_FP8_E4M3},  {"e4m3", FC_DT_FP8_E4M3},
         {"e5m2", FC_DT_FP8_E5M2}, {"fp4", FC_DT_FP4_E2M1},  {"fp64tc", FC_DT_FP64_TENSOR},
+        {"fp6", FC_DT_FP6_E2M3},  {"e2m3", FC_DT_FP6_E2M3}, {"e3m2", FC_DT_FP6_E3M2},
     };
     if (name == NULL)
         return FC_DT_UNKNOWN;
@@ -60,6 +62,8 @@ int fc_dtype_from_cuda(int t)
     case 14: return FC_DT_BF16;       /* CUDA_R_16BF */
     case 28: return FC_DT_FP8_E4M3;   /* CUDA_R_8F_E4M3 */
     case 29: return FC_DT_FP8_E5M2;   /* CUDA_R_8F_E5M2 */
+    case 31: return FC_DT_FP6_E2M3;   /* CUDA_R_6F_E2M3 */
+    case 32: return FC_DT_FP6_E3M2;   /* CUDA_R_6F_E3M2 */
     case 33: return FC_DT_FP4_E2M1;   /* CUDA_R_4F_E2M1 */
     default: return FC_DT_UNKNOWN;
     }

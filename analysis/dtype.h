@@ -21,6 +21,8 @@ enum fc_dtype {
     FC_DT_COMPLEX64,
     FC_DT_COMPLEX128,
     FC_DT_FP64_TENSOR, /* only in peak tables: FP64 on tensor cores */
+    FC_DT_FP6_E2M3,    /* Blackwell's 6-bit floats (CUDA_R_6F_E2M3, _E3M2) */
+    FC_DT_FP6_E3M2,
     FC_DT_COUNT
 };
 

@@ -39,7 +39,7 @@ typedef struct group {
 /* The group at x[0..avail): [gate, up, down] (gated), [up, down] (plain),
  * or [gate+up fused, down] (gated): every GEMM on the same tokens, from h
  * back to h. Returns its length, 0 when none fits. */
-static size_t group_at(const op *const *x, size_t avail, int64_t h, int64_t *f, int64_t *gated)
+size_t fc_infer_mlp_group(const op *const *x, size_t avail, int64_t h, int64_t *f, int64_t *gated)
 {
     if (avail >= 3) {
         const op *a = x[0], *b = x[1], *c = x[2];
@@ -70,7 +70,7 @@ static int groups(const op *const *x, size_t cnt, int64_t h, group *g)
 {
     for (size_t i = 0; i < cnt;) {
         int64_t f, gated;
-        size_t len = group_at(x + i, cnt - i, h, &f, &gated);
+        size_t len = fc_infer_mlp_group(x + i, cnt - i, h, &f, &gated);
         if (len == 0)
             return -1;
         if (g->groups > 0 && (f != g->f || gated != g->gated))
@@ -87,7 +87,7 @@ static int groups(const op *const *x, size_t cnt, int64_t h, group *g)
 /* ---- attention ---- */
 
 /* K and V width g*d from the input projections' widths and q = a*d. */
-static int kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv)
+int fc_infer_kv_width(const int64_t *outs, size_t np, int64_t q, int64_t *kv)
 {
     int64_t two = -1;
     if (np == 1)
@@ -159,17 +159,15 @@ static int decode(const fc_infer_work *w, layer *l, size_t pa, size_t pb, size_t
         if (i - pa < 3)
             outs[i - pa] = o[i].out;
     }
-    if (kv_width(outs, pb - pa, l->q, &l->kv) != 0)
+    if (fc_infer_kv_width(outs, pb - pa, l->q, &l->kv) != 0)
         return fail(why, n,
                     "the input projections' widths do not read as Q, K and V "
                     "(fused, or Q and KV, or Q, K and V)");
     const op *x[MAX_LIST];
     size_t cnt = 0;
-    int moe = 0;
     l->extra = 0;
     for (size_t i = ma; i < mb && cnt < MAX_LIST; i++) {
         if (o[i].kind == OP_LIN || o[i].kind == OP_EXPERTS) {
-            moe |= o[i].kind == OP_EXPERTS;
             x[cnt++] = &o[i];
         } else if (o[i].kind == OP_CORE) {
             return fail(why, n, "an attention core after the output projection");
@@ -177,6 +175,15 @@ static int decode(const fc_infer_work *w, layer *l, size_t pa, size_t pb, size_t
             l->extra = fc_u128_sat_add(l->extra, o[i].flops);
         }
     }
+    return fc_infer_mlp_part(w, l, x, cnt, why, n);
+}
+
+int fc_infer_mlp_part(const fc_infer_work *w, layer *l, const op *const *x, size_t cnt, char *why,
+                      size_t n)
+{
+    int moe = 0;
+    for (size_t i = 0; i < cnt; i++)
+        moe |= x[i]->kind == OP_EXPERTS;
     if (cnt == 0)
         return fail(why, n, "no MLP GEMMs");
     if (moe)
@@ -203,6 +210,7 @@ int fc_infer_layer(const fc_infer_work *w, layer *l, char *why, size_t n)
         }
     if (c != SIZE_MAX) {
         l->core = 1;
+        l->core_op = c;
         l->s = o[c].s, l->d = o[c].d, l->heads_b = o[c].heads_b;
         return decode(w, l, a, c, c + 1, c + 2, b, why, n);
     }

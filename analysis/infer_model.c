@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "infer.h"
+#include "infer_internal.h"
 
 static const struct {
     const char *name, *flag;
@@ -34,6 +34,27 @@ static const struct {
     [FC_IK_MOE_FIRST_DENSE] = {"moe_first_dense", "--moe-first-dense"},
     [FC_IK_RECOMPUTE] = {"recompute", "--recompute"},
     [FC_IK_CAUSAL] = {"causal_attention", "--causal-attention"},
+    [FC_IK_KV_LORA_RANK] = {"kv_lora_rank", "--kv-lora-rank"},
+    [FC_IK_Q_LORA_RANK] = {"q_lora_rank", "--q-lora-rank"},
+    [FC_IK_QK_NOPE_DIM] = {"qk_nope_dim", "--qk-nope-dim"},
+    [FC_IK_QK_ROPE_DIM] = {"qk_rope_dim", "--qk-rope-dim"},
+    [FC_IK_V_HEAD_DIM] = {"v_head_dim", "--v-head-dim"},
+    [FC_IK_ATTN_GATE] = {"attn_output_gate", "--attn-output-gate"},
+    [FC_IK_MTP_LAYERS] = {"mtp_layers", "--mtp-layers"},
+    [FC_IK_ATTN_CHUNK] = {"attn_chunk", "--attn-chunk"},
+    [FC_IK_GDN_K_HEADS] = {"gdn_key_heads", "--gdn-key-heads"},
+    [FC_IK_GDN_V_HEADS] = {"gdn_value_heads", "--gdn-value-heads"},
+    [FC_IK_GDN_K_DIM] = {"gdn_key_dim", "--gdn-key-dim"},
+    [FC_IK_GDN_V_DIM] = {"gdn_value_dim", "--gdn-value-dim"},
+    [FC_IK_GDN_CHUNK] = {"gdn_chunk", "--gdn-chunk"},
+    [FC_IK_MAMBA_VERSION] = {"mamba_version", "--mamba-version"},
+    [FC_IK_MAMBA_HEADS] = {"mamba_heads", "--mamba-heads"},
+    [FC_IK_MAMBA_HEAD_DIM] = {"mamba_head_dim", "--mamba-head-dim"},
+    [FC_IK_MAMBA_STATE] = {"mamba_state", "--mamba-state"},
+    [FC_IK_MAMBA_GROUPS] = {"mamba_groups", "--mamba-groups"},
+    [FC_IK_MAMBA_CHUNK] = {"mamba_chunk", "--mamba-chunk"},
+    [FC_IK_MAMBA_INNER] = {"mamba_inner", "--mamba-inner"},
+    [FC_IK_MAMBA_DT_RANK] = {"mamba_dt_rank", "--mamba-dt-rank"},
 };
 
 const char *fc_ik_name(int key)
@@ -51,9 +72,8 @@ const char *fc_is_name(int status)
     return status >= 0 && status <= FC_IS_CONVENTION ? names[status] : "?";
 }
 
-static void set(fc_inferred *in, int key, int status, int64_t value, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void set(fc_inferred *in, int key, int status, int64_t value, const char *fmt, ...)
+#define set fc_infer_set
+void fc_infer_set(fc_inferred *in, int key, int status, int64_t value, const char *fmt, ...)
 {
     fc_infer_val *v = &in->v[key];
     v->status = status;
@@ -64,14 +84,8 @@ static void set(fc_inferred *in, int key, int status, int64_t value, const char 
     va_end(ap);
 }
 
-static int known(const fc_inferred *in, int key)
-{
-    return in->v[key].status != FC_IS_UNKNOWN;
-}
-static int64_t val(const fc_inferred *in, int key)
-{
-    return in->v[key].value;
-}
+#define known fc_infer_known
+#define val fc_infer_val_of
 
 /* The value of key among the given ones (fc_model fields). */
 static int64_t given_value(const fc_model *m, int key)
@@ -115,8 +129,10 @@ static int64_t given_value(const fc_model *m, int key)
         return m->moe_first_dense;
     case FC_IK_RECOMPUTE:
         return m->recompute;
-    default:
+    case FC_IK_CAUSAL:
         return m->causal;
+    default:
+        return fc_infer_kind_given(m, key);
     }
 }
 
@@ -132,6 +148,10 @@ static void attention_values(fc_inferred *in, const fc_infer_facts *f)
         set(in, FC_IK_HEADS, FC_IS_UNKNOWN, 0, "%s", why);
         set(in, FC_IK_KV_HEADS, FC_IS_UNKNOWN, 0, "%s", why);
         set(in, FC_IK_SEQ, FC_IS_UNKNOWN, 0, "%s hides the sequence length: give --seq", why);
+        return;
+    }
+    if (f->attn_layers > 0) { /* the core is fused-attention calls: their shape */
+        fc_infer_attn_values(in, f);
         return;
     }
     int64_t d = f->head_dim, B = f->tokens / f->seq;
@@ -252,7 +272,8 @@ static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_inf
         return;
     }
     set(in, FC_IK_LAYERS, FC_IS_EXACT, f->layers,
-        f->core ? "%lld attention cores, each between the same GEMMs"
+        f->attn_layers ? "%lld attention cores (fused-attention calls), each between the same GEMMs"
+        : f->core ? "%lld attention cores, each between the same GEMMs"
                 : "%lld repetitions of one block of GEMMs (no attention core in the stream)",
         (long long)f->layers);
     set(in, FC_IK_HIDDEN, FC_IS_EXACT, f->hidden,
@@ -266,7 +287,8 @@ static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_inf
         set(in, FC_IK_VOCAB, FC_IS_UNKNOWN, 0,
             "no logits GEMM after the last layer (a fused "
             "cross-entropy kernel outside BLAS?)");
-    batch_value(in, f, it, f->core ? f->seq : 0, FC_IS_EXACT);
+    batch_value(in, f, it, fc_infer_attn_seq(f), FC_IS_EXACT);
+    fc_infer_kind_values(in, f);
 }
 
 /* ---- given values, and what follows from them ---- */
@@ -275,11 +297,11 @@ static void overlay(fc_inferred *in, const fc_infer_given *g)
 {
     for (int k = 0; k < FC_IK_COUNT; k++) {
         in->stream_value[k] = in->v[k].status == FC_IS_EXACT ? in->v[k].value : -1;
-        if (!(g->given & (1u << k)))
+        if (!(g->given & FC_IK_BIT(k)))
             continue;
         int64_t x = given_value(&g->m, k);
         if (in->v[k].status == FC_IS_EXACT && in->v[k].value != x) {
-            in->disagree |= 1u << k;
+            in->disagree |= FC_IK_BIT(k);
             set(in, k, FC_IS_GIVEN, x, "given; the stream says %lld",
                 (long long)in->stream_value[k]);
         } else {
@@ -294,16 +316,18 @@ static void derive(fc_inferred *in, const fc_infer_facts *f, const fc_infer_iter
     if (!f->ok)
         return;
     int64_t q = f->q_width, kv = f->kv_width;
-    if (known(in, FC_IK_HEAD_DIM) && !known(in, FC_IK_HEADS) && val(in, FC_IK_HEAD_DIM) > 0 &&
-        q % val(in, FC_IK_HEAD_DIM) == 0)
+    /* multi-latent attention, or none: the heads were read off the projections */
+    int widths = !f->mla && q > 0;
+    if (widths && known(in, FC_IK_HEAD_DIM) && !known(in, FC_IK_HEADS) &&
+        val(in, FC_IK_HEAD_DIM) > 0 && q % val(in, FC_IK_HEAD_DIM) == 0)
         set(in, FC_IK_HEADS, FC_IS_EXACT, q / val(in, FC_IK_HEAD_DIM),
             "width %lld / the head_dim given", (long long)q);
-    if (known(in, FC_IK_HEADS) && !known(in, FC_IK_HEAD_DIM) && val(in, FC_IK_HEADS) > 0 &&
-        q % val(in, FC_IK_HEADS) == 0)
+    if (widths && known(in, FC_IK_HEADS) && !known(in, FC_IK_HEAD_DIM) &&
+        val(in, FC_IK_HEADS) > 0 && q % val(in, FC_IK_HEADS) == 0)
         set(in, FC_IK_HEAD_DIM, FC_IS_EXACT, q / val(in, FC_IK_HEADS),
             "width %lld / the heads given", (long long)q);
-    if (known(in, FC_IK_HEAD_DIM) && !known(in, FC_IK_KV_HEADS) && val(in, FC_IK_HEAD_DIM) > 0 &&
-        kv % val(in, FC_IK_HEAD_DIM) == 0)
+    if (widths && known(in, FC_IK_HEAD_DIM) && !known(in, FC_IK_KV_HEADS) &&
+        val(in, FC_IK_HEAD_DIM) > 0 && kv % val(in, FC_IK_HEAD_DIM) == 0)
         set(in, FC_IK_KV_HEADS, FC_IS_EXACT, kv / val(in, FC_IK_HEAD_DIM),
             "K, V width %lld / head_dim", (long long)kv);
     if (!known(in, FC_IK_BATCH) && known(in, FC_IK_SEQ))
@@ -331,6 +355,7 @@ static void defaults(fc_inferred *in)
             "%s (hidden / heads)", why);
     if (!known(in, FC_IK_KV_HEADS) && known(in, FC_IK_HEADS))
         set(in, FC_IK_KV_HEADS, FC_IS_CONVENTION, val(in, FC_IK_HEADS), "%s (= heads)", why);
+    fc_infer_kind_defaults(in);
 }
 
 /* ---- the model ---- */
@@ -344,7 +369,8 @@ static int64_t gcd(int64_t a, int64_t b)
     return a;
 }
 
-static void add_missing(fc_inferred *in, int key)
+#define add_missing fc_infer_add_missing
+void fc_infer_add_missing(fc_inferred *in, int key)
 {
     size_t o = strlen(in->missing);
     if (o + 32 < sizeof in->missing)
@@ -378,10 +404,11 @@ static const int required[] = {FC_IK_LAYERS,    FC_IK_HIDDEN,         FC_IK_FFN,
                                FC_IK_MOE_FFN,   FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN,
                                FC_IK_MOE_EVERY, FC_IK_MOE_FIRST_DENSE};
 
-static void build(fc_inferred *in)
+static void build(fc_inferred *in, const fc_infer_given *g)
 {
     fc_model m;
     memset(&m, 0, sizeof m);
+    fc_infer_kind_build(in, g, &m); /* the layer kinds' fields, or what they miss */
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!known(in, required[i]) && !(required[i] == FC_IK_BATCH && !known(in, FC_IK_SEQ)))
             add_missing(in, required[i]); /* the batch follows from the tokens and --seq */
@@ -403,6 +430,8 @@ static void build(fc_inferred *in)
         m.topk = val(in, FC_IK_TOPK), m.moe_ffn = val(in, FC_IK_MOE_FFN);
         m.shared_experts = val(in, FC_IK_SHARED_EXPERTS), m.shared_ffn = val(in, FC_IK_SHARED_FFN);
         m.moe_every = val(in, FC_IK_MOE_EVERY), m.moe_first_dense = val(in, FC_IK_MOE_FIRST_DENSE);
+        if (m.mlps[0]) /* a layer pattern lists the MoE layers (given or the stream's) */
+            m.moe_every = 1, m.moe_first_dense = 0;
     }
     m.untied_embeddings = known(in, FC_IK_TIED) && !val(in, FC_IK_TIED);
     m.recompute = known(in, FC_IK_RECOMPUTE) ? (int)val(in, FC_IK_RECOMPUTE) : FC_RECOMPUTE_NONE;
@@ -430,15 +459,23 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
     fc_flops fl;
     m.batch = in->batch_per_forward;
     fc_formula(&m, &fl);
-    fc_u128 fwd = fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
+    fc_u128 fwd = fl.forward_flops_per_iteration - fl.attention_core_forward +
+                  fc_infer_core_counted(f, &m, &fl);
     m.batch = fc_infer_mul(in->batch_per_forward, in->micro_batches);
     fc_formula(&m, &fl);
-    fc_u128 core = f->core ? 0 : fl.attention_core_forward; /* a fused kernel's: no GEMM */
-    fc_u128 base = fl.model_flops_per_iteration - fc_u128_sat_mul(3, core);
+    /* The formula's core, and the core as the stream counts it (none
+     * without it in the stream: a kernel outside BLAS; the exact band of
+     * fused-attention calls) */
+    fc_u128 core = fl.attention_core_forward, seen = fc_infer_core_counted(f, &m, &fl);
+    fc_u128 base = fl.model_flops_per_iteration - fc_u128_sat_mul(3, core) +
+                   fc_u128_sat_mul(3, seen);
     fc_u128 r = it->recompute_flops;
     const char *how = "the detector's recompute";
-    if (fwd == f->forward_flops && it->flops >= base) {
-        r = it->flops - base;
+    fc_u128 model_part = it->flops - (it->attention_excess_flops < it->flops
+                                          ? it->attention_excess_flops
+                                          : it->flops); /* attention's backward at 2x */
+    if (fwd == f->forward_flops && model_part >= base) {
+        r = model_part - base;
         how = "an iteration's FLOPs beyond the formula's model FLOPs";
     }
     char b[FC_U128_DIGITS];
@@ -450,7 +487,8 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
     }
     for (int mode = FC_RECOMPUTE_NONE; mode <= FC_RECOMPUTE_FULL; mode++) {
         fc_u128 extra = fl.hardware_by_recompute[mode] - fl.model_flops_per_iteration;
-        extra -= mode == FC_RECOMPUTE_NONE ? 0 : core; /* recomputed core: not seen either */
+        if (mode != FC_RECOMPUTE_NONE) /* the recomputed core as the stream counts it */
+            extra = extra - core + seen;
         if (extra == r) {
             set(in, FC_IK_RECOMPUTE, FC_IS_EXACT, mode, "%s, %s, is the formula's '%s'", how,
                 fc_u128_to_str(r, b), fc_recompute_name(mode));
@@ -459,7 +497,8 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
         }
     }
     fc_u128 layer =
-        (fl.hardware_by_recompute[FC_RECOMPUTE_FULL] - fl.model_flops_per_iteration - core) /
+        (fl.hardware_by_recompute[FC_RECOMPUTE_FULL] - fl.model_flops_per_iteration - core +
+         seen) /
         (fc_u128)in->model.layers;
     if (layer > 0 && r % layer == 0 && r / layer < (fc_u128)in->model.layers)
         set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0,
@@ -475,8 +514,10 @@ static void recompute_value(fc_inferred *in, const fc_infer_iter *it)
 
 /* The formula against the count, two ways: one forward (needs the
  * detector's forward/backward split right), and one iteration less its
- * recompute (needs its recompute right). Without the core in the stream
- * the formula's core terms are left out of both. */
+ * recompute (needs its recompute right). The formula's core terms are
+ * taken as the stream counts the core: left out without it, the exact
+ * band of its mask with fused-attention calls (fc_infer_core_counted); an
+ * iteration's attention beyond the model convention is left out of it. */
 static void check_fit(fc_inferred *in, const fc_infer_iter *it)
 {
     const fc_infer_facts *f = &in->f;
@@ -487,15 +528,17 @@ static void check_fit(fc_inferred *in, const fc_infer_iter *it)
     fc_flops fl;
     fc_formula(&m, &fl);
     in->forward_model_flops = fl.model_flops_per_iteration;
-    in->formula_forward =
-        fl.forward_flops_per_iteration - (f->core ? 0 : fl.attention_core_forward);
+    in->formula_forward = fl.forward_flops_per_iteration - fl.attention_core_forward +
+                          fc_infer_core_counted(f, &m, &fl);
     in->fits_forward = in->formula_forward == f->forward_flops;
-    if (it->have && in->micro_batches > 0 && it->flops >= it->recompute_flops) {
+    fc_u128 less = fc_u128_sat_add(it->recompute_flops, it->attention_excess_flops);
+    if (it->have && in->micro_batches > 0 && it->flops >= less) {
         m.batch = fc_infer_mul(in->batch_per_forward, in->micro_batches);
         fc_formula(&m, &fl);
         fc_u128 expect = fl.model_flops_per_iteration -
-                         (f->core ? 0 : fc_u128_sat_mul(3, fl.attention_core_forward));
-        in->fits_iteration = expect == it->flops - it->recompute_flops;
+                         fc_u128_sat_mul(3, fl.attention_core_forward) +
+                         fc_u128_sat_mul(3, fc_infer_core_counted(f, &m, &fl));
+        in->fits_iteration = expect == it->flops - less;
     }
     in->fits = in->fits_forward || in->fits_iteration;
 }
@@ -514,7 +557,7 @@ void fc_infer_resolve(const fc_infer_facts *f, const fc_infer_given *g, const fc
     derive(out, f, it);
     if (g->given)
         defaults(out);
-    build(out);
+    build(out, g);
     recompute_value(out, it);
     check_fit(out, it);
 }
@@ -524,7 +567,7 @@ char *fc_infer_value_text(const fc_inferred *in, int key, char *buf, size_t size
     const fc_infer_val *v = &in->v[key];
     if (v->status == FC_IS_UNKNOWN)
         snprintf(buf, size, "?");
-    else if (key == FC_IK_SWIGLU || key == FC_IK_TIED)
+    else if (key == FC_IK_SWIGLU || key == FC_IK_TIED || key == FC_IK_ATTN_GATE)
         snprintf(buf, size, "%s", v->value ? "yes" : "no");
     else if (key == FC_IK_RECOMPUTE)
         snprintf(buf, size, "%s", fc_recompute_name((int)v->value));

@@ -38,6 +38,7 @@ static op from_gemm(const fc_fwd_gemm *g, unsigned side)
     op o;
     memset(&o, 0, sizeof o);
     o.flops = g->flops;
+    o.g1 = 1; /* g0, g1 are relative until build_ops places them */
     int64_t count = g->count > 0 && g->count < INT64_MAX ? (int64_t)g->count : 1;
     unsigned w = (g->weight & 3) == 3 ? side : g->weight & 3;
     if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1) {
@@ -68,22 +69,29 @@ static int same_shape(const fc_fwd_gemm *x, const fc_fwd_gemm *y)
 }
 
 /* x as QK^T: rows x s (either way round) by d, rows = r*s; y as attention
- * x V after it: (r*s) x d by s. */
-static int core_pair(const fc_fwd_gemm *x, const fc_fwd_gemm *y, int64_t *s, int64_t *d, int64_t *r)
+ * x V after it: (r*s) x d by s. Relaxed (multi-latent attention): y's
+ * other width dv may differ from d (d_v against d_qk = nope + rope). */
+static int core_pair(const fc_fwd_gemm *x, const fc_fwd_gemm *y, int relaxed, int64_t *s,
+                     int64_t *d, int64_t *r, int64_t *dv)
 {
     int64_t lo = x->m < x->n ? x->m : x->n, hi = x->m < x->n ? x->n : x->m;
     if (x->m < 0 || y->m < 0 || lo <= 0 || hi % lo != 0 || y->k != lo)
         return 0;
-    *s = lo, *d = x->k, *r = hi / lo;
-    return (y->m == hi && y->n == x->k) || (y->m == x->k && y->n == hi);
+    *s = lo, *d = x->k, *r = hi / lo, *dv = x->k;
+    if ((y->m == hi && y->n == x->k) || (y->m == x->k && y->n == hi))
+        return 1;
+    if (!relaxed || (y->m != hi && y->n != hi))
+        return 0;
+    *dv = y->m == hi ? y->n : y->m;
+    return *dv > 0;
 }
 
-static op core_op(int64_t s, int64_t d, int64_t r, int64_t heads_b)
+static op core_op(int64_t s, int64_t d, int64_t r, int64_t heads_b, int64_t dv)
 {
     op c;
     memset(&c, 0, sizeof c);
     c.kind = OP_CORE;
-    c.s = s, c.d = d, c.r = r, c.heads_b = heads_b;
+    c.s = s, c.d = d, c.r = r, c.heads_b = heads_b, c.dv = dv;
     return c;
 }
 
@@ -107,12 +115,13 @@ static int64_t flagged_calls(const fc_fwd_gemm *g, size_t from, size_t to)
  * passes for a weight only where the allocator happened to reuse its
  * address (from none to most of the calls). Returns the entries used, 0
  * when there is no core at i. */
-static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
+static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, int relaxed, op *out)
 {
-    int64_t s, d, r, cx = 0, cy = 0;
+    int64_t s, d, r, dv, cx = 0, cy = 0;
     fc_u128 fl = 0;
     size_t j = i;
-    if (i + 1 < n && !same_shape(&g[i], &g[i + 1]) && core_pair(&g[i], &g[i + 1], &s, &d, &r)) {
+    if (i + 1 < n && !same_shape(&g[i], &g[i + 1]) &&
+        core_pair(&g[i], &g[i + 1], relaxed, &s, &d, &r, &dv)) {
         size_t pairs = 0;
         while (j + 1 < n && same_shape(&g[j], &g[i]) && same_shape(&g[j + 1], &g[i + 1])) {
             cx = fc_infer_add(cx, calls_of(&g[j])), cy = fc_infer_add(cy, calls_of(&g[j + 1]));
@@ -120,7 +129,7 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
             j += 2, pairs++;
         }
         if (pairs >= 2 && cx == cy && flagged_calls(g, i, j) < fc_infer_add(cx, cy)) {
-            *out = core_op(s, d, r, fc_infer_mul(cx, r));
+            *out = core_op(s, d, r, fc_infer_mul(cx, r), dv);
             out->flops = fl;
             return j - i;
         }
@@ -132,15 +141,15 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
     fc_u128 fl_a = fl;
     for (b = a; b < n && same_shape(&g[b], &g[a]); b++)
         cy = fc_infer_add(cy, calls_of(&g[b])), fl = fc_u128_sat_add(fl, g[b].flops);
-    if (a < n && core_pair(&g[i], &g[a], &s, &d, &r) && cx == cy &&
+    if (a < n && core_pair(&g[i], &g[a], relaxed, &s, &d, &r, &dv) && cx == cy &&
         flagged_calls(g, i, b) < fc_infer_add(cx, cy)) {
-        *out = core_op(s, d, r, fc_infer_mul(cx, r));
+        *out = core_op(s, d, r, fc_infer_mul(cx, r), dv);
         out->flops = fl;
         return b - i;
     }
     if (g[i].m == g[i].n && g[i].n == g[i].k && cx >= 2 && cx % 2 == 0 &&
         flagged_calls(g, i, a) < cx) {
-        *out = core_op(g[i].m, g[i].m, 1, cx / 2);
+        *out = core_op(g[i].m, g[i].m, 1, cx / 2, g[i].m);
         out->flops = fl_a;
         return a - i;
     }
@@ -153,12 +162,12 @@ static size_t core_at(const fc_fwd_gemm *g, size_t n, size_t i, op *out)
  * activation that sits at the same address every step looks like a
  * weight): the slot most one-weight GEMMs outside the attention core use
  * (a head's copy in the core can carry a flag too). */
-static unsigned weight_side(const fc_fwd_profile *p)
+static unsigned weight_side(const fc_fwd_profile *p, int relaxed)
 {
     uint64_t a = 0, b = 0;
     for (size_t i = 0; i < p->n;) {
         op c;
-        size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, &c) : 0;
+        size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, relaxed, &c) : 0;
         if (used > 0) {
             i += used;
             continue;
@@ -172,20 +181,30 @@ static unsigned weight_side(const fc_fwd_profile *p)
 
 static void build_ops(const fc_fwd_profile *p, fc_infer_work *w)
 {
-    unsigned side = weight_side(p);
+    unsigned side = weight_side(p, w->relaxed);
     for (size_t i = 0; i < p->n;) {
         op c;
-        size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, &c) : 0;
-        if (used == 0) {
-            w->raw[w->n_raw++] = from_gemm(&p->g[i], side);
+        if (p->g[i].attention) { /* a fused-attention call: the core in one (infer_attn.c) */
+            w->raw[w->n_raw++] = fc_infer_attn_op(&p->g[i], i);
             i++;
             continue;
         }
+        size_t used = p->g[i].m >= 0 ? core_at(p->g, p->n, i, w->relaxed, &c) : 0;
+        if (used == 0) {
+            op x = from_gemm(&p->g[i], side);
+            x.g0 = i, x.g1 = i + 1;
+            w->raw[w->n_raw++] = x;
+            i++;
+            continue;
+        }
+        c.g0 = i, c.g1 = i + used;
         i += used;
         op *prev = w->n_raw > 0 ? &w->raw[w->n_raw - 1] : NULL;
-        if (prev && prev->kind == OP_CORE && prev->s == c.s && prev->d == c.d && prev->r == c.r) {
+        if (prev && prev->kind == OP_CORE && !prev->attn && prev->s == c.s && prev->d == c.d &&
+            prev->r == c.r && prev->dv == c.dv) {
             prev->heads_b = fc_infer_add(prev->heads_b, c.heads_b);
             prev->flops = fc_u128_sat_add(prev->flops, c.flops);
+            prev->g1 = c.g1;
         } else {
             w->raw[w->n_raw++] = c;
         }
@@ -208,8 +227,9 @@ static uint64_t symbol(const op *x, size_t i, int64_t tokens)
         return mix(mix(mix(mix(h, (uint64_t)x->m), (uint64_t)x->n), (uint64_t)x->k),
                    (uint64_t)x->cnt);
     case OP_CORE:
-        return mix(mix(mix(mix(h, (uint64_t)x->s), (uint64_t)x->d), (uint64_t)x->r),
-                   (uint64_t)x->heads_b);
+        return mix(mix(mix(mix(mix(h, (uint64_t)x->s), (uint64_t)x->d), (uint64_t)x->r),
+                       (uint64_t)x->heads_b),
+                   (uint64_t)x->dv);
     case OP_EXPERTS:
         return h; /* routing changes from layer to layer; the layer decides */
     default:
@@ -221,6 +241,7 @@ int fc_infer_ops(const fc_fwd_profile *p, fc_infer_work *w, char *why, size_t n)
 {
     w->n_raw = w->n_ops = w->n_lay = 0;
     w->tokens = 0;
+    w->p = p;
     if (p->n == 0)
         return fail(why, n, "the forward profile holds no GEMM");
     if (p->n > FC_INFER_MAX_GEMMS || p->truncated)
@@ -247,6 +268,7 @@ int fc_infer_ops(const fc_fwd_profile *p, fc_infer_work *w, char *why, size_t n)
             memset(&x, 0, sizeof x);
             x.kind = OP_EXPERTS;
             x.first = i, x.last = j;
+            x.g0 = w->raw[i].g0, x.g1 = w->raw[j - 1].g1;
             for (size_t e = i; e < j; e++)
                 x.flops = fc_u128_sat_add(x.flops, w->raw[e].flops);
             i = j - 1;

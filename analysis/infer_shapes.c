@@ -4,7 +4,8 @@
  * MoE layers among themselves), where the MoE layers are, the logits, the
  * extra GEMMs, and the attention core agreeing with the projections
  * (B*a products of s x s by d, with B*s the tokens and a*d the output
- * projection's width). */
+ * projection's width). A stream that does not read as one uniform
+ * transformer goes to the layer-kinds reader (infer_kinds.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static int same_attention(const layer *a, const layer *b)
            a->d == b->d && a->heads_b == b->heads_b && a->nproj == b->nproj;
 }
 
-static int same_mlp(const layer *a, const layer *b)
+int fc_infer_same_mlp(const layer *a, const layer *b)
 {
     if (a->mlp != b->mlp)
         return 0;
@@ -126,7 +127,11 @@ static void describe(const layer *l, const fc_infer_facts *f, char *out, size_t 
     else
         snprintf(attn, sizeof attn, "Q %lld->%lld, K, V ->%lld", (long long)l->h, (long long)l->q,
                  (long long)l->kv);
-    if (l->core)
+    if (l->core && f->attn_layers) /* fused-attention calls (infer_attn.c) */
+        snprintf(core, sizeof core, ", core one %s call of %lld heads %lldx%lld by %lld",
+                 fc_attn_source_name(f->attn.source), (long long)l->heads_b, (long long)l->s,
+                 (long long)f->attn.s_k, (long long)l->d);
+    else if (l->core)
         snprintf(core, sizeof core, ", core %lld x QK^T %lldx%lld by %lld and AV",
                  (long long)l->heads_b, (long long)l->s, (long long)l->s, (long long)l->d);
     if (f->moe)
@@ -154,7 +159,7 @@ static int moe_facts(const fc_infer_work *w, fc_infer_facts *f)
         moe_layers++;
         if (m == NULL)
             m = l;
-        else if (!same_mlp(m, l)) {
+        else if (!fc_infer_same_mlp(m, l)) {
             snprintf(f->why, sizeof f->why, "MoE layer %zu differs from the first MoE layer",
                      j + 1);
             return -1;
@@ -224,10 +229,9 @@ static int core_agrees(const layer *l, fc_infer_facts *f)
     return 0;
 }
 
-void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f)
+/* A uniform transformer: every layer the same attention, MLPs alike. */
+static void uniform(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f)
 {
-    memset(f, 0, sizeof *f);
-    f->forward_flops = p->flops;
     char why[200];
     if (fc_infer_ops(p, w, f->why, sizeof f->why) != 0 ||
         fc_infer_layers(w, f->why, sizeof f->why) != 0)
@@ -238,6 +242,8 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
             set_why(f, "layer %zu: %s", j + 1, why);
             return;
         }
+    if (fc_infer_attn_facts(w, f) != 0) /* fused-attention calls against the GEMMs */
+        return;
     const layer *l0 = &w->lay[0];
     for (size_t j = 1; j < w->n_lay; j++)
         if (!same_attention(l0, &w->lay[j])) {
@@ -249,7 +255,7 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
         const layer *l = &w->lay[j];
         if (l->mlp != MLP_DENSE)
             continue;
-        if (dense && !same_mlp(dense, l)) {
+        if (dense && !fc_infer_same_mlp(dense, l)) {
             set_why(f, "layer %zu's MLP differs from layer %s's", j + 1, "an earlier");
             return;
         }
@@ -269,4 +275,36 @@ void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *
     extras(w, f, l0->h);
     describe(l0, f, f->structure, sizeof f->structure);
     f->ok = 1;
+}
+
+/* 1 when the profile holds counted fused-attention calls. */
+static int has_attention_calls(const fc_fwd_profile *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->g[i].attention)
+            return 1;
+    return 0;
+}
+
+void fc_infer_shapes(const fc_fwd_profile *p, fc_infer_work *w, fc_infer_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->forward_flops = p->flops;
+    w->relaxed = 0;
+    uniform(p, w, f);
+    /* not a uniform transformer: the 2025-26 layer kinds (multi-latent
+     * attention, multi-token prediction, hybrid stacks) may read it; if
+     * not, the uniform reader's reading or reason stands */
+    /* The layer-kinds reader reads GEMM streams: a profile with counted
+     * fused-attention calls keeps the uniform reader's reading or its
+     * reason (a contradiction it found between a call and the GEMMs is
+     * never read away); docs/formula.md says what is not read then. */
+    if ((!f->ok || f->extra_flops) && p->n > 0 && p->n <= FC_INFER_MAX_GEMMS && !p->truncated &&
+        !has_attention_calls(p)) {
+        /* a uniform reading that leaves GEMMs unexplained gives way to a
+         * layer-kinds reading of all of them */
+        fc_infer_facts u = *f;
+        if (fc_infer_kinds(p, w, f) != 0 && u.ok)
+            *f = u;
+    }
 }

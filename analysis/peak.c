@@ -11,16 +11,22 @@
 #include <ctype.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* Columns in a fixed order so each row reads like the data sheet. */
-#define ROW(f64, f64tc, f32, tf32, f16, bf16, fp8, fp4, i8)                                        \
+/* Columns in a fixed order so each row reads like the data sheet. Both FP8
+ * formats (E4M3, E5M2) run at one rate, as do both FP6 formats; no sheet
+ * gives them apart. */
+#define ROW6(f64, f64tc, f32, tf32, f16, bf16, fp8, fp6, fp4, i8)                                  \
     {                                                                                              \
         [FC_DT_FP64] = f64, [FC_DT_FP64_TENSOR] = f64tc, [FC_DT_FP32] = f32, [FC_DT_TF32] = tf32,  \
         [FC_DT_FP16] = f16, [FC_DT_BF16] = bf16, [FC_DT_FP8_E4M3] = fp8, [FC_DT_FP8_E5M2] = fp8,   \
-        [FC_DT_FP4_E2M1] = fp4, [FC_DT_INT8] = i8,                                                 \
+        [FC_DT_FP6_E2M3] = fp6, [FC_DT_FP6_E3M2] = fp6, [FC_DT_FP4_E2M1] = fp4, [FC_DT_INT8] = i8, \
     }
+/* A device without FP6 (every one before Blackwell). */
+#define ROW(f64, f64tc, f32, tf32, f16, bf16, fp8, fp4, i8)                                        \
+    ROW6(f64, f64tc, f32, tf32, f16, bf16, fp8, 0, fp4, i8)
 
 /* Hopper at the SXM clocks: 132 SMs x 4096 FLOP/clk/SM x 1.83 GHz = 989.4. */
 #define HOPPER_SXM ROW(34, 67, 67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9)
@@ -87,14 +93,13 @@ static const fc_peak_device table[] = {
      "NVIDIA GH200 Grace Hopper Superchip data sheet, GPU part: FP64 34, FP64 TC 67, FP32 67, TF32 "
      "989*, "
      "BF16/FP16 1979*, FP8 3958*, INT8 3958* (* sparse, halved)"},
-    {"B200", "NVIDIA B200 (HGX)", ROW(37, 37, 75, 1100, 2250, 2250, 4500, 9000, 4500), 0,
+    {"B200", "NVIDIA B200 (HGX)", ROW6(37, 37, 75, 1100, 2250, 2250, 4500, 4500, 9000, 4500), 0,
      "NVIDIA HGX B200 specifications, per GPU: FP64/FP64 TC 37, FP32 75, TF32 2.2P*, BF16/FP16 "
-     "4.5P*, FP8 9P*, "
-     "INT8 9P*, FP4 18P* (* sparse, halved)"},
-    {"GB200", "NVIDIA GB200 (per GPU)", ROW(40, 40, 80, 1250, 2500, 2500, 5000, 10000, 5000), 0,
+     "4.5P*, FP8/FP6 9P*, INT8 9P*, FP4 18P* (* sparse, halved)"},
+    {"GB200", "NVIDIA GB200 (per GPU)",
+     ROW6(40, 40, 80, 1250, 2500, 2500, 5000, 5000, 10000, 5000), 0,
      "NVIDIA GB200 NVL72 specifications, per Blackwell GPU: FP64/FP64 TC 40, FP32 80, TF32 2.5P*, "
-     "BF16/FP16 5P*, "
-     "FP8 10P*, INT8 10P*, FP4 20P* (* sparse, halved)"},
+     "BF16/FP16 5P*, FP8/FP6 10P*, INT8 10P*, FP4 20P* (* sparse, halved)"},
     {"H800-SXM", "NVIDIA H800 SXM", ROW(1, 1, 67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9), 4096,
      "NVIDIA H800 Tensor Core GPU data sheet (SXM): FP64 1, FP64 TC 1, FP32 67, TF32 989*, "
      "BF16/FP16 1979*, FP8 3958*, INT8 3958* (* sparse, halved); H100 SXM compute, FP64 cut"},
@@ -147,17 +152,20 @@ static const fc_peak_device table[] = {
      1024,
      "AMD Instinct MI250X data sheet, per package of two GCDs: FP64 vector 47.9, FP64/FP32 matrix "
      "95.7, FP16/BF16 383, INT8 383 (no TF32, no FP8); halved here: each GCD is one device"},
-    {"B100", "NVIDIA B100 (HGX)", ROW(30, 30, 60, 900, 1750, 1750, 3500, 7000, 3500), 0,
+    {"B100", "NVIDIA B100 (HGX)", ROW6(30, 30, 60, 900, 1750, 1750, 3500, 3500, 7000, 3500), 0,
      "NVIDIA Blackwell specifications, B100 per GPU: FP64/FP64 TC 30, FP32 60, TF32 1.8P*, "
-     "BF16/FP16 3.5P*, FP8 7P*, INT8 7P*, FP4 14P* (* sparse, halved) - uncertain, see docs/peak.md"},
-    {"B300", "NVIDIA B300 (HGX)", ROW(1.25, 1.25, 75, 1125, 2250, 2250, 4500, 13500, 0), 0,
+     "BF16/FP16 3.5P*, FP8/FP6 7P*, INT8 7P*, FP4 14P* (* sparse, halved) - uncertain, see "
+     "docs/peak.md"},
+    {"B300", "NVIDIA B300 (HGX)", ROW6(1.25, 1.25, 75, 1125, 2250, 2250, 4500, 4500, 13500, 0),
+     0,
      "NVIDIA HGX B300 specifications, 8 GPUs, per GPU: FP64/FP64 TC 1.25, FP32 75, TF32 2.25P*, "
-     "BF16/FP16 4.5P*, FP8 9P*, FP4 13.5P dense (* sparse, halved); INT8 not given consistently: "
-     "refused"},
-    {"GB300", "NVIDIA GB300 (per GPU)", ROW(1.389, 1.389, 80, 1250, 2500, 2500, 5000, 15000, 0), 0,
+     "BF16/FP16 4.5P*, FP8/FP6 9P*, FP4 13.5P dense (* sparse, halved); INT8 not given "
+     "consistently: refused"},
+    {"GB300", "NVIDIA GB300 (per GPU)",
+     ROW6(1.389, 1.389, 80, 1250, 2500, 2500, 5000, 5000, 15000, 0), 0,
      "NVIDIA GB300 NVL72 specifications, 72 GPUs, per GPU: FP64/FP64 TC 1.39, FP32 80, TF32 2.5P*, "
-     "BF16/FP16 5P*, FP8 10P*, FP4 15P dense (* sparse, halved); INT8 not given consistently: "
-     "refused"},
+     "BF16/FP16 5P*, FP8/FP6 10P*, FP4 15P dense (* sparse, halved); INT8 not given "
+     "consistently: refused"},
 };
 
 #define NDEV ((int)(sizeof table / sizeof table[0]))
@@ -319,4 +327,15 @@ double fc_peak_flops(const fc_peak_device *d, int dtype)
      * llround, the one libm function the shim would need: every process
      * it is preloaded into would map libm for it. */
     return (double)(long long)(d->tflops[dtype] * 1000.0 + 0.5) * 1e9;
+}
+
+const char *fc_peak_none_reason(const fc_peak_device *d, int dtype, char *buf, size_t size)
+{
+    if (d == NULL)
+        snprintf(buf, size, "no device, so no %s peak", fc_dtype_name(dtype));
+    else if (dtype == FC_DT_UNKNOWN || dtype < 0 || dtype >= FC_DT_COUNT)
+        snprintf(buf, size, "FLOPs of an unknown dtype: no peak for them on %s", d->key);
+    else
+        snprintf(buf, size, "no published %s peak for %s", fc_dtype_name(dtype), d->key);
+    return buf;
 }

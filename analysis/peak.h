@@ -4,6 +4,8 @@
 #ifndef FC_PEAK_H
 #define FC_PEAK_H
 
+#include <stddef.h>
+
 #include "dtype.h"
 
 typedef struct fc_peak_device {
@@ -26,6 +28,10 @@ const fc_peak_device *fc_peak_find(const char *name);
  * multiply-add). The result is an exact integer: table figures have at most
  * three decimals in TFLOP/s, so it is round(TFLOP/s x 1000) x 1e9. */
 double fc_peak_flops(const fc_peak_device *d, int dtype);
+/* Why fc_peak_flops(d, dtype) is 0, as one phrase into buf ("no published
+ * fp4_e2m1 peak for H100-SXM"); returns buf. Never a figure of another
+ * dtype: a dtype the sheet does not give has no peak. */
+const char *fc_peak_none_reason(const fc_peak_device *d, int dtype, char *buf, size_t size);
 
 /* The words every "unknown device" message ends with, so the CLI and the
  * shim give the same advice. */

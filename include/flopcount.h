@@ -24,8 +24,9 @@ extern "C" {
 
 /* Version of the struct below; it only grows, new fields at the end.
  * 1: totals and iterations. 2: flags, rank, iteration times and FLOPs,
- * recompute, HFU/MFU and the peak used (what the report's summary says). */
-#define FLOPCOUNT_SNAPSHOT_VERSION 2
+ * recompute, HFU/MFU and the peak used (what the report's summary says).
+ * 3: HFU at the dtype mix, the FLOP share and peak of each dtype. */
+#define FLOPCOUNT_SNAPSHOT_VERSION 3
 
 /* Bits of flopcount_snapshot.flags (version 2). */
 #define FLOPCOUNT_SNAPSHOT_COUNTING 0x1u    /* the library counts (no FLOPCOUNT_DISABLE) */
@@ -36,6 +37,18 @@ extern "C" {
 #define FLOPCOUNT_SNAPSHOT_SPLIT_GUESSED 0x20u /* the recompute figures and mfu rest on a
                                                  * forward/backward/recompute split that is
                                                  * a guess in some iteration (docs/iterations.md) */
+#define FLOPCOUNT_SNAPSHOT_MIX 0x40u /* hfu_mix is set (version 3) */
+
+/* Dtypes the mix lists at most (version 3); more are counted in mix_count. */
+#define FLOPCOUNT_SNAPSHOT_MIX_MAX 8
+
+/* One dtype of the training FLOPs (flopcount_snapshot.mix, version 3). */
+typedef struct flopcount_snapshot_dtype {
+    char dtype[16];    /* "bf16", "fp8_e4m3", ... (as in the report) */
+    double share;      /* of the training GEMM FLOPs so far */
+    double peak_flops; /* dense FLOP/s of one device for it; 0: none published (or no
+                        * utilization yet) */
+} flopcount_snapshot_dtype;
 
 /* How iterations are found (flopcount_snapshot.detected_by, version 2). */
 enum flopcount_detected_by {
@@ -82,10 +95,21 @@ typedef struct flopcount_snapshot {
     char peak_source[24];             /* "device", "cpu-estimate", "FLOPCOUNT_PEAK_TFLOPS" */
     char peak_dtype[16];              /* the dtype of the peak figure, e.g. "bf16" */
     uint64_t eval_passes;             /* evaluation passes (not in the iterations) */
+    /* ---- version 3 ---- */
+    double hfu_mix;                   /* HFU at the dtype mix: sum over dtypes of the iteration
+                                       * FLOPs' share / (its peak x median seconds); equals hfu
+                                       * when one dtype ran (FLOPCOUNT_SNAPSHOT_MIX) */
+    uint32_t mix_count;               /* dtypes the training FLOPs ran in */
+    uint32_t mix_reserved;            /* 0 */
+    char mix_reason[128];             /* why hfu_mix is not set, when utilization is ("no
+                                       * published fp4_e2m1 peak for H100-SXM"); "" else */
+    flopcount_snapshot_dtype mix[FLOPCOUNT_SNAPSHOT_MIX_MAX]; /* most FLOPs first */
 } flopcount_snapshot;
 
 /* The size of a version-1 struct: the least flopcount_snapshot_get accepts. */
 #define FLOPCOUNT_SNAPSHOT_V1_SIZE 56u
+/* The size of a version-2 struct (where version 3 begins). */
+#define FLOPCOUNT_SNAPSHOT_V2_SIZE 240u
 
 /* Marks the end of one training iteration (call it once per optimizer step,
  * after optimizer.step()). Once called, iterations are counted from markers

@@ -1,14 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# deps.sh - install what flopcount needs to build and test on Debian 12
-# (apt only). Installs nothing when everything is already there.
+# deps.sh - install what flopcount needs on Debian 12 (apt only), for one of
+# two uses; installs nothing when everything is already there.
+#   bash scripts/deps.sh demo   # build the command and the library, train the demo (scripts/demo.sh)
+#   bash scripts/deps.sh test   # all of that and the test suite's tools (scripts/test.sh; the default)
 set -euo pipefail
-# patchelf: tests/gpu/prepare.sh (the prefix carried to a GPU machine); chromium:
-# the headless browser of the --html tests (tests/html, label chromium);
-# prometheus-node-exporter, prometheus (promtool): tests/live
-pkgs=(cmake make gcc clang pkg-config libjson-c-dev libunwind-dev libcmocka-dev
-      libblas-dev libblas3 python3-torch openmpi-bin libopenmpi-dev libclang-rt-14-dev
-      patchelf chromium prometheus-node-exporter prometheus)
+set_name=${1:-test}
+# demo: the build (libc6-dev: only a Recommends of gcc; json-c, libunwind:
+# the CMake configuration asks for both) and Debian's PyTorch for the demo's
+# training (its own BLAS comes with it)
+demo=(cmake make gcc libc6-dev pkg-config libjson-c-dev libunwind-dev python3-torch)
+# test, besides: clang and libclang-rt (fuzzing, sanitizers); cmocka; the
+# reference BLAS the C tests call; Open MPI (distributed runs); patchelf
+# (tests/gpu/prepare.sh); chromium (the --html pages, label chromium);
+# prometheus-node-exporter and prometheus (promtool): tests/live;
+# protobuf-compiler and python3-protobuf (the TensorBoard files read back,
+# tests/tensorboard); groff-base and man-db (the man pages); dpkg-dev, file
+# and lintian (the Debian package, scripts/ci/package.sh)
+test=("${demo[@]}" clang libclang-rt-14-dev libcmocka-dev libblas-dev libblas3 openmpi-bin
+      libopenmpi-dev patchelf chromium prometheus-node-exporter prometheus protobuf-compiler
+      python3-protobuf groff-base man-db dpkg-dev file lintian)
+case "$set_name" in
+demo) pkgs=("${demo[@]}") ;;
+test) pkgs=("${test[@]}") ;;
+*) echo "usage: deps.sh [demo|test]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,9 +5,9 @@
 #   BUILD=build-x bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh test
 BUILD=${BUILD:-build}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLOPCOUNT_TESTS=ON >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"
 cd "$BUILD"
 ctest --output-on-failure -j"$(nproc)" "$@"

@@ -22,6 +22,7 @@
 #include "core/resolve.h"
 #include "init.h"
 #include "report/report.h"
+#include "report/tensorboard.h"
 #include "signals.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -36,6 +37,7 @@ static void before_exec(void)
     if ((long)getpid() == fc_process_pid() && fc_report_counted()) {
         fc_tls_depth++; /* nothing the writer does is the program's GEMM */
         fc_signals_write_report("exec");
+        fc_tb_flush(1); /* the event file's descriptor closes at exec */
         fc_tls_depth--;
     }
     errno = saved;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* init.c - lifecycle of libflopcount.so, the top of its layers: the
  * constructor (options, rank, the ring layer, signals, the drainer's ticks
- * wired to the live line and the Prometheus file, the cupti layer), the fork
- * handlers, and the destructor that writes the final report. CUPTI itself
+ * wired to the live line, the Prometheus file and the TensorBoard event
+ * file, the cupti layer), the fork handlers, and the destructor that writes
+ * the final report (and the event file's last iterations). CUPTI itself
  * is flushed and ended earlier, by an atexit handler (cupti/lifecycle.c),
  * while the CUDA libraries are still alive. The constructor maps,
  * calibrates and starts nothing of the ring layer's: snapshots start with
@@ -21,6 +22,7 @@
 #include "report/live.h"
 #include "report/prometheus.h"
 #include "report/report.h"
+#include "report/tensorboard.h"
 #include "ring/ring.h"
 #include "signals.h"
 
@@ -43,6 +45,7 @@ static void after_fork_child(void)
     fc_cupti_after_fork_child();
     fc_live_reset();
     fc_prom_after_fork_child();
+    fc_tb_after_fork_child();
 }
 
 /* Under 'flopcount run', a process that runs GEMMs writes its part as soon
@@ -71,6 +74,8 @@ void fc_init(void)
     fc_ring_set_first_use(fc_signals_start_snapshots);
     if (fc_prom_init() == 0)
         fc_ring_add_tick(fc_prom_tick);
+    if (fc_tb_init() == 0)
+        fc_ring_add_tick(fc_tb_tick);
     fc_cupti_init();
     if (fc_opt.run_dir[0] != '\0')
         fc_ring_add_tick_unlocked(write_first_part);
@@ -92,6 +97,8 @@ __attribute__((destructor)) static void fc_destructor(void)
     fc_signals_exit_begin(); /* no snapshot or signal handler writes from here on */
     /* A program that handles SIGTERM itself and then exits normally was
      * still interrupted. */
-    fc_report_at_exit(fc_signals_received() ? "interrupted" : "complete");
+    int interrupted = fc_signals_received() != 0;
+    fc_report_at_exit(interrupted ? "interrupted" : "complete");
+    fc_tb_flush(!interrupted); /* after the report: the stream has ended, the last iteration is in */
     errno = saved;
 }

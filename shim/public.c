@@ -32,11 +32,47 @@ FC_EXPORT const char *flopcount_version(void)
 
 _Static_assert(offsetof(flopcount_snapshot, flags) == FLOPCOUNT_SNAPSHOT_V1_SIZE,
                "version 1 of flopcount_snapshot ends where version 2 begins");
+_Static_assert(offsetof(flopcount_snapshot, hfu_mix) == FLOPCOUNT_SNAPSHOT_V2_SIZE,
+               "version 2 of flopcount_snapshot ends where version 3 begins");
+
+static double no_peak(void *ctx, int dtype, char *why, size_t n)
+{
+    (void)ctx, (void)dtype;
+    snprintf(why, n, "no peak");
+    return 0;
+}
 
 static void split_u128(fc_u128 v, uint64_t *lo, uint64_t *hi)
 {
     *lo = (uint64_t)v;
     *hi = (uint64_t)(v >> 64);
+}
+
+/* The dtype mix (version 3): shares always, peaks and hfu_mix with the
+ * utilization, as the report's "utilization" section has them. */
+static void fill_mix(const fc_figures *f, flopcount_snapshot *s)
+{
+    static fc_mix shares; /* the drain lock serializes callers */
+    const fc_mix *m = &f->mix;
+    if (!f->util_ok) { /* no peaks: the terms alone, from the same FLOPs */
+        static const fc_mix_peaks none = {no_peak, NULL, NULL};
+        fc_mix_compute(f->by_dtype, f->flops, f->median_seconds, 1, &none, &shares);
+        m = &shares;
+    }
+    s->mix_count = (uint32_t)m->n;
+    for (int i = 0; i < m->n && i < FLOPCOUNT_SNAPSHOT_MIX_MAX; i++) {
+        snprintf(s->mix[i].dtype, sizeof s->mix[i].dtype, "%s", fc_dtype_name(m->t[i].dtype));
+        s->mix[i].share = m->t[i].share;
+        s->mix[i].peak_flops = m->t[i].peak;
+    }
+    if (!f->util_ok)
+        return;
+    if (f->mix_ok) {
+        s->flags |= FLOPCOUNT_SNAPSHOT_MIX;
+        s->hfu_mix = f->hfu_mix;
+    } else {
+        snprintf(s->mix_reason, sizeof s->mix_reason, "%.127s", m->reason);
+    }
 }
 
 /* The figures (report/figures.c) into the public struct. */
@@ -73,6 +109,7 @@ static void fill_figures(const fc_figures *f, flopcount_snapshot *s)
         snprintf(s->peak_source, sizeof s->peak_source, "%s", f->pc.source);
         snprintf(s->peak_dtype, sizeof s->peak_dtype, "%s", fc_dtype_name(f->pc.dtype));
     }
+    fill_mix(f, s);
 }
 
 FC_EXPORT int flopcount_snapshot_get(flopcount_snapshot *out)

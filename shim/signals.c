@@ -51,6 +51,7 @@
 #include "core/resolve.h"
 #include "cupti/cupti_layer.h"
 #include "report/report.h"
+#include "report/tensorboard.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
@@ -208,6 +209,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     int depth = fc_tls_depth++; /* a GEMM made while writing is not the program's */
     fc_cupti_before_report(0, 1); /* the drainer flushes CUPTI: never from a handler */
     fc_signals_write_report("interrupted");
+    fc_tb_flush(0); /* after the report, which ended the stream: the last iteration too */
     fc_tls_depth = depth;
     if (v.sa_handler == SIG_DFL) {
         default_action(sig, saved);

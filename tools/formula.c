@@ -79,6 +79,67 @@ static int parse(int argc, char **argv, job *j)
 
 /* ---- JSON ---- */
 
+/* The layer kinds beyond a plain transformer's, where the model has them. */
+static void json_kinds(fc_jw *w, const fc_model *m)
+{
+    fc_layer_counts c;
+    fc_model_layer_counts(m, &c);
+    fc_jw_str(w, "layer_pattern", m->mixers[0] ? m->mixers : NULL);
+    fc_jw_str(w, "mlp_pattern", m->mlps[0] ? m->mlps : NULL);
+    fc_jw_obj_begin(w, "layers_by_kind");
+    fc_jw_i64(w, "attention", c.attention);
+    fc_jw_i64(w, "sliding", c.sliding);
+    fc_jw_i64(w, "chunked", c.chunked);
+    fc_jw_i64(w, "gated_delta_net", c.gdn);
+    fc_jw_i64(w, "mamba", c.mamba);
+    fc_jw_i64(w, "no_mixer", c.no_mixer);
+    fc_jw_i64(w, "dense_mlp", c.dense);
+    fc_jw_i64(w, "moe_mlp", c.moe);
+    fc_jw_i64(w, "no_mlp", c.no_mlp);
+    fc_jw_obj_end(w);
+    fc_jw_bool(w, "attn_output_gate", m->attn_gate);
+    fc_jw_i64(w, "attn_chunk", m->attn_chunk);
+    if (fc_model_mla(m)) {
+        fc_jw_obj_begin(w, "mla");
+        fc_jw_i64(w, "q_lora_rank", m->q_lora_rank);
+        fc_jw_i64(w, "kv_lora_rank", m->kv_lora_rank);
+        fc_jw_i64(w, "qk_nope_dim", m->qk_nope_dim);
+        fc_jw_i64(w, "qk_rope_dim", m->qk_rope_dim);
+        fc_jw_i64(w, "v_head_dim", m->v_head_dim);
+        fc_jw_obj_end(w);
+    }
+    if (c.gdn > 0 || (m->mtp_layers > 0 && fc_model_mtp_mixer(m) == FC_MIX_GDN)) {
+        fc_jw_obj_begin(w, "gated_delta_net");
+        fc_jw_i64(w, "key_heads", m->gdn_k_heads);
+        fc_jw_i64(w, "value_heads", m->gdn_v_heads);
+        fc_jw_i64(w, "key_dim", m->gdn_k_dim);
+        fc_jw_i64(w, "value_dim", m->gdn_v_dim);
+        fc_jw_i64(w, "chunk", fc_model_gdn_chunk(m));
+        fc_jw_obj_end(w);
+    }
+    if (c.mamba > 0 || (m->mtp_layers > 0 && fc_model_mtp_mixer(m) == FC_MIX_MAMBA)) {
+        int v1 = fc_model_mamba_version(m) == 1;
+        fc_jw_obj_begin(w, "mamba");
+        fc_jw_i64(w, "version", fc_model_mamba_version(m));
+        fc_jw_i64(w, "inner", fc_model_mamba_inner(m));
+        fc_jw_i64(w, "state", m->mamba_state);
+        if (v1) {
+            fc_jw_i64(w, "dt_rank", m->mamba_dt_rank);
+        } else {
+            fc_jw_i64(w, "heads", m->mamba_heads);
+            fc_jw_i64(w, "head_dim", m->mamba_head_dim);
+            fc_jw_i64(w, "groups", fc_model_mamba_groups(m));
+            fc_jw_i64(w, "chunk", m->mamba_chunk);
+        }
+        fc_jw_obj_end(w);
+    }
+    fc_jw_i64(w, "mtp_layers", m->mtp_layers);
+    if (m->mtp_layers > 0) {
+        char b[3] = {fc_model_mtp_mixer(m), fc_model_mtp_mlp(m), 0};
+        fc_jw_str(w, "mtp_block", b);
+    }
+}
+
 static void json_model(fc_jw *w, const job *j)
 {
     const fc_model *m = &j->m;
@@ -86,8 +147,13 @@ static void json_model(fc_jw *w, const job *j)
     fc_jw_i64(w, "layers", m->layers);
     fc_jw_i64(w, "hidden", m->hidden);
     fc_jw_i64(w, "heads", m->heads);
-    fc_jw_i64(w, "kv_heads", fc_model_kv_heads(m));
-    fc_jw_i64(w, "head_dim", fc_model_head_dim(m));
+    if (fc_model_mla(m)) { /* not used: the latent ranks and widths below */
+        fc_jw_null(w, "kv_heads");
+        fc_jw_null(w, "head_dim");
+    } else {
+        fc_jw_i64(w, "kv_heads", fc_model_kv_heads(m));
+        fc_jw_i64(w, "head_dim", fc_model_head_dim(m));
+    }
     fc_jw_i64(w, "ffn", fc_model_ffn(m));
     fc_jw_bool(w, "swiglu", m->swiglu);
     fc_jw_i64(w, "vocab", m->vocab);
@@ -106,6 +172,7 @@ static void json_model(fc_jw *w, const job *j)
         fc_jw_i64(w, "moe_first_dense", m->moe_first_dense);
         fc_jw_i64(w, "moe_layers", j->f.moe_layers);
     }
+    json_kinds(w, m);
     fc_jw_obj_end(w);
 }
 
@@ -121,6 +188,12 @@ static void json_conventions(fc_jw *w, const fc_model *m)
                                          "query on the windowed layers"
                                        : "query heads; QK^T and attention*V");
     fc_jw_str(w, "logits", "counted; not recomputed");
+    fc_jw_str(w, "mla", "the training (non-absorbed) form: K and V up-projected from the latent, "
+                        "QK^T of nope+rope, AV of v_head_dim");
+    fc_jw_str(w, "scan", "the chunked scans' matrix products (q x q within a chunk, halved "
+                         "under causal half; against the state); elementwise work not counted");
+    fc_jw_str(w, "mtp", "per depth: projection 2h -> h, one block, the shared logits, on all "
+                        "tokens; not recomputed but for the block under full recompute");
     fc_jw_str(w, "moe_router", "counted: 2*tokens*hidden*experts per MoE layer");
     fc_jw_str(w, "params", "GEMM weights, embeddings (output counted again only if untied), "
                            "norm scales (2 per layer + 1); no biases, no position embeddings");
@@ -145,6 +218,10 @@ static void json_flops(fc_jw *w, const fc_flops *f)
     fc_jw_u128(w, "mlp", f->mlp_forward);
     fc_jw_u128(w, "router", f->router_forward);
     fc_jw_u128(w, "logits", f->logits_forward);
+    fc_jw_u128(w, "mixer_linear", f->mixer_linear_forward);
+    fc_jw_u128(w, "scan", f->scan_forward);
+    fc_jw_u128(w, "mtp_proj", f->mtp_proj_forward);
+    fc_jw_u128(w, "mtp_logits", f->mtp_logits_forward);
     fc_jw_obj_end(w);
     fc_jw_u128(w, "params", f->params);
     fc_jw_u128(w, "params_no_embedding", f->params_no_embedding);
@@ -208,14 +285,83 @@ static void line_vs(const char *label, fc_u128 v, fc_u128 model)
            fc_u128_to_double(v), fc_u128_to_double(v) / fc_u128_to_double(model));
 }
 
+/* "a=4 kv=4 d=16", or the multi-latent attention's ranks and widths. */
+static void attention_words(const fc_model *m, char *out, size_t size)
+{
+    if (fc_model_mla(m))
+        snprintf(out, size, "a=%lld MLA(q_lora=%lld kv_lora=%lld d_qk=%lld+%lld d_v=%lld)",
+                 (long long)m->heads, (long long)m->q_lora_rank, (long long)m->kv_lora_rank,
+                 (long long)m->qk_nope_dim, (long long)m->qk_rope_dim, (long long)m->v_head_dim);
+    else
+        snprintf(out, size, "a=%lld kv=%lld d=%lld%s", (long long)m->heads,
+                 (long long)fc_model_kv_heads(m), (long long)fc_model_head_dim(m),
+                 m->attn_gate ? " gated-output" : "");
+}
+
+/* "24 Mamba, 4 attention": the nonzero counts, in a fixed order. */
+static void kinds_words(const int64_t *n, const char *const *names, int k, char *out, size_t size)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (int i = 0; i < k && o < size; i++)
+        if (n[i] > 0)
+            o += (size_t)snprintf(out + o, size - o, "%s%lld %s", o ? ", " : "", (long long)n[i],
+                                  names[i]);
+}
+
+static void text_kinds(const fc_model *m)
+{
+    fc_layer_counts c;
+    fc_model_layer_counts(m, &c);
+    static const char *const mix_names[] = {"attention", "sliding-window", "chunked",
+                                            "gated delta-net", "Mamba", "none"};
+    static const char *const mlp_names[] = {"dense", "MoE", "none"};
+    int64_t mix[] = {c.attention, c.sliding, c.chunked, c.gdn, c.mamba, c.no_mixer};
+    int64_t mlp[] = {c.dense, c.moe, c.no_mlp};
+    char a[200], b[120];
+    if (m->mixers[0] || m->mlps[0]) {
+        kinds_words(mix, mix_names, 6, a, sizeof a);
+        kinds_words(mlp, mlp_names, 3, b, sizeof b);
+        printf("layers      mixers: %s; MLPs: %s\n", a, b);
+        if (m->mixers[0])
+            printf("            --layer-pattern %.72s%s\n", m->mixers,
+                   strlen(m->mixers) > 72 ? "..." : "");
+        if (m->mlps[0])
+            printf("            --mlp-pattern %.72s%s\n", m->mlps, strlen(m->mlps) > 72 ? "..." : "");
+    }
+    if (c.chunked > 0)
+        printf("chunked     attention within chunks of %lld keys on %lld of %lld layers\n",
+               (long long)m->attn_chunk, (long long)c.chunked, (long long)m->layers);
+    if (c.gdn > 0)
+        printf("gdn         gated delta-net: %lld key heads of %lld, %lld value heads of %lld, "
+               "chunk %lld\n",
+               (long long)m->gdn_k_heads, (long long)m->gdn_k_dim, (long long)m->gdn_v_heads,
+               (long long)m->gdn_v_dim, (long long)fc_model_gdn_chunk(m));
+    if (c.mamba > 0 && fc_model_mamba_version(m) == 1)
+        printf("mamba       Mamba-1: d_inner %lld, state %lld, dt rank %lld (scan elementwise)\n",
+               (long long)m->mamba_inner, (long long)m->mamba_state, (long long)m->mamba_dt_rank);
+    else if (c.mamba > 0)
+        printf("mamba       Mamba-2: %lld heads of %lld (d_inner %lld), state %lld, %lld groups, "
+               "chunk %lld\n",
+               (long long)m->mamba_heads, (long long)m->mamba_head_dim,
+               (long long)fc_model_mamba_inner(m), (long long)m->mamba_state,
+               (long long)fc_model_mamba_groups(m), (long long)m->mamba_chunk);
+    if (m->mtp_layers > 0)
+        printf("mtp         %lld multi-token prediction depth%s: projection 2h->h, a %c%c block, "
+               "the shared logits\n",
+               (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s", fc_model_mtp_mixer(m),
+               fc_model_mtp_mlp(m));
+}
+
 static void text_model(const job *j)
 {
     const fc_model *m = &j->m;
-    printf("model       l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld %s V=%lld%s\n",
-           (long long)m->layers, (long long)m->hidden, (long long)m->heads,
-           (long long)fc_model_kv_heads(m), (long long)fc_model_head_dim(m),
-           (long long)fc_model_ffn(m), m->swiglu ? "gated-MLP" : "plain-MLP",
-           (long long)m->vocab, m->untied_embeddings ? " untied" : " tied");
+    char attn[160];
+    attention_words(m, attn, sizeof attn);
+    printf("model       l=%lld h=%lld %s ffn=%lld %s V=%lld%s\n", (long long)m->layers,
+           (long long)m->hidden, attn, (long long)fc_model_ffn(m),
+           m->swiglu ? "gated-MLP" : "plain-MLP", (long long)m->vocab,
+           m->untied_embeddings ? " untied" : " tied");
     if (m->experts > 0) {
         printf("MoE         %lld experts, top-%lld, expert ffn %lld", (long long)m->experts,
                (long long)m->topk, (long long)fc_model_moe_ffn(m));
@@ -225,6 +371,7 @@ static void text_model(const job *j)
         printf("; MoE in %lld of %lld layers\n", (long long)j->f.moe_layers,
                (long long)m->layers);
     }
+    text_kinds(m);
     printf("iteration   s=%lld B=%lld sequences (all GPUs)\n", (long long)m->seq,
            (long long)m->batch);
     if (m->window > 0)
@@ -255,7 +402,15 @@ static void print_text(const job *j)
     line("  MLP / experts", f->mlp_forward);
     if (j->m.experts > 0)
         line("  router", f->router_forward);
+    if (f->mixer_linear_forward)
+        line("  Mamba / gated delta-net proj", f->mixer_linear_forward);
+    if (f->scan_forward)
+        line("  scans (chunked, matrix part)", f->scan_forward);
+    if (f->mtp_proj_forward)
+        line("  MTP projections 2h -> h", f->mtp_proj_forward);
     line("  logits", f->logits_forward);
+    if (f->mtp_logits_forward)
+        line("    of which the MTP depths'", f->mtp_logits_forward);
     line("tokens", f->tokens_per_iteration);
     line("model FLOPs per token", f->model_flops_per_token);
     printf("\nparameters (GEMM weights + embeddings + norm scales)\n");

@@ -16,14 +16,15 @@
 /* Sizes beyond this are typos; it also keeps products within 128 bits. */
 #define FLAG_MAX 1000000000000000ull
 
-enum kind { K_INT, K_ON, K_OFF, K_RECOMPUTE, K_CAUSAL, K_CONFIG };
+enum kind { K_INT, K_ON, K_OFF, K_RECOMPUTE, K_CAUSAL, K_CONFIG, K_MIXERS, K_MLPS, K_MTP_BLOCK };
 
 typedef struct flagdef {
     const char *name;
     enum kind kind;
     size_t off;   /* field in fc_model */
     int64_t min;  /* K_INT: smallest value accepted */
-    int key;      /* enum fc_ik of the value it sets; -1: none (--config, the window flags) */
+    int key;      /* enum fc_ik of the value it sets; -1: none (--config, the window flags;
+                   * the layer patterns travel in the model itself) */
 } flagdef;
 
 #define F(field) offsetof(fc_model, field)
@@ -53,9 +54,36 @@ static const flagdef defs[] = {
     {"--sliding-window", K_INT, F(window), 0, -1},
     {"--window-layers", K_INT, F(window_layers), 1, -1},
     {"--config", K_CONFIG, 0, 0, -1},
+    /* the 2025-26 layer kinds (docs/formula.md) */
+    {"--q-lora-rank", K_INT, F(q_lora_rank), 0, FC_IK_Q_LORA_RANK},
+    {"--kv-lora-rank", K_INT, F(kv_lora_rank), 0, FC_IK_KV_LORA_RANK},
+    {"--qk-nope-dim", K_INT, F(qk_nope_dim), 1, FC_IK_QK_NOPE_DIM},
+    {"--qk-rope-dim", K_INT, F(qk_rope_dim), 1, FC_IK_QK_ROPE_DIM},
+    {"--v-head-dim", K_INT, F(v_head_dim), 1, FC_IK_V_HEAD_DIM},
+    {"--attn-output-gate", K_ON, F(attn_gate), 0, FC_IK_ATTN_GATE},
+    {"--no-attn-output-gate", K_OFF, F(attn_gate), 0, FC_IK_ATTN_GATE},
+    {"--mtp-layers", K_INT, F(mtp_layers), 0, FC_IK_MTP_LAYERS},
+    {"--mtp-block", K_MTP_BLOCK, F(mtp_block), 0, -1},
+    {"--layer-pattern", K_MIXERS, F(mixers), 0, -1},
+    {"--mlp-pattern", K_MLPS, F(mlps), 0, -1},
+    {"--attn-chunk", K_INT, F(attn_chunk), 0, FC_IK_ATTN_CHUNK},
+    {"--gdn-key-heads", K_INT, F(gdn_k_heads), 1, FC_IK_GDN_K_HEADS},
+    {"--gdn-value-heads", K_INT, F(gdn_v_heads), 1, FC_IK_GDN_V_HEADS},
+    {"--gdn-key-dim", K_INT, F(gdn_k_dim), 1, FC_IK_GDN_K_DIM},
+    {"--gdn-value-dim", K_INT, F(gdn_v_dim), 1, FC_IK_GDN_V_DIM},
+    {"--gdn-chunk", K_INT, F(gdn_chunk), 1, FC_IK_GDN_CHUNK},
+    {"--mamba-version", K_INT, F(mamba_version), 1, FC_IK_MAMBA_VERSION},
+    {"--mamba-heads", K_INT, F(mamba_heads), 1, FC_IK_MAMBA_HEADS},
+    {"--mamba-head-dim", K_INT, F(mamba_head_dim), 1, FC_IK_MAMBA_HEAD_DIM},
+    {"--mamba-state", K_INT, F(mamba_state), 1, FC_IK_MAMBA_STATE},
+    {"--mamba-groups", K_INT, F(mamba_groups), 1, FC_IK_MAMBA_GROUPS},
+    {"--mamba-chunk", K_INT, F(mamba_chunk), 1, FC_IK_MAMBA_CHUNK},
+    {"--mamba-inner", K_INT, F(mamba_inner), 1, FC_IK_MAMBA_INNER},
+    {"--mamba-dt-rank", K_INT, F(mamba_dt_rank), 1, FC_IK_MAMBA_DT_RANK},
 };
 #undef F
 #define NDEFS (sizeof defs / sizeof defs[0])
+_Static_assert(NDEFS <= 64, "fc_model_opts.set has one bit per flag");
 
 void fc_model_opts_init(fc_model_opts *o) { memset(o, 0, sizeof *o); }
 
@@ -69,7 +97,39 @@ static size_t flag_index(const char *name)
 
 int fc_model_opts_given(const fc_model_opts *o) { return o->set != 0 || o->config != NULL; }
 
-static int is_int_field(const flagdef *d) { return d->kind == K_INT; }
+/* Bytes of the fc_model field a flag writes. */
+static size_t field_size(const flagdef *d)
+{
+    switch (d->kind) {
+    case K_INT: return sizeof(int64_t);
+    case K_MIXERS:
+    case K_MLPS: return FC_MAX_LAYER_PATTERN + 1;
+    case K_MTP_BLOCK: return sizeof ((fc_model *)0)->mtp_block;
+    default: return sizeof(int);
+    }
+}
+
+/* A pattern flag's value: one kind character per layer (the pattern
+ * repeats over the layers), at most FC_MAX_LAYER_PATTERN of them. */
+static int set_pattern(fc_model_opts *o, const flagdef *d, const char *v, char *err, size_t n)
+{
+    const char *kinds = d->kind == K_MIXERS ? "ASCGM-" : d->kind == K_MLPS ? "DE-" : "ASCGMDE";
+    size_t len = strlen(v), cap = field_size(d) - 1;
+    int ok = len > 0 && len <= cap && strspn(v, kinds) == len;
+    if (ok && d->kind == K_MTP_BLOCK) /* a mixer, then optionally an MLP */
+        ok = strchr("ASCGM", v[0]) != NULL && (len == 1 || strchr("DE", v[1]) != NULL);
+    if (!ok) {
+        snprintf(err, n, "bad value '%.40s%s' for %s (%s)", v, len > 40 ? "..." : "", d->name,
+                 d->kind == K_MIXERS ? "one of A S C G M - per layer, at most 1024"
+                 : d->kind == K_MLPS ? "one of D E - per layer, at most 1024"
+                                     : "a mixer A S C G or M, then an MLP D or E");
+        return -1;
+    }
+    char *dst = (char *)&o->flags + d->off;
+    memset(dst, 0, cap + 1);
+    memcpy(dst, v, len);
+    return 0;
+}
 
 /* Finds the definition; *inline_value is the text after '=' if any. */
 static const flagdef *find(const char *flag, const char **inline_value)
@@ -86,6 +146,8 @@ static const flagdef *find(const char *flag, const char **inline_value)
 static int set_value(fc_model_opts *o, const flagdef *d, const char *v, char *err, size_t n)
 {
     char *base = (char *)&o->flags;
+    if (d->kind == K_MIXERS || d->kind == K_MLPS || d->kind == K_MTP_BLOCK)
+        return set_pattern(o, d, v, err, n);
     if (d->kind == K_INT) {
         uint64_t x;
         if (fc_parse_u64(v, FLAG_MAX, &x) != 0 || (int64_t)x < d->min) {
@@ -148,17 +210,20 @@ static void drop_moe_if_dense(fc_model *m)
 }
 
 /* --sliding-window 0 turns a config's window off (unless --window-layers
- * is given too). */
+ * is given too); --kv-lora-rank 0 turns its multi-latent attention off,
+ * and its ranks and widths with it. */
 static void window_rule(const fc_model_opts *o, fc_model *m)
 {
     if (m->window == 0 && !(o->set & (1ull << flag_index("--window-layers"))))
         m->window_layers = 0;
+    if (m->kv_lora_rank == 0 && (o->set & (1ull << flag_index("--kv-lora-rank"))))
+        m->q_lora_rank = m->qk_nope_dim = m->qk_rope_dim = m->v_head_dim = 0;
 }
 
-int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n)
+int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given, char *err, size_t n)
 {
     fc_model m;
-    uint32_t keys = 0;
+    uint64_t keys = 0;
     memset(&m, 0, sizeof m);
     if (o->config != NULL) {
         if (fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
@@ -167,15 +232,15 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given
          * conventions are training choices */
         for (int k = 0; k < FC_IK_COUNT; k++)
             if (k != FC_IK_SEQ && k != FC_IK_BATCH && k != FC_IK_RECOMPUTE && k != FC_IK_CAUSAL)
-                keys |= 1u << k;
+                keys |= FC_IK_BIT(k);
     }
     for (size_t i = 0; i < NDEFS; i++) {
         if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
             continue;
-        size_t size = is_int_field(&defs[i]) ? sizeof(int64_t) : sizeof(int);
-        memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
+        memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off,
+               field_size(&defs[i]));
         if (defs[i].key >= 0) /* the window flags: nothing the stream could say */
-            keys |= 1u << defs[i].key;
+            keys |= FC_IK_BIT(defs[i].key);
     }
     drop_moe_if_dense(&m);
     window_rule(o, &m);
@@ -199,8 +264,8 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
     for (size_t i = 0; i < NDEFS; i++) {
         if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
             continue;
-        size_t size = is_int_field(&defs[i]) ? sizeof(int64_t) : sizeof(int);
-        memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off, size);
+        memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off,
+               field_size(&defs[i]));
     }
     drop_moe_if_dense(&m);
     window_rule(o, &m);
@@ -237,7 +302,28 @@ const char *fc_model_flags_help(void)
            "  --recompute none|selective|full   (default none)\n"
            "  --causal-attention full|half      (default full: papers, Megatron-LM < 2025-03)\n"
            "  --sliding-window W     a query attends to at most W keys (0: none; config: sliding_window)\n"
-           "  --window-layers N      ... on N layers (default all; config: the family's rule)\n";
+           "  --window-layers N      ... on N layers (default all; config: the family's rule)\n"
+           "layer kinds (docs/formula.md; a --config sets them from the family's fields):\n"
+           "  --layer-pattern P      each layer's mixer, one letter per layer, repeated over\n"
+           "                         --layers: A attention, S sliding window, C chunked,\n"
+           "                         G gated delta-net, M Mamba, - none (MLP-only layer)\n"
+           "  --mlp-pattern P        each layer's MLP: D dense, E mixture of experts, - none\n"
+           "  --attn-chunk C         chunked attention (C layers): keys within the chunk of C\n"
+           "  --kv-lora-rank R --qk-nope-dim D --qk-rope-dim D --v-head-dim D [--q-lora-rank R]\n"
+           "                         multi-latent attention (0 for --q-lora-rank: Q direct;\n"
+           "                         --kv-lora-rank 0: off)\n"
+           "  --attn-output-gate | --no-attn-output-gate\n"
+           "                         Q projection twice as wide: a sigmoid output gate\n"
+           "  --mtp-layers N         multi-token prediction depths (projection 2H -> H,\n"
+           "                         one block and the shared logits each)\n"
+           "  --mtp-block XY         the MTP block's mixer and MLP letters (default A and the\n"
+           "                         last layer's MLP)\n"
+           "  --gdn-key-heads N --gdn-value-heads N --gdn-key-dim D --gdn-value-dim D\n"
+           "  --gdn-chunk C          gated delta-net (G layers); chunk default 64\n"
+           "  --mamba-version 1|2    M layers: Mamba-2 SSD (default) or Mamba-1\n"
+           "  --mamba-heads N --mamba-head-dim P --mamba-state N --mamba-chunk Q\n"
+           "  [--mamba-groups G]     Mamba-2 (d_inner = heads x head dim; groups default 1)\n"
+           "  --mamba-inner D --mamba-state N --mamba-dt-rank R   Mamba-1\n";
 }
 
 /* ---- utilization flags ---- */

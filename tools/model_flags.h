@@ -47,9 +47,9 @@ int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_
 
 /* Reads --config (if any) and lays the flags over it, without checking
  * that the model is complete; *given (when not NULL) gets a bit
- * (1 << enum fc_ik) per value set (a config sets the architecture's). 0, or
+ * FC_IK_BIT(enum fc_ik) per value set (a config sets the architecture's). 0, or
  * -1 with a one-line reason (an unreadable config). */
-int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint32_t *given, char *err, size_t n);
+int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given, char *err, size_t n);
 
 /* Lays --config (its architecture) and the flags over a complete model
  * *base (from a merged report); no check. 0, or -1 on a bad --config. */

@@ -27,22 +27,36 @@ typedef struct opts {
 } opts;
 
 /* The dtypes the table has columns for, in the order they are shown. */
-static const int columns[] = {FC_DT_FP64, FC_DT_FP64_TENSOR, FC_DT_FP32,     FC_DT_TF32, FC_DT_FP16,
-                              FC_DT_BF16, FC_DT_FP8_E4M3,    FC_DT_FP4_E2M1, FC_DT_INT8};
+static const int columns[] = {FC_DT_FP64,     FC_DT_FP64_TENSOR, FC_DT_FP32,     FC_DT_TF32,
+                              FC_DT_FP16,     FC_DT_BF16,        FC_DT_FP8_E4M3, FC_DT_FP6_E2M3,
+                              FC_DT_FP4_E2M1, FC_DT_INT8};
 static const char *const column_names[] = {"fp64", "fp64_tc", "fp32", "tf32", "fp16",
-                                           "bf16", "fp8",     "fp4",  "int8"};
+                                           "bf16", "fp8",     "fp6",  "fp4",  "int8"};
 #define NCOL ((int)(sizeof columns / sizeof columns[0]))
 
-/* The table column showing dtype (fp8_e5m2 shares fp8's), or -1. */
+/* Every dtype a figure can be asked for: the columns and the second FP8
+ * and FP6 formats (each at its first format's rate). */
+static const int dtypes[] = {FC_DT_FP64,     FC_DT_FP64_TENSOR, FC_DT_FP32,     FC_DT_TF32,
+                             FC_DT_FP16,     FC_DT_BF16,        FC_DT_FP8_E4M3, FC_DT_FP8_E5M2,
+                             FC_DT_FP6_E2M3, FC_DT_FP6_E3M2,    FC_DT_FP4_E2M1, FC_DT_INT8};
+#define NDT ((int)(sizeof dtypes / sizeof dtypes[0]))
+
+/* The table column showing dtype (fp8_e5m2 shares fp8's, fp6_e3m2 fp6's), or -1. */
 static int column_of(int dtype)
 {
     if (dtype == FC_DT_FP8_E5M2)
         dtype = FC_DT_FP8_E4M3;
+    else if (dtype == FC_DT_FP6_E3M2)
+        dtype = FC_DT_FP6_E2M3;
     for (int c = 0; c < NCOL; c++)
         if (columns[c] == dtype)
             return c;
     return -1;
 }
+
+/* The CPU estimate's dtypes (cpupeak.h), in the order they are shown. */
+static const int cpu_dtypes[] = {FC_DT_FP32, FC_DT_FP64, FC_DT_BF16, FC_DT_FP16, FC_DT_INT8};
+#define NCPU ((int)(sizeof cpu_dtypes / sizeof cpu_dtypes[0]))
 
 static void usage(FILE *f)
 {
@@ -57,8 +71,9 @@ static void usage(FILE *f)
         "(h100-sxm)\n"
         "                   or a short name (h100, a100, l40s), any case; 'cpu' for the CPU "
         "estimate\n"
-        "  --dtype DTYPE    fp64 fp64_tensor fp32 tf32 fp16 bf16 fp8_e4m3 fp8_e5m2 fp4_e2m1 int8\n"
-        "                   (default bf16 for a GPU, fp32 for the CPU)\n"
+        "  --dtype DTYPE    fp64 fp64_tensor fp32 tf32 fp16 bf16 fp8_e4m3 fp8_e5m2 fp6_e2m3\n"
+        "                   fp6_e3m2 fp4_e2m1 int8 (fp8, fp6, fp4 for short; default bf16 for\n"
+        "                   a GPU, fp32 for the CPU); one the sheet does not give is refused\n"
         "  --json           JSON on stdout; peak_flops in FLOP/s\n"
         "  --cpu-ghz GHZ    clock for the CPU estimate (else FLOPCOUNT_CPU_GHZ, else the "
         "system's)\n"
@@ -126,7 +141,7 @@ static int parse_args(int argc, char **argv, opts *o)
         if (column_of(o->dtype) < 0)
             return fail(
                 "unknown dtype '%s' (known: fp64, fp64_tensor, fp32, tf32, fp16, bf16, fp8_e4m3, "
-                "fp8_e5m2, fp4_e2m1, int8)",
+                "fp8_e5m2, fp6_e2m3, fp6_e3m2, fp4_e2m1, int8)",
                 o->dtype_name);
     }
     int is_cpu = o->gpu != NULL && strcasecmp(o->gpu, "cpu") == 0;
@@ -183,14 +198,10 @@ static int one_gpu(const opts *o)
     int dt = o->dtype != FC_DT_UNKNOWN ? o->dtype : FC_DT_BF16;
     double flops = fc_peak_flops(d, dt);
     if (flops <= 0) {
-        char have[160];
+        char have[160], why[160];
         supported_list(d, have, sizeof have);
-        fprintf(stderr,
-                "flopcount peak: %s has no dense %s figure in the table (it has: %s); pick one "
-                "with --dtype, "
-                "or pass --peak-tflops to 'flopcount run'\n",
-                d->key, fc_dtype_name(dt), have);
-        return 2;
+        return fail("%s (%s: it has %s); never another dtype's figure in its place",
+                    fc_peak_none_reason(d, dt, why, sizeof why), d->display, have);
     }
     if (o->json) {
         fc_jw w;
@@ -243,7 +254,7 @@ static int cpu_estimate(const opts *o, fc_cpu_info *c, char *why, size_t whylen)
 static void cpu_source(const fc_cpu_info *c, int dt, char *buf, size_t size)
 {
     snprintf(buf, size, "estimate: %d %s x %d FLOP/cycle (%s) x %g GHz (%s)", c->cores,
-             c->cores_from, fc_cpu_flop_per_cycle(c->isa, dt), fc_cpu_isa_name(c->isa),
+             c->cores_from, fc_cpu_flop_per_cycle(c->isa, dt), fc_cpu_assumes(c->isa, dt),
              c->mhz / 1000.0, c->mhz_from);
 }
 
@@ -259,9 +270,9 @@ static int one_cpu(const opts *o)
     int dt = o->dtype != FC_DT_UNKNOWN ? o->dtype : FC_DT_FP32;
     double flops = fc_cpu_peak_flops(c.isa, c.cores, c.mhz, dt);
     if (flops <= 0)
-        return fail("the CPU estimate covers fp32 and fp64 (CPU BLAS sgemm/dgemm), not %s",
-                    fc_dtype_name(dt));
-    char src[300];
+        return fail("no CPU estimate for %s on %s: %s", fc_dtype_name(dt), c.model,
+                    fc_cpu_assumes(c.isa, dt));
+    char src[400];
     cpu_source(&c, dt, src, sizeof src);
     if (o->json) {
         fc_jw w;
@@ -346,9 +357,27 @@ static void text_cpu(int rc, const fc_cpu_info *c, const char *why)
     printf("\nCPU (ESTIMATE, not a data sheet): %s: %.1f GFLOP/s fp32, %.1f GFLOP/s fp64\n",
            c->model, fc_cpu_peak_flops(c->isa, c->cores, c->mhz, FC_DT_FP32) / 1e9,
            fc_cpu_peak_flops(c->isa, c->cores, c->mhz, FC_DT_FP64) / 1e9);
-    printf("  = %d %s x %d fp32 FLOP/cycle (%s) x %g GHz (%s); %d logical CPUs\n", c->cores,
-           c->cores_from, fc_cpu_flop_per_cycle(c->isa, FC_DT_FP32), fc_cpu_isa_name(c->isa),
-           c->mhz / 1000.0, c->mhz_from, c->logical);
+    printf("  = %d %s x FLOP/cycle x %g GHz (%s); %d logical CPUs; per dtype:\n", c->cores,
+           c->cores_from, c->mhz / 1000.0, c->mhz_from, c->logical);
+    for (int i = 0; i < NCPU; i++) {
+        int dt = cpu_dtypes[i], per = fc_cpu_flop_per_cycle(c->isa, dt);
+        if (per > 0)
+            printf("  %-5s %9.1f GFLOP/s  %4d per cycle: %s\n", fc_dtype_name(dt),
+                   fc_cpu_peak_flops(c->isa, c->cores, c->mhz, dt) / 1e9, per,
+                   fc_cpu_assumes(c->isa, dt));
+        else
+            printf("  %-5s %9s          none: %s\n", fc_dtype_name(dt), "-",
+                   fc_cpu_assumes(c->isa, dt));
+    }
+}
+
+/* A figure in whole FLOP/s, or null when there is none (0). */
+static void flops_or_null(fc_jw *w, const char *key, double flops)
+{
+    if (flops > 0)
+        fc_jw_u64(w, key, whole(flops));
+    else
+        fc_jw_null(w, key);
 }
 
 static void json_local(fc_jw *w, int rc, const fc_device_info *dev, const char *err)
@@ -369,16 +398,9 @@ static void json_local(fc_jw *w, int rc, const fc_device_info *dev, const char *
     fc_jw_double(w, "clock_mhz", dev->clock_khz / 1000.0);
     fc_jw_str(w, "device", d ? d->key : NULL);
     fc_jw_str(w, "dtype", "fp16");
-    double table = d ? fc_peak_flops(d, FC_DT_FP16) : 0;
-    double clk = d ? fc_device_clock_peak(dev, d->flop_per_clk_per_sm_fp16) : 0;
-    if (table > 0)
-        fc_jw_u64(w, "table_peak_flops", whole(table));
-    else
-        fc_jw_null(w, "table_peak_flops");
-    if (clk > 0)
-        fc_jw_u64(w, "clock_derived_peak_flops", whole(clk));
-    else
-        fc_jw_null(w, "clock_derived_peak_flops");
+    flops_or_null(w, "table_peak_flops", d ? fc_peak_flops(d, FC_DT_FP16) : 0);
+    flops_or_null(w, "clock_derived_peak_flops",
+                  d ? fc_device_clock_peak(dev, d->flop_per_clk_per_sm_fp16) : 0);
     fc_jw_obj_end(w);
 }
 
@@ -400,7 +422,42 @@ static void json_cpu(fc_jw *w, int rc, const fc_cpu_info *c, const char *why)
     fc_jw_str(w, "ghz_from", c->mhz_from);
     fc_jw_u64(w, "fp32_peak_flops", whole(fc_cpu_peak_flops(c->isa, c->cores, c->mhz, FC_DT_FP32)));
     fc_jw_u64(w, "fp64_peak_flops", whole(fc_cpu_peak_flops(c->isa, c->cores, c->mhz, FC_DT_FP64)));
+    /* per dtype: FLOP/s, null where the CPU has no instruction for it */
+    fc_jw_obj_begin(w, "peak_flops");
+    for (int i = 0; i < NCPU; i++)
+        flops_or_null(w, fc_dtype_name(cpu_dtypes[i]),
+                      fc_cpu_peak_flops(c->isa, c->cores, c->mhz, cpu_dtypes[i]));
     fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "assumes");
+    for (int i = 0; i < NCPU; i++)
+        fc_jw_str(w, fc_dtype_name(cpu_dtypes[i]), fc_cpu_assumes(c->isa, cpu_dtypes[i]));
+    fc_jw_obj_end(w);
+    fc_jw_obj_end(w);
+}
+
+/* One object per device: every dtype's figure, null where the sources give
+ * none, and those dtypes listed as "not_published". */
+static void json_devices(fc_jw *w)
+{
+    fc_jw_arr_begin(w, "devices");
+    for (int i = 0; i < fc_peak_count(); i++) {
+        const fc_peak_device *d = fc_peak_get(i);
+        fc_jw_obj_begin(w, NULL);
+        fc_jw_str(w, "device", d->key);
+        fc_jw_str(w, "name", d->display);
+        fc_jw_obj_begin(w, "peak_flops");
+        for (int k = 0; k < NDT; k++)
+            flops_or_null(w, fc_dtype_name(dtypes[k]), fc_peak_flops(d, dtypes[k]));
+        fc_jw_obj_end(w);
+        fc_jw_arr_begin(w, "not_published");
+        for (int k = 0; k < NDT; k++)
+            if (!(fc_peak_flops(d, dtypes[k]) > 0))
+                fc_jw_str(w, NULL, fc_dtype_name(dtypes[k]));
+        fc_jw_arr_end(w);
+        fc_jw_str(w, "source", d->source);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_arr_end(w);
 }
 
 static int json_table(const opts *o, int drc, const fc_device_info *dev, const char *derr, int crc,
@@ -422,6 +479,7 @@ static int json_table(const opts *o, int drc, const fc_device_info *dev, const c
         }
     }
     fc_jw_arr_end(&w);
+    json_devices(&w);
     json_local(&w, drc, dev, derr);
     json_cpu(&w, crc, c, why);
     fc_jw_obj_end(&w);

@@ -7,7 +7,6 @@
  * own status (run_wait.c starts it, passes signals on and waits). */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "../analysis/launcher.h"
+#include "../analysis/mkdirs.h"
 #include "../analysis/parse.h"
 #include "run.h"
 #include "tools.h"
@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: flopcount run [--output FILE] [--quiet] [--log-every N] [--peak-tflops X]\n"
             "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
-            "                     [--kernels] [--hw-flops]\n"
+            "                     [--tensorboard DIR] [--kernels] [--hw-flops]\n"
             "                     -- CMD [ARGS...]\n"
             "  --output FILE      the job's JSON report (default flopcount.json; %%p the command's\n"
             "                     pid, %%r the rank the launcher gave flopcount run, %%h host)\n"
@@ -35,6 +35,10 @@ static void usage(FILE *f)
             "  --snapshot-seconds S  each process rewrites its part every S seconds\n"
             "  --prometheus DIR   write Prometheus metrics for node-exporter's textfile collector\n"
             "                     into DIR (every FLOPCOUNT_PROMETHEUS_SECONDS, default 15)\n"
+            "  --tensorboard DIR  write TensorBoard scalars (HFU, MFU, TFLOP/s, ...) per\n"
+            "                     iteration, one event file per process in DIR/rank<R>/\n"
+            "                     (DIR/pid<P>/ without a rank)\n"
+            "  (a missing --prometheus or --tensorboard DIR is created)\n"
             "  --kernels          GPU kernel time through CUPTI: busy time, GEMM kernel time\n"
             "                     per shape, attention/communication/other kernels\n"
             "  --hw-flops         hardware-measured FLOPs (CUPTI PM sampling; implies --kernels;\n"
@@ -45,8 +49,8 @@ static void usage(FILE *f)
             "them. SIGTERM, SIGINT and SIGHUP are passed on to CMD; the exit status is CMD's.\n");
 }
 
-/* The shim next to this executable: BIN/../lib/libflopcount.so, in the
- * build tree and in an installed prefix alike; FLOPCOUNT_LIB overrides. */
+/* The shim next to this executable (fc_run_find_installed: the install's
+ * library directory, then the build tree's lib/); FLOPCOUNT_LIB overrides. */
 static int find_shim(char *out, size_t size)
 {
     const char *env = getenv("FLOPCOUNT_LIB");
@@ -56,23 +60,7 @@ static int find_shim(char *out, size_t size)
         snprintf(out, size, "%s", env);
         return 0;
     }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash == NULL)
-        return -1;
-    *slash = '\0';
-    if ((size_t)snprintf(out, size, "%s/../lib/libflopcount.so", exe) >= size)
-        return -1;
-    char *real = realpath(out, NULL);
-    if (real == NULL)
-        return -1;
-    snprintf(out, size, "%s", real);
-    free(real);
-    return 0;
+    return fc_run_find_installed("libflopcount.so", 0, out, size);
 }
 
 static int set_env_checked(const char *name, const char *value, const char *flag,
@@ -98,10 +86,23 @@ static int check_positive(const char *v)
     return fc_parse_double(v, 1e-9, 1e7, &x);
 }
 
-static int check_dir(const char *v)
+/* An output directory (--prometheus, --tensorboard): made when missing
+ * (mkdir -p), then it must be writable; else one line with the path and
+ * the reason. */
+static int output_dir(const char *flag, const char *dir)
 {
-    struct stat st;
-    return stat(v, &st) == 0 && S_ISDIR(st.st_mode) && access(v, W_OK | X_OK) == 0 ? 0 : -1;
+    char where[4096];
+    if (fc_mkdirs(dir, where, sizeof where) != 0) {
+        fprintf(stderr, "flopcount run: %s %s: cannot create the directory (%s: %s)\n", flag, dir,
+                where[0] ? where : dir, strerror(errno));
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "flopcount run: %s %s: the directory is not writable: %s\n", flag, dir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* Options up to the command; *cmd its index. -1: said, exit 2; 1: --help. */
@@ -128,7 +129,7 @@ static int parse(int argc, char **argv, const char **output, int *cmd)
             break; /* the command itself, without "--" */
         static const char *const with_value[] = {"--output", "-o", "--log-every", "--peak-tflops",
                                                  "--snapshot-seconds", "--nvtx-step",
-                                                 "--prometheus"};
+                                                 "--prometheus", "--tensorboard"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -150,8 +151,10 @@ static int parse(int argc, char **argv, const char **output, int *cmd)
             bad = set_env_checked("FLOPCOUNT_PEAK_TFLOPS", v, a, check_positive);
         else if (strcmp(a, "--snapshot-seconds") == 0)
             bad = set_env_checked("FLOPCOUNT_SNAPSHOT_SECONDS", v, a, check_positive);
-        else if (strcmp(a, "--prometheus") == 0)
-            bad = set_env_checked("FLOPCOUNT_PROMETHEUS", v, a, check_dir);
+        else if (strcmp(a, "--prometheus") == 0 || strcmp(a, "--tensorboard") == 0)
+            bad = output_dir(a, v) != 0 ||
+                  set_env_checked(a[2] == 'p' ? "FLOPCOUNT_PROMETHEUS" : "FLOPCOUNT_TENSORBOARD", v,
+                                  a, NULL) != 0;
         else
             bad = set_env_checked("FLOPCOUNT_NVTX_STEP", v, a, NULL);
         if (bad)
@@ -257,38 +260,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Temporary file and rename, as the shim writes: never half a report, never
- * through a symbolic link. */
-static int write_report(const char *path, const char *text, size_t len)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "flopcount run: cannot create %s: %s\n", tmp, strerror(errno));
-        return -1;
-    }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    int bad = done < len || (fsync(fd) != 0 && errno != EINVAL);
-    bad |= close(fd) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        fprintf(stderr, "flopcount run: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 /* The one report of the job, from the parts in the per-run directory. */
 static void job_report(fc_run *r, const char *output)
 {
@@ -304,7 +275,7 @@ static void job_report(fc_run *r, const char *output)
         j.parts[0] = '\0'; /* removed once the report is written */
         text = fc_job_build(&j, &len);
     }
-    if (text != NULL && write_report(output, text, len) == 0) {
+    if (text != NULL && fc_job_write_file(output, text, len, "flopcount run") == 0) {
         remove_dir(r->run_dir);
         if (!r->quiet) {
             size_t gemm = 0;
@@ -340,6 +311,10 @@ static int check_output(const char *path)
 
 int fc_cmd_run(int argc, char **argv)
 {
+    /* the library's entry under LD_PRELOAD with one FLOPCOUNT_OUTPUT
+     * (shim/report/destination_join.c), not for people: not in --help */
+    if (argc == 4 && strcmp(argv[1], "--join-parts") == 0)
+        return fc_job_join_parts(argv[2], argv[3]) == 0 ? 0 : 1;
     const char *tmpl = NULL;
     int cmd = 0;
     int rc = parse(argc, argv, &tmpl, &cmd);

@@ -12,8 +12,12 @@ int fc_cmd_formula(int argc, char **argv);
 int fc_cmd_peak(int argc, char **argv);
 int fc_cmd_merge(int argc, char **argv);
 
-/* run: puts the `flopcount` Python module's directory (BIN/../lib/
- * flopcount/python) in front of PYTHONPATH; -1 when there is none. */
+/* run (run_paths.c): the installed file or directory name (a file, or
+ * want_dir) in the library directory next to this executable, as a real
+ * path in out; -1 when there is none. */
+int fc_run_find_installed(const char *name, int want_dir, char *out, size_t size);
+/* run: puts the `flopcount` Python module's directory (LIBDIR/flopcount/
+ * python) in front of PYTHONPATH; -1 when there is none. */
 int fc_run_python_path(void);
 
 #endif

@@ -5,7 +5,10 @@
  * "num_local_experts", DeepSeek "n_routed_experts", Qwen-MoE
  * "shared_expert_intermediate_size"); each field lists its spellings and
  * the first present one wins. A field that is present but not a positive
- * integer is an error, never a silent default. */
+ * integer is an error, never a silent default. Multi-latent attention,
+ * multi-token prediction and the per-layer kinds of hybrid families are
+ * read by hfconfig_kinds.c; a field that changes the FLOPs and that no
+ * reader took is refused by name (fc_hf_watch). */
 #include "hfconfig.h"
 
 #include <errno.h>
@@ -15,29 +18,40 @@
 
 #include <json-c/json.h>
 
-/* Larger sizes are typos, and keep every product inside 128 bits' reach. */
-#define HF_MAX 1000000000000000LL
+#include "hfconfig_internal.h"
 
-typedef struct rd {
-    json_object *o;
-    char *err;
-    size_t n;
-    int bad;
-} rd;
+typedef fc_hf_rd rd;
 
-static void rd_fail(rd *r, const char *fmt, const char *a, const char *b)
+void fc_hf_fail(rd *r, const char *fmt, const char *a, const char *b)
 {
     if (!r->bad && r->err != NULL && r->n > 0)
         snprintf(r->err, r->n, fmt, a, b);
     r->bad = 1;
 }
 
-/* The first of keys present with a non-null value, or NULL. */
-static json_object *lookup(rd *r, const char *const *keys, const char **which)
+void fc_hf_use(rd *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_used; i++)
+        if (strcmp(r->used[i], key) == 0)
+            return;
+    if (r->n_used < HF_MAX_USED)
+        r->used[r->n_used++] = key;
+}
+
+json_object *fc_hf_get(rd *r, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(r->o, key, &v) || v == NULL)
+        return NULL;
+    fc_hf_use(r, key);
+    return v;
+}
+
+json_object *fc_hf_lookup(rd *r, const char *const *keys, const char **which)
 {
     for (; *keys != NULL; keys++) {
-        json_object *v;
-        if (json_object_object_get_ex(r->o, *keys, &v) && v != NULL) {
+        json_object *v = fc_hf_get(r, *keys);
+        if (v != NULL) {
             *which = *keys;
             return v;
         }
@@ -45,27 +59,76 @@ static json_object *lookup(rd *r, const char *const *keys, const char **which)
     return NULL;
 }
 
-/* 1 and *out when present, 0 when absent or null, -1 when not an integer
- * in [min, HF_MAX]. */
-static int get_int(rd *r, const char *const *keys, int64_t min, int64_t *out)
+int fc_hf_int(rd *r, const char *const *keys, int64_t min, int64_t *out)
 {
     const char *which = NULL;
-    json_object *v = lookup(r, keys, &which);
+    json_object *v = fc_hf_lookup(r, keys, &which);
     if (v == NULL)
         return 0;
     if (!json_object_is_type(v, json_type_int)) {
-        rd_fail(r, "%s is not an integer%s", which, "");
+        fc_hf_fail(r, "%s is not an integer%s", which, "");
         return -1;
     }
     errno = 0;
     int64_t x = json_object_get_int64(v);
     if (errno != 0 || x < min || x > HF_MAX) {
-        rd_fail(r, "%s is out of range%s", which, min > 0 ? " (must be positive)" : "");
+        fc_hf_fail(r, "%s is out of range%s", which,
+                   min > 0 ? " (must be positive)" : " (must not be negative)");
         return -1;
     }
     *out = x;
     return 1;
 }
+
+int fc_hf_int1(rd *r, const char *key, int64_t min, int64_t *out)
+{
+    const char *keys[] = {key, NULL};
+    return fc_hf_int(r, keys, min, out);
+}
+
+int fc_hf_need(rd *r, const char *key, int64_t min, const char *why, int64_t *out)
+{
+    int rc = fc_hf_int1(r, key, min, out);
+    if (rc == 0)
+        fc_hf_fail(r, "%s needs %s (absent or null)", why, key);
+    return rc == 1 ? 1 : -1;
+}
+
+const char *fc_hf_str(rd *r, const char *const *keys)
+{
+    const char *which = NULL;
+    json_object *v = fc_hf_lookup(r, keys, &which);
+    if (v == NULL)
+        return NULL;
+    if (!json_object_is_type(v, json_type_string)) {
+        fc_hf_fail(r, "%s is not a string%s", which, "");
+        return NULL;
+    }
+    return json_object_get_string(v);
+}
+
+int fc_hf_bool(rd *r, const char *key)
+{
+    json_object *v = fc_hf_get(r, key);
+    if (v == NULL)
+        return -1;
+    if (!json_object_is_type(v, json_type_boolean)) {
+        fc_hf_fail(r, "%s is not true or false%s", key, "");
+        return -1;
+    }
+    return json_object_get_boolean(v);
+}
+
+const char *fc_hf_model_type(rd *r)
+{
+    static const char *const keys[] = {"model_type", NULL};
+    const char *t = fc_hf_str(r, keys);
+    return t ? t : "";
+}
+
+#define get_int fc_hf_int
+#define get_str fc_hf_str
+#define rd_fail fc_hf_fail
 
 static void set_int(rd *r, const char *const *keys, int64_t min, int64_t *field, unsigned bit,
                     unsigned *found)
@@ -75,19 +138,6 @@ static void set_int(rd *r, const char *const *keys, int64_t min, int64_t *field,
         *field = v;
         *found |= bit;
     }
-}
-
-static const char *get_str(rd *r, const char *const *keys)
-{
-    const char *which = NULL;
-    json_object *v = lookup(r, keys, &which);
-    if (v == NULL)
-        return NULL;
-    if (!json_object_is_type(v, json_type_string)) {
-        rd_fail(r, "%s is not a string%s", which, "");
-        return NULL;
-    }
-    return json_object_get_string(v);
 }
 
 static int in_list(const char *s, const char *const *list)
@@ -102,8 +152,8 @@ static int in_list(const char *s, const char *const *list)
  * family that ships them; Gemma gates a GELU, so its model_type counts. */
 static void read_activation(rd *r, fc_model *m, unsigned *found)
 {
-    static const char *const act_keys[] = {"hidden_act", "activation_function", "hidden_activation",
-                                           NULL};
+    static const char *const act_keys[] = {"mlp_hidden_act", "hidden_act", "activation_function",
+                                           "hidden_activation", NULL};
     static const char *const type_keys[] = {"model_type", NULL};
     static const char *const gated_acts[] = {"silu", "swish", "swiglu", NULL};
     static const char *const gated_types[] = {
@@ -125,7 +175,7 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     static const char *const heads[] = {"num_attention_heads", "n_head", NULL};
     static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", NULL};
     static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", NULL};
-    static const char *const head_dim[] = {"head_dim", NULL};
+    static const char *const head_dim[] = {"head_dim", "attention_head_dim", NULL};
     static const char *const vocab[] = {"vocab_size", NULL};
     set_int(r, layers, 1, &m->layers, FC_HF_LAYERS, found);
     set_int(r, hidden, 1, &m->hidden, FC_HF_HIDDEN, found);
@@ -136,39 +186,33 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     set_int(r, vocab, 1, &m->vocab, FC_HF_VOCAB, found);
     read_activation(r, m, found);
 
-    json_object *tie;
-    if (json_object_object_get_ex(r->o, "tie_word_embeddings", &tie) && tie != NULL) {
-        if (!json_object_is_type(tie, json_type_boolean)) {
-            rd_fail(r, "%s is not true or false%s", "tie_word_embeddings", "");
-            return;
-        }
-        m->untied_embeddings = !json_object_get_boolean(tie);
+    int tie = fc_hf_bool(r, "tie_word_embeddings");
+    if (tie >= 0) {
+        m->untied_embeddings = !tie;
         *found |= FC_HF_UNTIED;
     }
 }
 
-/* Architectures whose FLOPs the formula would get wrong: refuse them. */
+/* Families whose layers are none of the formula's kinds: refused by name
+ * rather than counted as attention + MLP. */
 static void refuse_unmodelled(rd *r)
 {
-    json_object *v;
-    if (json_object_object_get_ex(r->o, "kv_lora_rank", &v) && v != NULL)
-        rd_fail(r, "multi-latent attention (%s) is not modelled by the formula%s", "kv_lora_rank",
-                "");
-    if (json_object_object_get_ex(r->o, "mlp_only_layers", &v) && v != NULL &&
-        json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
-        rd_fail(r, "%s lists dense layers by index; give --moe-every/--moe-first-dense%s",
-                "mlp_only_layers", " instead");
-    int64_t step;
-    static const char *const sparse_step[] = {"decoder_sparse_step", NULL};
-    if (get_int(r, sparse_step, 1, &step) == 1 && step > 1)
-        rd_fail(r, "%s > 1 (MoE on layers counted from 1) is not modelled; %s",
-                "decoder_sparse_step", "give --moe-every/--moe-first-dense instead");
+    static const char *const other[] = {
+        "mamba", "mamba2", "falcon_mamba", "falcon_h1", "zamba",   "zamba2",          "rwkv",
+        "rwkv5", "rwkv6",  "rwkv7",        "xlstm",     "lfm2",    "minimax",         "bamba",
+        "jamba_mamba2",    "recurrent_gemma",           NULL};
+    const char *type = fc_hf_model_type(r);
+    if (in_list(type, other))
+        rd_fail(r, "model_type '%s' is not modelled by the formula (%s)", type,
+                "its layers are not attention, gated delta-net, Mamba-2 or Jamba's Mamba-1 as "
+                "the formula counts them");
 }
 
 static void read_shared(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const count_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
-    static const char *const size_keys[] = {"shared_expert_intermediate_size", NULL};
+    static const char *const size_keys[] = {"shared_expert_intermediate_size",
+                                            "moe_shared_expert_intermediate_size", NULL};
     int64_t count = 0, size = 0;
     int has_count = get_int(r, count_keys, 0, &count) == 1;
     int has_size = get_int(r, size_keys, 0, &size) == 1;
@@ -193,7 +237,7 @@ static void read_moe(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
                                           NULL};
-    static const char *const topk[] = {"num_experts_per_tok", NULL};
+    static const char *const topk[] = {"num_experts_per_tok", "experts_per_token", NULL};
     static const char *const moe_ffn[] = {"moe_intermediate_size", NULL};
     static const char *const every[] = {"moe_layer_freq", NULL};
     static const char *const first[] = {"first_k_dense_replace", NULL};
@@ -246,7 +290,19 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
     int64_t w = 0, layers = m->layers, windowed = -1, p = 0;
     int has_w = get_int(r, window_keys, 1, &w) == 1;
     json_object *types = NULL, *use = NULL;
-    if (json_object_object_get_ex(r->o, "layer_types", &types) && types != NULL) {
+    if (*found & FC_HF_MIXERS) { /* the layer kinds are listed (hfconfig_kinds.c): S layers */
+        if (strchr(m->mixers, FC_MIX_SLIDING) == NULL || r->bad)
+            return;
+        if (!has_w) {
+            rd_fail(r, "the layer kinds have sliding-window layers but %s is missing%s",
+                    "sliding_window", "");
+            return;
+        }
+        m->window = w;
+        *found |= FC_HF_WINDOW;
+        return;
+    }
+    if ((types = fc_hf_get(r, "layer_types")) != NULL) {
         if (!json_object_is_type(types, json_type_array)) {
             rd_fail(r, "%s is not a list%s", "layer_types", "");
             return;
@@ -340,12 +396,18 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
         json_object_put(root);
         return -1;
     }
-    rd r = {language_part(root), err, errlen, 0};
+    rd r;
+    memset(&r, 0, sizeof r);
+    r.o = language_part(root), r.err = err, r.n = errlen;
     fc_model tmp = *m; /* all or nothing: m is untouched on error */
     refuse_unmodelled(&r);
     read_dense(&r, &tmp, found);
+    fc_hf_read_mla(&r, &tmp, found);
     read_moe(&r, &tmp, found);
+    fc_hf_read_mtp(&r, &tmp, found);
+    fc_hf_read_kinds(&r, &tmp, found);
     read_window(&r, &tmp, found);
+    fc_hf_watch(&r);
     json_object_put(root);
     if (r.bad) {
         *found = 0;

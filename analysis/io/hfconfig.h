@@ -2,7 +2,9 @@
 /* hfconfig.h - read a Hugging Face config.json into an fc_model (json-c).
  *
  * Reads the architecture only (sizes, heads, experts, activation, tied
- * embeddings); the sequence length and batch are training choices and stay
+ * embeddings, multi-latent attention, multi-token prediction, the layer
+ * kinds of hybrid families); the sequence length and batch are training
+ * choices and stay
  * with the caller. Fields the file does not name are left untouched, so
  * the caller decides what a flag overrides. */
 #ifndef FC_HFCONFIG_H
@@ -31,12 +33,21 @@ enum {
     FC_HF_FIRST_DENSE = 1u << 14,
     FC_HF_UNTIED = 1u << 15,
     FC_HF_WINDOW = 1u << 16, /* window and window_layers */
+    FC_HF_MLA = 1u << 17,    /* multi-latent attention ranks and widths */
+    FC_HF_MTP = 1u << 18,    /* multi-token prediction depths (and block) */
+    FC_HF_KINDS = 1u << 19,  /* per-layer mixer and/or MLP patterns */
+    FC_HF_CHUNK = 1u << 20,  /* chunked attention */
+    FC_HF_GDN = 1u << 21,    /* gated delta-net sizes */
+    FC_HF_MAMBA = 1u << 22,  /* Mamba sizes */
+    FC_HF_GATE = 1u << 23,   /* attention output gate */
+    FC_HF_MIXERS = 1u << 24, /* the per-layer mixer pattern (FC_HF_KINDS too) */
 };
 
 /* Parses JSON text (len bytes). 0 on success; -1 with a one-line reason in
- * err (no prefix) for malformed JSON, a wrong-typed field, or an
- * architecture the formula does not model (multi-latent attention, MoE
- * layer lists, attention layer kinds other than full and sliding-window).
+ * err (no prefix) for malformed JSON, a wrong-typed, negative or missing
+ * field, or an architecture the formula does not model (a layer kind it
+ * does not know, a family outside its kinds, or a field that changes the
+ * FLOPs and that no reader takes: refused by name, never ignored).
  * found may be NULL. */
 int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
                       size_t errlen);

@@ -95,6 +95,10 @@ static void read_totals(fc_jctx *c, json_object *root, fc_report *r)
     fc_jget_u64(c, t, "totals", "unresolved_calls", &r->totals.unresolved_calls, 0);
     fc_jget_u64(c, t, "totals", "distinct_shapes", &r->totals.distinct_shapes, 0);
     fc_jget_u64(c, t, "totals", "overflow_calls", &r->totals.overflow_calls, 0);
+    fc_jget_u64(c, t, "totals", "attention_calls", &r->totals.attention_calls, 0);
+    fc_jget_u128(c, t, "totals", "attention_flops", &r->totals.attention_flops, 0);
+    r->totals.counted_flops = fc_u128_sat_add(r->totals.gemm_flops, r->totals.attention_flops);
+    fc_jget_u128(c, t, "totals", "counted_flops", &r->totals.counted_flops, 0);
 }
 
 static void *alloc_array(fc_jctx *c, size_t n, size_t size)
@@ -192,6 +196,7 @@ static void read_iter(fc_jctx *c, json_object *o, size_t i, fc_report_iter *it)
     fc_jget_u128(c, o, "iterations.list[]", "forward_flops", &it->forward_flops, 0);
     fc_jget_u128(c, o, "iterations.list[]", "backward_flops", &it->backward_flops, 0);
     fc_jget_u128(c, o, "iterations.list[]", "recompute_flops", &it->recompute_flops, 0);
+    fc_jget_u128(c, o, "iterations.list[]", "attention_excess_flops", &it->attention_excess_flops, 0);
     fc_jget_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
     fc_jget_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
     fc_jget_bool(c, o, "iterations.list[]", "ambiguous", &it->ambiguous);
@@ -240,6 +245,8 @@ static void read_iterations(fc_jctx *c, json_object *root, fc_report *r)
     fc_jget_u128(c, s, "iterations", "backward_flops", &r->iterations.backward_flops, 0);
     fc_jget_u128(c, s, "iterations", "recompute_flops", &r->iterations.recompute_flops, 0);
     fc_jget_u128(c, s, "iterations", "other_flops", &r->iterations.other_flops, 0);
+    fc_jget_u128(c, s, "iterations", "attention_excess_flops",
+                 &r->iterations.attention_excess_flops, 0);
     fc_jget_bool(c, s, "iterations", "list_truncated", &r->iterations.list_truncated);
     read_split(c, s, r);
     json_object *a = fc_jsection(c, s, "list", json_type_array);
@@ -291,6 +298,8 @@ static void read_extras(fc_jctx *c, json_object *root, fc_report *r)
         fc_jget_bool(c, rc, "recompute", "ambiguous", &r->recompute.ambiguous);
     }
     json_object *u = fc_jsection(c, root, "utilization", json_type_object);
+    if (!c->failed)
+        fc_report_read_mix(c, fc_jsection(c, root, "iterations", json_type_object), u, r);
     if (u != NULL) {
         r->has_utilization = 1;
         fc_jget_double(c, u, "utilization", "peak_flops", &r->utilization.peak_flops);
@@ -459,11 +468,18 @@ static void read_profile(fc_jctx *c, json_object *root, fc_report *r)
         return;
     for (size_t i = 0; i < n && !c->failed; i++) {
         json_object *o = json_object_array_get_idx(a, i);
+        char kind[16] = "";
         if (!json_object_is_type(o, json_type_object)) {
             fc_jfail(c, "forward_profile.gemms[%zu]: expected an object", i);
             break;
         }
-        read_profile_gemm(c, o, &r->profile.gemms[i]);
+        fc_jget_str(c, o, "forward_profile.gemms[]", "kind", kind, sizeof kind);
+        if (strcmp(kind, "attention") == 0)
+            fc_report_read_profile_attention(c, o, &r->profile.gemms[i]);
+        else if (kind[0] == '\0' || strcmp(kind, "gemm") == 0)
+            read_profile_gemm(c, o, &r->profile.gemms[i]);
+        else
+            fc_jfail(c, "forward_profile.gemms[%zu].kind: expected \"gemm\" or \"attention\"", i);
         r->profile.n_gemms = i + 1;
     }
 }
@@ -480,6 +496,15 @@ static void read_merged_model(fc_jctx *c, json_object *root, fc_report *r)
         im && strcmp(state, "complete") == 0 ? fc_jsection(c, im, "model", json_type_object) : NULL;
     if (m == NULL || c->failed)
         return;
+    int kinds = 0;
+    fc_jget_bool(c, im, sec, "layer_kinds", &kinds);
+    if (kinds) {
+        snprintf(r->merged_model_reason, sizeof r->merged_model_reason,
+                 "the merged model has layer kinds (multi-latent attention, hybrid or MTP layers), "
+                 "which a merged report does not carry in full: read one rank's report, or give "
+                 "the model flags");
+        return;
+    }
     fc_model *x = &r->merged_model;
     int64_t *ints[] = {&x->layers,         &x->hidden,     &x->heads,     &x->kv_heads,
                        &x->head_dim,       &x->ffn,        &x->vocab,     &x->seq,
@@ -514,6 +539,7 @@ static void empty(fc_report *r)
     r->wall_seconds = r->iterations.median_seconds = r->recompute.fraction = NAN;
     r->eval_passes.seconds = NAN;
     r->utilization.peak_flops = r->utilization.hfu = r->utilization.mfu = NAN;
+    r->utilization.hfu_mix = NAN;
 }
 
 void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to)
@@ -533,6 +559,7 @@ void fc_report_free(fc_report *r)
     free(r->procs);
     free(r->job.iterations_from);
     free(r->profile.gemms);
+    fc_report_attention_free(&r->attn);
     empty(r);
 }
 
@@ -601,6 +628,8 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
         read_groups(&c, root, "by_dtype", &out->by_dtype, &out->n_by_dtype);
     if (!c.failed)
         read_shapes(&c, root, out);
+    if (!c.failed)
+        fc_report_read_attention(&c, root, &out->attn);
     if (!c.failed)
         read_iterations(&c, root, out);
     if (!c.failed)

@@ -18,6 +18,7 @@
 
 #include "formula.h"
 #include "infer.h"
+#include "report_attention.h"
 #include "u128.h"
 
 #define FC_REPORT_SCHEMA 1
@@ -38,6 +39,15 @@ typedef struct fc_report_group { /* one member of "by_api" or "by_dtype" */
     fc_u128 flops;
 } fc_report_group;
 
+/* Most dtypes a report's mix lists (fc_dtype has fewer). */
+#define FC_REPORT_MIX_MAX 32
+
+typedef struct fc_report_mix_term { /* one entry of "utilization.mix" */
+    char dtype[24];
+    double share;      /* of the training FLOPs; NaN when absent */
+    double peak_flops; /* dense FLOP/s per device; NaN when null (none published) */
+} fc_report_mix_term;
+
 typedef struct fc_report_iter {
     uint64_t index;
     double start_seconds, seconds; /* NaN when absent */
@@ -45,6 +55,7 @@ typedef struct fc_report_iter {
     uint64_t calls;
     int open_end; /* the last iteration, its end not seen: its time is short */
     int ambiguous; /* its forward/backward/recompute split is a guess */
+    fc_u128 attention_excess_flops; /* of backward_flops: attention beyond the model convention */
 } fc_report_iter;
 
 /* One entry of a job report's "processes" (written by 'flopcount run' and
@@ -80,6 +91,10 @@ typedef struct fc_report {
         uint64_t gemm_calls, failed_calls, invalid_calls, unresolved_calls;
         uint64_t distinct_shapes, overflow_calls;
         fc_u128 gemm_flops;
+        /* counted fused attention (0 in reports before it); counted_flops =
+         * GEMMs + attention (gemm_flops + attention_flops when absent) */
+        uint64_t attention_calls;
+        fc_u128 attention_flops, counted_flops;
     } totals;
     fc_report_group *by_api, *by_dtype;
     size_t n_by_api, n_by_dtype;
@@ -93,6 +108,7 @@ typedef struct fc_report {
         char method[256];
         double median_seconds; /* NaN when absent or null */
         fc_u128 flops, forward_flops, backward_flops, recompute_flops, other_flops;
+        fc_u128 attention_excess_flops; /* of backward_flops (0 when absent) */
         int list_truncated;
         fc_report_iter *list;
         size_t n_list;
@@ -104,6 +120,11 @@ typedef struct fc_report {
         size_t n_ambiguous_reasons;
         char ambiguous_reasons[1024]; /* the reasons, joined by "; " */
         char advice[512];        /* what would make it exact; "" when nothing */
+        /* the training calls' FLOPs by dtype, for the dtype mix (absent
+         * in reports before it: has_flops_by_dtype 0) */
+        int has_flops_by_dtype;
+        fc_report_group flops_by_dtype[FC_REPORT_MIX_MAX]; /* calls 0 */
+        size_t n_flops_by_dtype;
     } iterations;
     int has_eval;
     struct {
@@ -123,6 +144,10 @@ typedef struct fc_report {
         double peak_flops, hfu, mfu; /* NaN when absent or null */
         char device[128], dtype[24]; /* "" when absent */
         int split_ambiguous;         /* MFU rests on an unsure split */
+        double hfu_mix;              /* HFU at the dtype mix; NaN when null or absent */
+        char mix_reason[256];        /* why hfu_mix is null; "" when absent */
+        fc_report_mix_term mix[FC_REPORT_MIX_MAX];
+        size_t n_mix;
     } utilization;
     char utilization_reason[256]; /* why "utilization" is null, when it is */
     int has_profile;     /* "forward_profile" was there */
@@ -134,12 +159,18 @@ typedef struct fc_report {
         fc_fwd_gemm *gemms; /* malloc'd */
         size_t n_gemms;
     } profile;
+    /* "attention" and "uncounted" (report_attention.h) */
+    fc_report_attention attn;
     size_t n_callsites; /* entries of "callsites" ("top", or the array) (not kept) */
     /* A merged report's "inferred_model" ('flopcount merge': the job's
      * model from the ranks' forward profiles), when complete. */
     int has_merged_model;
     fc_model merged_model;
     char merged_layout[32];
+    /* why a merged report's inferred model was not taken ("" when it was,
+     * or when there was none): a model with layer kinds, whose per-layer
+     * patterns a merged report does not carry as model keys */
+    char merged_model_reason[200];
 
     /* A job report (several processes): "processes" and "job". */
     fc_report_proc *procs;
@@ -165,6 +196,13 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
 int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
 /* Frees what a parse allocated and empties *r. */
 void fc_report_free(fc_report *r);
+
+/* The dtype mix's members of "iterations" and "utilization" (either may be
+ * NULL) into r (report_mix.c; called by the parser). */
+struct fc_jctx;
+struct json_object;
+void fc_report_read_mix(struct fc_jctx *c, struct json_object *iters, struct json_object *util,
+                        fc_report *r);
 
 /* The steady iterations of a list, as the shim's own utilization takes
  * them: all but the first (warm-up) when there are two or more, and

@@ -31,12 +31,19 @@ __all__ = ["active", "step", "eval", "forward", "backward", "recompute", "snapsh
            "version"]
 
 _COUNTING, _DETECTOR, _LAST_TIME, _MEDIANS, _UTILIZATION = 0x1, 0x2, 0x4, 0x8, 0x10
-_SPLIT_GUESSED = 0x20
+_SPLIT_GUESSED, _MIX = 0x20, 0x40
+_MIX_MAX = 8
 _DETECTED_BY = {0: "none", 1: "auto", 2: "marker", 3: "nvtx"}
 
 
+class _Dtype(ctypes.Structure):
+    """struct flopcount_snapshot_dtype (version 3)."""
+    _fields_ = [("dtype", ctypes.c_char * 16), ("share", ctypes.c_double),
+                ("peak_flops", ctypes.c_double)]
+
+
 class _Snapshot(ctypes.Structure):
-    """struct flopcount_snapshot, version 2 (include/flopcount.h)."""
+    """struct flopcount_snapshot, version 3 (include/flopcount.h)."""
     _fields_ = [
         ("size", ctypes.c_uint32), ("version", ctypes.c_uint32),
         ("gemm_calls", ctypes.c_uint64), ("gemm_flops_lo", ctypes.c_uint64),
@@ -55,6 +62,10 @@ class _Snapshot(ctypes.Structure):
         ("hfu", ctypes.c_double), ("mfu", ctypes.c_double), ("peak_flops", ctypes.c_double),
         ("peak_source", ctypes.c_char * 24), ("peak_dtype", ctypes.c_char * 16),
         ("eval_passes", ctypes.c_uint64),
+        # version 3
+        ("hfu_mix", ctypes.c_double), ("mix_count", ctypes.c_uint32),
+        ("mix_reserved", ctypes.c_uint32), ("mix_reason", ctypes.c_char * 128),
+        ("mix", _Dtype * _MIX_MAX),
     ]
 
 
@@ -201,7 +212,13 @@ def snapshot():
       per-device peak it is measured against;
     rank, local_rank, world_size: from the launcher;
     split_guessed: True when the forward/backward/recompute split of some
-      iteration is a guess, so the recompute figures and mfu are estimates.
+      iteration is a guess, so the recompute figures and mfu are estimates;
+    hfu_mix: HFU at the dtype mix (each dtype's FLOPs at its own peak), equal
+      to hfu when one dtype ran; hfu_mix_reason: why it is None while hfu is not
+      ("no published fp4_e2m1 peak for H100-SXM");
+    flops_share_by_dtype: {"bf16": 0.25, "fp8_e4m3": 0.75, ...}, the training
+      FLOPs' shares; peak_flops_by_dtype: the dense peak each dtype is measured
+      against (None for a dtype without a published one).
     A figure that is not known yet is None.
     """
     if not _active:
@@ -247,4 +264,19 @@ def snapshot():
         "world_size": s.world_size if v2 and s.world_size >= 0 else None,
         "split_guessed": bool(flags & _SPLIT_GUESSED) if det else None,
     })
+    d.update(_mix(s, det, util))
     return d
+
+
+def _mix(s, det, util):
+    """The version-3 keys: HFU at the dtype mix and the dtypes' shares and peaks."""
+    v3 = s.version >= 3
+    terms = [s.mix[i] for i in range(min(s.mix_count, _MIX_MAX))] if v3 and det else []
+    ok = v3 and util and bool(s.flags & _MIX)
+    return {
+        "hfu_mix": s.hfu_mix if ok else None,
+        "hfu_mix_reason": s.mix_reason.decode() if v3 and util and not ok else None,
+        "flops_share_by_dtype": {t.dtype.decode(): t.share for t in terms} if v3 and det else None,
+        "peak_flops_by_dtype": ({t.dtype.decode(): (t.peak_flops if t.peak_flops > 0 else None)
+                                 for t in terms} if v3 and util else None),
+    }

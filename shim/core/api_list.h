@@ -2,8 +2,10 @@
 /* api_list.h - the one table of interposed GEMM entry point families: id,
  * exported name, name of the _64 twin (the same name where there is none).
  * api.h turns it into enum fc_api and api.c into fc_api_name(); the report's
- * "by_api" keys are these names. Order matters: every cuBLAS/cuBLASLt id
- * comes before FC_API_BLAS_SGEMM (fc_api_is_gpu). */
+ * "by_api" keys are these names. Order matters: every GPU id (cuBLAS,
+ * cuBLASLt, cuDNN's plain matmul graphs) comes before FC_API_BLAS_SGEMM
+ * (fc_api_is_gpu). CUDNN_MATMUL is not an exported name: it labels the
+ * matmul nodes of an executed cuDNN plan (shim/hooks/cudnn.c). */
 #define FC_API_LIST(X)                                                                              \
     X(CUBLAS_SGEMM, "cublasSgemm_v2", "cublasSgemm_v2_64")                                          \
     X(CUBLAS_DGEMM, "cublasDgemm_v2", "cublasDgemm_v2_64")                                          \
@@ -34,6 +36,7 @@
     X(CUBLAS_DGEMM_GROUPED, "cublasDgemmGroupedBatched", "cublasDgemmGroupedBatched_64")            \
     X(CUBLAS_GEMM_GROUPED_EX, "cublasGemmGroupedBatchedEx", "cublasGemmGroupedBatchedEx_64")        \
     X(CUBLASLT_MATMUL, "cublasLtMatmul", "cublasLtMatmul")                                          \
+    X(CUDNN_MATMUL, "cudnnBackendExecute:matmul", "cudnnBackendExecute:matmul")                     \
     X(BLAS_SGEMM, "sgemm_", "sgemm_")                                                               \
     X(BLAS_DGEMM, "dgemm_", "dgemm_")                                                               \
     X(BLAS_CGEMM, "cgemm_", "cgemm_")                                                               \

@@ -37,6 +37,17 @@ enum {
     FC_SYM_CUBLAS_GET_STREAM,                       /* cublasGetStream_v2 */
     FC_SYM_LT_DESC_GET,                             /* cublasLtMatmulDescGetAttribute */
     FC_SYM_LT_LAYOUT_GET,                           /* cublasLtMatrixLayoutGetAttribute */
+    /* the cuDNN backend API (hooks/cudnn.c) */
+    FC_SYM_CUDNN_CREATE,     /* cudnnBackendCreateDescriptor */
+    FC_SYM_CUDNN_DESTROY,    /* cudnnBackendDestroyDescriptor */
+    FC_SYM_CUDNN_INITIALIZE, /* cudnnBackendInitialize */
+    FC_SYM_CUDNN_SET,        /* cudnnBackendSetAttribute */
+    FC_SYM_CUDNN_GET,        /* cudnnBackendGetAttribute */
+    FC_SYM_CUDNN_FINALIZE,   /* cudnnBackendFinalize */
+    FC_SYM_CUDNN_EXECUTE,    /* cudnnBackendExecute */
+    FC_SYM_CUDNN_POPULATE,   /* cudnnBackendPopulateCudaGraph */
+    FC_SYM_CUDNN_UPDATE,     /* cudnnBackendUpdateCudaGraph */
+    FC_SYM_CUDNN_GET_STREAM, /* cudnnGetStream */
     FC_SYM_COUNT
 };
 

@@ -33,6 +33,7 @@ static const struct {
     {"FLOPCOUNT_DETECT_REPEAT", K_REPEAT, &fc_opt.detect_repeat, 0, 0, "0, 1 or check"},
     {"FLOPCOUNT_PROMETHEUS", K_STR, fc_opt.prometheus, sizeof fc_opt.prometheus, 0, "a directory"},
     {"FLOPCOUNT_PROMETHEUS_SECONDS", K_DOUBLE, &fc_opt.prometheus_seconds, 0, 1e6, "seconds"},
+    {"FLOPCOUNT_TENSORBOARD", K_STR, fc_opt.tensorboard, sizeof fc_opt.tensorboard, 0, "a directory"},
     {"FLOPCOUNT_CUPTI", K_STR, fc_opt.cupti, sizeof fc_opt.cupti, 0, "0 or a library path"},
     {"FLOPCOUNT_KERNELS", K_BOOL, &fc_opt.kernels, 0, 0, "0 or 1"},
     {"FLOPCOUNT_HW_FLOPS", K_BOOL, &fc_opt.hw_flops, 0, 0, "0 or 1"},

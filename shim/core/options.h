@@ -20,6 +20,7 @@ typedef struct fc_options {
                            * (check: 2) */
     char prometheus[4096]; /* FLOPCOUNT_PROMETHEUS: textfile-collector directory ("" = off) */
     double prometheus_seconds; /* FLOPCOUNT_PROMETHEUS_SECONDS: rewrite period (default 15) */
+    char tensorboard[4096]; /* FLOPCOUNT_TENSORBOARD: TensorBoard log directory ("" = off) */
     char cupti[4096];     /* FLOPCOUNT_CUPTI: "" find it, "0" never load it, else its path */
     int kernels;          /* FLOPCOUNT_KERNELS: kernel activity (GPU busy, kernel split) */
     int hw_flops;         /* FLOPCOUNT_HW_FLOPS: hardware FLOP counters (PM sampling) */

@@ -40,6 +40,7 @@ static const char *const family_marks[FC_LIB_COUNT][4] = {
     [FC_LIB_CUBLASLT] = {"libcublasLt.so", NULL},
     [FC_LIB_BLAS] = {"blas", "mkl", "blis", NULL},
     [FC_LIB_CUDART] = {"libcudart.so", NULL},
+    [FC_LIB_CUDNN] = {"libcudnn", NULL},
 };
 
 static const char *const sonames[FC_LIB_COUNT][6] = {
@@ -48,6 +49,7 @@ static const char *const sonames[FC_LIB_COUNT][6] = {
                          "libcublasLt.so", NULL},
     [FC_LIB_BLAS] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3", "libmkl_rt.so", NULL},
     [FC_LIB_CUDART] = {NULL},
+    [FC_LIB_CUDNN] = {"libcudnn.so.9", "libcudnn_graph.so.9", NULL},
 };
 
 /* Our own load address, to recognise (and skip) our own hooks. */

@@ -8,7 +8,14 @@
 #include "base.h"
 
 /* Libraries whose functions we forward to. */
-enum fc_lib { FC_LIB_CUBLAS, FC_LIB_CUBLASLT, FC_LIB_BLAS, FC_LIB_CUDART, FC_LIB_COUNT };
+enum fc_lib {
+    FC_LIB_CUBLAS,
+    FC_LIB_CUBLASLT,
+    FC_LIB_BLAS,
+    FC_LIB_CUDART,
+    FC_LIB_CUDNN, /* libcudnn.so.9 (the dispatcher) and libcudnn_graph.so.9 (the backend API) */
+    FC_LIB_COUNT
+};
 
 /* The next definition of name after ours: RTLD_NEXT first, then any loaded
  * object of lib's family (libraries loaded RTLD_LOCAL too), then dlopen by
@@ -32,7 +39,9 @@ void *fc_resolve_loaded_lib(const char *path);
 void *fc_resolve_lib_sym(void *lib, const char *a, const char *b);
 
 /* 1 when the file at path (its base name) belongs to lib's family:
- * libcublas.so*, libcublasLt.so*, or a CPU BLAS (*blas*, *mkl*, *blis*). */
+ * libcublas.so*, libcublasLt.so*, a CPU BLAS (*blas*, *mkl*, *blis*), or
+ * cuDNN (libcudnn*: libcudnn.so.9 forwards the backend API to
+ * libcudnn_graph.so.9, which defines it too). */
 int fc_resolve_in_family(int lib, const char *path);
 
 /* name as the object loaded at base and its dependencies define it (dlsym

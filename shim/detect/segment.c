@@ -368,6 +368,29 @@ static uint64_t last_t(void)
     return head > tail ? rec_at(head - 1)->t : 0;
 }
 
+/* The class of a record handed on without labelling (no GEMM of the
+ * detector's around it): markers as markers, GEMMs bracketed by
+ * flopcount_eval_begin/end as evaluation, and an attention call by its
+ * kernel - forward or backward - unless it was bracketed too. */
+static uint8_t uncut_class(const fc_irec *r)
+{
+    if (!fc_irec_counted(r))
+        return FC_CLS_MARK;
+    if (r->flags & FC_IREC_XEVAL)
+        return FC_CLS_XEVAL;
+    if (r->kind == FC_IREC_ATTN)
+        return (r->flags & FC_IREC_ATTN_BWD) ? FC_CLS_BWD : FC_CLS_FWD;
+    return FC_CLS_MARK;
+}
+
+/* Hands the open records [open_start, head) to steps.c as they are. */
+static void hand_over_open(void)
+{
+    for (uint64_t x = open_start; x < head; x++)
+        fc_steps_record(rec_at(x), uncut_class(rec_at(x)));
+    tail = open_start = head;
+}
+
 static void make_room(void)
 {
     if (n_pend > 0) {
@@ -377,6 +400,13 @@ static void make_room(void)
     }
     close_open(head, last_t(), 1, 0); /* one segment fills the buffer: cut it */
     emit_pending(1);
+    /* Nothing closed: the buffer holds no GEMM of the detector's, only
+     * markers, bracketed evaluation and attention calls (a program of
+     * fused attention alone): hand them on, so the buffer never stays
+     * full (each push would scan it again, and the next would overwrite
+     * its oldest record). */
+    if (head - tail >= FC_SEG_CAP && n_pend == 0)
+        hand_over_open();
     if (!anchored) { /* look for an anchor afresh */
         n_cand = 0;
         b_hit = -1;
@@ -392,12 +422,7 @@ static void hand_over_uncut(void)
 {
     if (n_pend > 0 || last_call_end > open_start)
         return;
-    for (uint64_t x = open_start; x < head; x++) {
-        const fc_irec *r = rec_at(x);
-        fc_steps_record(r, fc_irec_counted(r) && (r->flags & FC_IREC_XEVAL) ? FC_CLS_XEVAL
-                                                                            : FC_CLS_MARK);
-    }
-    tail = open_start = head;
+    hand_over_open();
 }
 
 /* The phase the program declares: its last forward/backward marker (until

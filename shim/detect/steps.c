@@ -43,6 +43,7 @@ static int marker_seen, nvtx_seen, nvtx_depth, xeval_depth;
 static uint64_t eval_since, xeval_since; /* start of the evaluation being timed, 0 if none */
 static fc_eval_view eval;
 static fc_u128 by_dtype[FC_DT_COUNT];
+static fc_u128 by_dtype_closed[FC_DT_COUNT]; /* by_dtype when an iteration last finished */
 
 double fc_iteration_seconds(const fc_iteration *it)
 {
@@ -76,6 +77,7 @@ void fc_steps_reset(void)
     eval_since = xeval_since = 0;
     memset(&eval, 0, sizeof eval);
     memset(by_dtype, 0, sizeof by_dtype);
+    memset(by_dtype_closed, 0, sizeof by_dtype_closed);
 }
 
 int fc_steps_mode(void)
@@ -120,6 +122,8 @@ static void close_iter(int mode, uint64_t t1, int open_end)
         m->list[m->stored++] = m->cur;
     m->recent[m->count % RECENT] = m->cur;
     m->count++;
+    if (mode == fc_steps_mode()) /* in stream order: no call of the next iteration yet */
+        memcpy(by_dtype_closed, by_dtype, sizeof by_dtype);
 }
 
 /* Evaluation time inside the open iterations is not theirs. */
@@ -308,6 +312,11 @@ int fc_steps_dominant_dtype(void)
         if (by_dtype[d] > by_dtype[best])
             best = d;
     return best;
+}
+
+void fc_steps_by_dtype(fc_u128 *out)
+{
+    memcpy(out, by_dtype_closed, sizeof by_dtype_closed);
 }
 
 int fc_steps_iteration(int mode, uint64_t index, fc_iteration *out)

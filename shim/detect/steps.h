@@ -82,5 +82,10 @@ fc_u128 fc_steps_other(int mode);
 /* FLOPs per dtype over the iterations of the current mode, for picking the
  * dominant dtype of the live line. */
 int fc_steps_dominant_dtype(void);
+/* Those FLOPs per dtype (FC_DT_COUNT entries into out), for the dtype mix:
+ * every training call (evaluation left out) up to the end of the last
+ * iteration the current mode finished, so a call of an iteration still
+ * running never shifts the shares of finished ones. */
+void fc_steps_by_dtype(fc_u128 *out);
 
 #endif

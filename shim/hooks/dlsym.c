@@ -3,7 +3,9 @@
  * library handle are counted too (issue 15): XLA's stubs, cuDNN and plugins
  * dlopen libcublas / libcublasLt RTLD_LOCAL and take every entry point with
  * dlsym(handle, name), which searches that library only and never sees the
- * preloaded hooks.
+ * preloaded hooks. cudnn-frontend's dynamic-loading mode (TransformerEngine)
+ * and libcudnn.so.9 itself (which forwards the backend API to
+ * libcudnn_graph.so.9) reach cuDNN's backend API the same way.
  *
  * A lookup of a name the shim hooks, on a library handle, is answered with
  * a hook that forwards to exactly the function the handle gave: the
@@ -46,8 +48,9 @@
 extern const fc_hook_entry __start_fc_hook_entries[] __attribute__((visibility("hidden")));
 extern const fc_hook_entry __stop_fc_hook_entries[] __attribute__((visibility("hidden")));
 
-/* 1 when name can be one the shim hooks: cublas*, cblas_?gemm, ?gemm_, and
- * the CUDA runtime's launch entry points (cuda*, __cuda*). */
+/* 1 when name can be one the shim hooks: cublas*, cblas_?gemm, ?gemm_, the
+ * CUDA runtime's launch entry points (cuda*, __cuda*) and cuDNN's backend
+ * API (cudnn*). */
 FC_NO_SANITIZE static inline int maybe_hooked(const char *name)
 {
     switch (name[0]) {

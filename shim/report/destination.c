@@ -18,7 +18,18 @@
  * overlap in time (two ranks started at once without a common preloaded
  * parent) count as one. A process that ran no GEMM writes FILE only when
  * nobody of the run did (a job without a GEMM still gets its report of 0).
- * With %p in FILE every process has a file of its own, as before. */
+ * With %p in FILE every process has a file of its own, as before.
+ *
+ * So that FILE itself holds the whole job once every process of it has
+ * ended (docs/launchers.md, "Without flopcount run"), a process that wrote
+ * its part has the flopcount command join the run into FILE at its last
+ * write (destination_join.c); the command moves the first writer's report
+ * into FILE.parts/ beside the others and replaces FILE with the job's
+ * report, temporary file and rename, under flock(2) on FILE's directory.
+ * Writes to FILE itself take that lock too (a few system calls, never in a
+ * hook), and the first writer checks FILE is still the file it wrote (its
+ * inode): once a join replaced it, its report goes to its part, under the
+ * name the command gave the moved copy. */
 #include "destination.h"
 
 #include <errno.h>
@@ -34,13 +45,27 @@
 #include "core/options.h"
 #include "core/process.h"
 #include "core/rank.h"
+#include "dirlock.h"
 
 enum { NOT_YET, OWN_FILE, OWN_PART };
 
+#define LOCK_WAIT_MS 2000 /* a join holds the lock for milliseconds */
+
 static int owned = NOT_YET; /* what this image wrote before: it rewrites the same */
 static char owned_path[4096 + 96];
+static dev_t owned_dev;     /* OWN_FILE: the file this image last put at FILE */
+static ino_t owned_ino;
+static char file_path[4096 + 96]; /* FILE, expanded, when a write picked it */
+static int picked_file;     /* the write in progress goes to FILE itself */
 static int64_t run_start = -1;
 static int warned_dir;
+
+/* One FILE for several processes: LD_PRELOAD with FLOPCOUNT_OUTPUT and no
+ * %p (flopcount run's per-run directory, and %p, give each its own). */
+static int shared_output(void)
+{
+    return fc_opt.run_dir[0] == '\0' && fc_opt.output[0] != '\0' && strstr(fc_opt.output, "%p") == NULL;
+}
 
 /* The coarse clock is the one file times come from, so "written after the
  * run started" compares like with like. */
@@ -62,13 +87,17 @@ void fc_destination_init(void)
     }
     const char *dot = strchr(fc_opt.run_id, '.');
     run_start = dot != NULL ? strtoll(dot + 1, NULL, 10) : -1;
+    if (shared_output())
+        fc_destination_join_init();
 }
 
 void fc_destination_after_fork(void)
 {
     owned = NOT_YET;
     owned_path[0] = '\0';
+    picked_file = 0;
 }
+
 
 const char *fc_destination_run_id(void)
 {
@@ -157,8 +186,10 @@ static int of_this_run(const char *file, const struct stat *st)
 int fc_destination_pick(int counted, char *path, size_t size, int *claim)
 {
     *claim = 0;
+    picked_file = 0;
     if (owned != NOT_YET) { /* rewrite what this image wrote before */
         snprintf(path, size, "%s", owned_path);
+        picked_file = owned == OWN_FILE && shared_output();
         return 0;
     }
     if (fc_opt.run_dir[0] != '\0') {
@@ -181,16 +212,20 @@ int fc_destination_pick(int counted, char *path, size_t size, int *claim)
         return -1;
     }
     struct stat st;
+    snprintf(file_path, sizeof file_path, "%s", path);
+    picked_file = !per_pid;
     if (lstat(path, &st) != 0) { /* nobody wrote it: take it */
         *claim = !(fc_process_is_fork_child() && !per_pid);
         if (*claim)
             return 0;
     } else if (!S_ISREG(st.st_mode)) {
         fc_warn("%s exists and is not a regular file (a symbolic link?); report not written", path);
+        picked_file = 0;
         return -1;
     } else if (!of_this_run(path, &st) && !(fc_process_is_fork_child() && !per_pid)) {
         return 0; /* stale: left by an earlier run, replaced */
     }
+    picked_file = 0;
     if (!counted)
         return 1; /* another process of the run has it: never replaced by nothing */
     char file[4096 + 96];
@@ -198,13 +233,51 @@ int fc_destination_pick(int counted, char *path, size_t size, int *claim)
     return parts_path(file, path, size) == 0 ? 0 : -1;
 }
 
+/* This image's FILE, as it last wrote it, is still FILE's content. */
+static int still_own(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && st.st_dev == owned_dev && st.st_ino == owned_ino;
+}
+
+static void remember_own(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        owned_dev = st.st_dev;
+        owned_ino = st.st_ino;
+    }
+}
+
+static int commit_locked(const char *tmp, char *path, size_t size, int claim, int counted);
+
 int fc_destination_commit(const char *tmp, char *path, size_t size, int claim, int counted)
+{
+    int lock = picked_file ? fc_dirlock_take(path, LOCK_WAIT_MS) : -1;
+    if (picked_file && owned == OWN_FILE && !still_own(path)) {
+        /* a join replaced FILE: this image's report lives in its part now */
+        if (parts_path(file_path, owned_path, sizeof owned_path) != 0) {
+            fc_dirlock_release(lock);
+            unlink(tmp);
+            return -1;
+        }
+        owned = OWN_PART;
+        snprintf(path, size, "%s", owned_path);
+        picked_file = 0;
+    }
+    int rc = commit_locked(tmp, path, size, claim, counted);
+    fc_dirlock_release(lock);
+    return rc;
+}
+
+static int commit_locked(const char *tmp, char *path, size_t size, int claim, int counted)
 {
     if (claim) {
         if (link(tmp, path) == 0) {
             unlink(tmp);
             owned = OWN_FILE;
             snprintf(owned_path, sizeof owned_path, "%s", path);
+            remember_own(path);
             return 0;
         }
         if (errno != EEXIST || !counted) { /* taken meanwhile by a process with counts */
@@ -229,5 +302,14 @@ int fc_destination_commit(const char *tmp, char *path, size_t size, int claim, i
         owned = fc_opt.run_dir[0] != '\0' || strstr(path, ".parts/") != NULL ? OWN_PART : OWN_FILE;
         snprintf(owned_path, sizeof owned_path, "%s", path);
     }
+    if (owned == OWN_FILE)
+        remember_own(path);
     return 0;
+}
+
+void fc_destination_written(const char *status)
+{
+    /* a snapshot ("running") leaves the join to the last write */
+    if (shared_output() && owned == OWN_PART && strcmp(status, "running") != 0)
+        fc_destination_join(file_path, owned_path);
 }

@@ -29,5 +29,17 @@ int fc_destination_pick(int counted, char *path, size_t size, int *claim);
  * claimed path taken meanwhile sends it to the parts). 0, or -1 after one
  * flopcount: line (tmp removed). */
 int fc_destination_commit(const char *tmp, char *path, size_t size, int claim, int counted);
+/* After a committed write with status ("complete", "interrupted", "exec",
+ * "running"): a process of a shared FILE that wrote its part joins the
+ * run into FILE at its last writes (not after a snapshot). */
+void fc_destination_written(const char *status);
+
+/* destination_join.c: finds the flopcount command next to this library
+ * (constructor; nothing to do without a shared FILE), and runs
+ * `flopcount run --join-parts FILE PART`, which joins the parts of PART's
+ * run into FILE, waiting for it (at most JOIN_WAIT_S). Said once when the
+ * command is not found or fails. */
+void fc_destination_join_init(void);
+void fc_destination_join(const char *file, const char *part);
 
 #endif

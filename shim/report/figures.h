@@ -13,6 +13,7 @@
 #include "count/counters.h"
 #include "detect/steps.h"
 #include "probe/peak_choice.h"
+#include "utilization.h"
 
 typedef struct fc_figures {
     fc_totals totals;          /* GEMM counters (rings drained) */
@@ -38,6 +39,11 @@ typedef struct fc_figures {
      * mix_ok 0: not known (a dtype without a published peak, no device). */
     int mix_ok;
     double hfu_mix;
+    /* How: the median iteration's FLOPs shared out as the training FLOPs
+     * by dtype (detect/steps.c: every training call so far) are; the
+     * terms, their peaks and mix.reason when !mix_ok (and steady). */
+    fc_u128 by_dtype[FC_DT_COUNT];
+    fc_mix mix;
 } fc_figures;
 
 /* Fills f from the counters and the detector. The caller holds the drain
@@ -45,6 +51,13 @@ typedef struct fc_figures {
  * may_look: 0 from a signal handler (fc_peak_choose). Uses static buffers
  * (serialized by the drain lock); allocates nothing. */
 void fc_figures_compute(fc_figures *f, int may_look);
+
+/* HFU at the dtype mix of flops FLOPs that took seconds on one device,
+ * with the training calls' shares so far and the peak per dtype chosen as
+ * the HFU's is (fc_peak_choose: gpu_work, may_look). The live line's
+ * figure; fc_figures_compute fills f->mix the same way. Caller holds the
+ * drain lock. 0 with out->ok, else -1 and out->reason. */
+int fc_figures_mix(fc_u128 flops, double seconds, int gpu_work, int may_look, fc_mix *out);
 
 /* The steady iterations' bounds in a list of `stored` iterations of v. */
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "count/attn_table.h"
 #include "count/counters.h"
 #include "detect/profile.h"
 #include "infer_internal.h" /* fc_infer_work's size, for a static one */
@@ -34,7 +35,13 @@ static const fc_infer_facts *current(int *state)
             fc_gemm g;
             fc_fwd_gemm *x = &gemms[i];
             memset(x, 0, sizeof *x);
-            if (fc_counters_shape_of(p.ent[i].sig, &g) == 0) {
+            if (p.ent[i].kind == FC_IREC_ATTN) { /* a fused-attention call: its shape */
+                x->attention = 1;
+                x->m = x->n = x->k = x->batch = -1;
+                x->transa = x->transb = '?';
+                if (fc_attn_table_get(FC_ATTN_ID_OF_SIG(p.ent[i].sig), &x->attn, NULL) != 0)
+                    x->attn.b = -1;
+            } else if (fc_counters_shape_of(p.ent[i].sig, &g) == 0) {
                 x->m = g.m, x->n = g.n, x->k = g.k, x->batch = g.batch;
                 x->transa = g.transa, x->transb = g.transb;
             } else {
@@ -54,27 +61,40 @@ static const fc_infer_facts *current(int *state)
     return &facts;
 }
 
-/* The inference for iterations like `it` (forward, all and recompute FLOPs
- * of one iteration); 0 when the formula fits them exactly. */
-static int fitted(fc_u128 fwd, fc_u128 flops, fc_u128 rec, int need_steady, fc_inferred *in)
+/* The inference for iterations like `it` (forward, all, recompute FLOPs
+ * and attention beyond the model convention of one iteration); 0 when the
+ * formula fits them exactly. */
+static int fitted(fc_u128 fwd, fc_u128 flops, fc_u128 rec, fc_u128 xs, int need_steady,
+                  fc_inferred *in)
 {
     int state;
     const fc_infer_facts *f = current(&state);
     if (f == NULL || !f->ok || (need_steady && state != FC_PROFILE_STEADY))
         return -1;
-    fc_infer_iter it = {
-        .have = 1, .flops = flops, .forward_flops = fwd, .recompute_flops = rec, .ranks = 1};
+    fc_infer_iter it = {.have = 1,
+                        .flops = flops,
+                        .forward_flops = fwd,
+                        .recompute_flops = rec,
+                        .attention_excess_flops = xs,
+                        .ranks = 1};
     fc_infer_resolve(f, NULL, &it, in);
     return in->complete && in->fits ? 0 : -1;
 }
 
-void fc_inferred_live(const fc_iteration *it, double secs, double peak, char *out, size_t size)
+int fc_inferred_iteration_model(const fc_iteration *it, fc_u128 *model)
 {
     static fc_inferred in;
-    fc_u128 model, all = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
+    fc_u128 all = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
+    if (fitted(it->fwd, all, it->rec, it->xs, 1, &in) != 0)
+        return -1;
+    return fc_infer_iteration_flops(&in, it->fwd, model) == 0 ? 0 : -1;
+}
+
+void fc_inferred_live(const fc_iteration *it, double secs, double peak, char *out, size_t size)
+{
+    fc_u128 model;
     out[0] = '\0';
-    if (secs <= 0 || peak <= 0 || fitted(it->fwd, all, it->rec, 1, &in) != 0 ||
-        fc_infer_iteration_flops(&in, it->fwd, &model) != 0)
+    if (secs <= 0 || peak <= 0 || fc_inferred_iteration_model(it, &model) != 0)
         return;
     snprintf(out, size, " formula MFU %.1f%%", 100.0 * fc_u128_to_double(model) / (secs * peak));
 }
@@ -101,7 +121,7 @@ void fc_inferred_text(int fd, const fc_figures *x)
                      f->why));
         return;
     }
-    if (fitted(x->fwd, x->flops, x->rec, 0, &in) != 0) {
+    if (fitted(x->fwd, x->flops, x->rec, x->xs, 0, &in) != 0) {
         say(fd, line,
             snprintf(line, sizeof line,
                      "flopcount: inferred model not exact (%.300s); 'flopcount "
@@ -118,9 +138,10 @@ void fc_inferred_text(int fd, const fc_figures *x)
         snprintf(line, sizeof line,
                  "flopcount: inferred model l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld%s V=%lld "
                  "s=%lld "
-                 "B=%lld%s, exact from the GEMM shapes%s\n",
+                 "B=%lld%s, exact from the GEMM%s shapes%s\n",
                  (long long)m->layers, (long long)m->hidden, (long long)m->heads,
                  (long long)fc_model_kv_heads(m), (long long)m->head_dim,
                  (long long)fc_model_ffn(m), m->swiglu ? " gated" : "", (long long)m->vocab,
-                 (long long)m->seq, (long long)m->batch, m->experts ? " MoE" : "", mfu));
+                 (long long)m->seq, (long long)m->batch, m->experts ? " MoE" : "",
+                 f->attn_layers ? " and attention" : "", mfu));
 }

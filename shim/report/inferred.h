@@ -9,6 +9,10 @@
 #include "detect/steps.h"
 #include "figures.h"
 
+/* The formula's model FLOPs of iteration it when the model inferred from
+ * a steady profile fits its count exactly: 0 with *model set, else -1
+ * (the TensorBoard scalar; fc_inferred_live's figure). */
+int fc_inferred_iteration_model(const fc_iteration *it, fc_u128 *model);
 /* " formula MFU 38.0%" for the live line of iteration it (secs long, peak
  * FLOP/s per device) when the model inferred from a steady profile fits
  * the count exactly; "" otherwise. */

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* live.c - one line per FLOPCOUNT_LOG_EVERY iterations, on stderr only:
  *   flopcount: step 20 0.412 s 3.10 TFLOP/s HFU 41.2% MFU 38.0% recompute 8.1% formula MFU 38.0%
- * HFU counts everything executed; MFU leaves the recompute out; formula
+ * The rate takes the SI prefix that fits it (analysis/rate.c: 3.60 GFLOP/s
+ * for a CPU job, 1.20 PFLOP/s for a node). * HFU counts everything executed; MFU leaves the recompute out; formula
  * MFU is the model inferred from the GEMMs (inferred.c), once it fits the
  * count exactly. With --hw-flops the line ends with hwHFU, the
  * hardware-measured FLOPs of the latest iteration whose counter samples are
  * all in ("(step N)" when that is an earlier one: samples arrive up to a
  * second late). An iteration whose forward/backward/recompute split is a
- * guess gets " (split unsure)" after the recompute. */
+ * guess gets " (split unsure)" after the recompute. When the training
+ * FLOPs ran in more than one dtype, the HFU is followed by the dtype of its
+ * peak and the HFU at the dtype mix:
+ *   ... HFU 41.2% (fp8_e4m3) mix 52.1% MFU 38.0% ...
+ * With counted fused attention MFU also leaves out attention's backward
+ * beyond 2x its forward (as figures.c), and " attn N%" gives its share of
+ * the iteration (live_attention.c). */
 #include "live.h"
 
 #include <stdatomic.h>
@@ -19,9 +26,14 @@
 #include "core/rank.h"
 #include "cupti/hwflops.h"
 #include "inferred.h"
+#include "live_attention.h"
 #include "detect/steps.h"
+#include "dtype.h"
+#include "figures.h"
+#include "inferred.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
+#include "rate.h"
 
 static uint64_t printed_up_to; /* iterations of the reported mode already looked at */
 static int printed_mode;
@@ -49,28 +61,53 @@ static void hw_part(uint64_t index, double peak, char *out, size_t size)
         snprintf(out, size, " hwHFU %.1f%% (step %llu)", hfu, (unsigned long long)at);
 }
 
+/* " (bf16) mix 38.0%" after the HFU when the training FLOPs ran in more
+ * than one dtype: HFU is at the dominant dtype's peak (named), mix at each
+ * dtype's own (report/figures.c); " mix n/a" when a dtype has no peak.
+ * One dtype: nothing (the mix equals HFU). Below 0.1%, three digits. */
+static void mix_part(fc_u128 flops, double secs, int dtype, char *out, size_t size)
+{
+    static fc_mix m; /* the drain lock serializes callers */
+    int ok = fc_figures_mix(flops, secs, __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1,
+                            &m) == 0;
+    if (m.n < 2)
+        return;
+    double pct = 100.0 * m.hfu;
+    if (!ok)
+        snprintf(out, size, " (%s) mix n/a", fc_dtype_name(dtype));
+    else
+        snprintf(out, size, pct >= 0.1 ? " (%s) mix %.1f%%" : " (%s) mix %.3g%%",
+                 fc_dtype_name(dtype), pct);
+}
+
 static void print_line(uint64_t index, const fc_iteration *it)
 {
     double secs = fc_iteration_seconds(it);
     double hw = fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
-    double rec = fc_u128_to_double(it->rec);
-    char line[360], who[48] = "", util[96] = "", formula[48] = "";
+    double rec = fc_u128_to_double(it->rec), xs = fc_u128_to_double(it->xs);
+    char line[400], who[48] = "", util[128] = "", formula[48] = "", mix[48] = "", attn[32];
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
     fc_peak_choice pc;
     int pc_ok = fc_peak_choose(fc_steps_dominant_dtype(), __atomic_load_n(&fc_gpu_work_seen, __ATOMIC_RELAXED), 1, &pc) == 0;
     if (secs > 0 && pc_ok) {
-        snprintf(util, sizeof util, " HFU %.1f%% MFU %.1f%%", 100.0 * hw / (secs * pc.flops),
-                 100.0 * (hw - rec) / (secs * pc.flops));
+        mix_part(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), secs, pc.dtype, mix,
+                 sizeof mix);
+        snprintf(util, sizeof util, " HFU %.1f%%%s MFU %.1f%%", 100.0 * hw / (secs * pc.flops), mix,
+                 100.0 * (hw - rec - xs) / (secs * pc.flops));
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
     }
     char hwl[64] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s\n",
-                     who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", formula, hwl);
+    fc_live_attention(it, attn, sizeof attn);
+    char rate[32];
+    fc_rate_text(secs > 0 ? hw / secs : 0.0, rate, sizeof rate);
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %s%s recompute %.1f%%%s%s%s%s\n",
+                     who, (unsigned long long)index, secs, rate, util,
+                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", attn,
+                     formula, hwl);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;

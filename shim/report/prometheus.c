@@ -27,6 +27,7 @@
 #include "core/rank.h"
 #include "dtype.h"
 #include "figures.h"
+#include "prom_attention.h"
 
 #define MIN_SECONDS 0.1
 #define JOB_MAX 128 /* bytes of a job id kept */
@@ -195,6 +196,47 @@ static void metric(const char *name, const char *type, const char *help, const c
     put("# HELP %s %s\n# TYPE %s %s\n%s{%s%s} %s\n", name, help, name, type, name, labels, extra, value);
 }
 
+/* The dtype mix: the share of each dtype in the training FLOPs (one series
+ * per dtype, after one HELP/TYPE as the format asks), the peak each dtype
+ * is measured against, and HFU at the mix (figures.h). */
+static void format_mix(const fc_figures *f)
+{
+    char v[64];
+    const fc_mix *m = &f->mix;
+    fc_u128 all = 0;
+    for (int d = 0; d < FC_DT_COUNT; d++)
+        all = fc_u128_sat_add(all, f->by_dtype[d]);
+    if (all > 0) {
+        put("# HELP flopcount_flops_share_ratio Share of each dtype (label dtype: what the GEMM "
+            "inputs ran in) in the training GEMM FLOPs so far, evaluation left out.\n"
+            "# TYPE flopcount_flops_share_ratio gauge\n");
+        for (int d = 0; d < FC_DT_COUNT; d++)
+            if (f->by_dtype[d])
+                put("flopcount_flops_share_ratio{%s,dtype=\"%s\"} %s\n", labels, fc_dtype_name(d),
+                    num(fc_u128_to_double(f->by_dtype[d]) / fc_u128_to_double(all), v, sizeof v));
+    }
+    if (!f->util_ok)
+        return;
+    int peaks = 0;
+    for (int i = 0; i < m->n; i++)
+        peaks += m->t[i].peak > 0;
+    if (peaks > 0)
+        put("# HELP flopcount_dtype_peak_flops Dense peak FLOP/s of one device for each dtype of "
+            "the mix (the figure flopcount_hfu_mix_ratio uses for it).\n"
+            "# TYPE flopcount_dtype_peak_flops gauge\n");
+    for (int i = 0; i < m->n; i++)
+        if (m->t[i].peak > 0)
+            put("flopcount_dtype_peak_flops{%s,dtype=\"%s\"} %s\n", labels,
+                fc_dtype_name(m->t[i].dtype), num(m->t[i].peak, v, sizeof v));
+    if (f->mix_ok)
+        metric("flopcount_hfu_mix_ratio", "gauge",
+               "HFU at the dtype mix: the time the median steady iteration's FLOPs need at each "
+               "dtype's dense peak (shared out by flopcount_flops_share_ratio), summed, over "
+               "flopcount_iteration_seconds. Equals flopcount_hfu_ratio when one dtype ran; absent "
+               "when a dtype has no published peak.",
+               "", num(f->hfu_mix, v, sizeof v));
+}
+
 static void format_figures(const fc_figures *f)
 {
     char v[64];
@@ -206,6 +248,8 @@ static void format_figures(const fc_figures *f)
            "", fc_u128_to_str(f->totals.flops, v));
     snprintf(v, sizeof v, "%llu", (unsigned long long)f->totals.calls);
     metric("flopcount_gemm_calls_total", "counter", "Successful GEMM calls counted.", "", v);
+    if (fc_prom_attention(&f->attn, labels, buf, sizeof buf, &used) != 0)
+        overflow = 1;
     snprintf(v, sizeof v, "%llu", (unsigned long long)f->v.count);
     metric("flopcount_iterations_total", "counter",
            "Training iterations finished (flopcount_step() markers, NVTX step ranges, or found in the "
@@ -231,15 +275,17 @@ static void format_figures(const fc_figures *f)
                "rest on it.",
                "", num((double)f->v.unsure, v, sizeof v));
     }
+    format_mix(f);
     if (!f->util_ok)
         return;
     metric("flopcount_hfu_ratio", "gauge",
-           "Measured hardware FLOPs utilization: median counted GEMM FLOPs per steady iteration over "
-           "(flopcount_peak_flops x flopcount_iteration_seconds).",
+           "Measured hardware FLOPs utilization: median counted FLOPs (GEMMs and fused attention) per "
+           "steady iteration over (flopcount_peak_flops x flopcount_iteration_seconds).",
            "", num(f->hfu, v, sizeof v));
     metric("flopcount_mfu_ratio", "gauge",
            "Measured model FLOPs utilization: as flopcount_hfu_ratio with the recompute FLOPs left "
-           "out (counted FLOPs less recompute; no model formula is involved; an estimate when "
+           "out, and fused attention's backward beyond 2x its forward (counted FLOPs less "
+           "recompute; no model formula is involved; an estimate when "
            "flopcount_split_guessed_iterations > 0).",
            "", num(f->mfu, v, sizeof v));
     char extra[96];

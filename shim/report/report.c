@@ -291,7 +291,10 @@ int fc_report_write(const char *status)
         unlink(tmp);
         return -1;
     }
-    return fc_destination_commit(tmp, path, sizeof path, claim, counted);
+    rc = fc_destination_commit(tmp, path, sizeof path, claim, counted);
+    if (rc == 0)
+        fc_destination_written(status);
+    return rc;
 }
 
 static void say(const char *line)

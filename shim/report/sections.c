@@ -195,6 +195,11 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_u128(w, "recompute_flops", v->rec);
     fc_jw_u128(w, "attention_excess_flops", v->xs);
     fc_jw_u128(w, "other_flops", fc_steps_other(v->mode));
+    fc_jw_obj_begin(w, "flops_by_dtype"); /* every training call: the dtype mix's shares */
+    for (int d = 0; d < FC_DT_COUNT; d++)
+        if (f->by_dtype[d])
+            fc_jw_u128(w, fc_dtype_name(d), f->by_dtype[d]);
+    fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "detector");
     fc_jw_u64(w, "segments", st.segments);
     fc_jw_u64(w, "truncated_segments", st.truncated);
@@ -264,6 +269,7 @@ static void write_utilization(fc_jw *w, const fc_figures *f)
     /* model FLOPs (and so MFU) are hardware less recompute: a guess when
      * the split of a steady iteration is */
     fc_jw_bool(w, "split_ambiguous", f->unsure_steady > 0);
+    fc_mix_json(w, &f->mix); /* HFU at the dtype mix, its terms, or why not */
     fc_jw_obj_end(w);
 }
 
@@ -303,17 +309,22 @@ void fc_report_sections_json(fc_jw *w, int final, int interrupted)
         fc_ring_release();
 }
 
+#define LINE_SIZE 1024 /* every caller's line buffer */
+
+/* n as snprintf returned it: a line cut to fit is written as it was cut. */
 static void say(int fd, const char *line, int n)
 {
     if (n <= 0)
         return;
+    if (n >= LINE_SIZE)
+        n = LINE_SIZE - 1;
     ssize_t wr = write(fd, line, (size_t)n);
     (void)wr;
 }
 
 void fc_report_sections_text(int fd, int interrupted)
 {
-    char line[1024];
+    char line[LINE_SIZE];
     static fc_figures x;
     int locked = take(&x, 1, interrupted);
     const fc_steps_view *v = &x.v;
@@ -339,12 +350,24 @@ void fc_report_sections_text(int fd, int interrupted)
                                    adv ? "; to make it exact, " : "", adv ? adv : ""));
         }
         const fc_peak_choice *pc = &x.pc;
-        if (x.util_ok)
-            say(fd, line, snprintf(line, sizeof line,
-                                   "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s, %s%s%s)\n",
-                                   100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
-                                   pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
-                                   pc->device[0] ? ": " : "", pc->device));
+        if (x.util_ok) {
+            char mix[400], shares[160];
+            fc_mix_shares_text(&x.mix, shares, sizeof shares);
+            if (x.mix_ok) /* below 0.1%, three digits (as the live line) */
+                snprintf(mix, sizeof mix,
+                         100 * x.hfu_mix >= 0.1 ? "; HFU at the dtype mix %.1f%% (%s)"
+                                                : "; HFU at the dtype mix %.3g%% (%s)",
+                         100 * x.hfu_mix, shares);
+            else
+                snprintf(mix, sizeof mix, "; HFU at the dtype mix n/a (%s): %.200s", shares,
+                         x.mix.reason);
+            say(fd, line,
+                snprintf(line, sizeof line,
+                         "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
+                         100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
+                         pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
+                         pc->device[0] ? ": " : "", pc->device, mix));
+        }
         else if (x.steady > 0 && x.median_seconds > 0)
             say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
         if (locked) /* its buffers are the drainer's too */

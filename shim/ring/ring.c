@@ -55,7 +55,7 @@ static _Atomic uint64_t dropped, drain_every_ticks;
 static pthread_key_t ring_key;
 static int have_key, enabled;
 static atomic_int finished; /* the detector's stream was ended for the final report */
-#define MAX_TICKS 4
+#define MAX_TICKS 8
 static void (*_Atomic tick_fns[2][MAX_TICKS])(void); /* [with the drain lock] */
 static void (*_Atomic first_use_fn)(void);
 /* 0 nothing set up yet (no GEMM or marker so far), 1 being set up, 2 set
@@ -570,14 +570,17 @@ void fc_record(const fc_gemm *g, int status_ok)
 
 int fc_attn_record(const fc_attn *a, const void *stream, int ok)
 {
-    if (FC_UNLIKELY(!enabled) || !fc_attn_valid(a))
+    /* counted whenever it comes (a library constructor may launch before
+     * ours has run, as fc_record counts a GEMM then); queued for the
+     * detector only once the ring layer is set up and enabled */
+    if (!fc_attn_valid(a))
         return -1;
     int saved = errno;
     activate();
     fc_attn_flops f;
     fc_attn_flops_of(a, &f);
     uint32_t id = fc_attn_table_add(a, &f, ok);
-    if (ok) {
+    if (ok && enabled) {
         fc_ring *r;
         uint64_t h;
         fc_crec *e = slot_for_write(&r, &h);

@@ -57,12 +57,12 @@ uint64_t fc_ring_dropped(void);
 /* Adds a function the drainer thread calls after each of its drains,
  * holding the drain lock (so it may read the detector): the live line, and
  * whatever else must follow the run without costing the GEMM path. At most
- * 4, added by the top layer at start-up (adding one twice is a no-op). 0,
+ * 8, added by the top layer at start-up (adding one twice is a no-op). 0,
  * or -1 when all places are taken. */
 int fc_ring_add_tick(void (*fn)(void));
 /* Adds a function the drainer thread calls just after releasing the drain
  * lock, after each of its drains: work that may wait on other libraries (a
- * CUPTI flush) without holding up readers of the detector. At most 4, as
+ * CUPTI flush) without holding up readers of the detector. At most 8, as
  * above. */
 int fc_ring_add_tick_unlocked(void (*fn)(void));
 /* Wakes the drainer thread now if it sleeps (it drains and runs its ticks

@@ -118,14 +118,14 @@ class Core(unittest.TestCase):
     def test_fork_child_with_gemm_same_file_keeps_parent(self):
         path = self.report_path("fork_same")
         p = run([os.path.join(BIN, "blas_calls"), "fork", "child-gemm"], path)
-        r = load(path)
-        self.assertEqual(r["totals"]["gemm_flops"], 2 * 8 * 8 * 8)
+        r = load(path)  # the run joined into FILE: the parent's report, the child's summed in
+        self.assertEqual(r["totals"]["gemm_flops"], 2 * 8 * 8 * 8 + 2 * 2 * 2 * 2)
+        self.assertFalse(r["process"]["fork_child"])
+        self.assertEqual(len(r["processes"]), 2)
         self.assertIn("put %p in FLOPCOUNT_OUTPUT", p.stderr)
-        parts = os.listdir(path + ".parts")  # the child's own report, next to the parent's
-        self.assertEqual(len(parts), 1)
-        child = load(os.path.join(path + ".parts", parts[0]))
-        self.assertTrue(child["process"]["fork_child"])
-        self.assertEqual(child["totals"]["gemm_flops"], 2 * 2 * 2 * 2)
+        parts = [load(os.path.join(path + ".parts", f)) for f in os.listdir(path + ".parts")]
+        by_child = {x["process"]["fork_child"]: x["totals"]["gemm_flops"] for x in parts}
+        self.assertEqual(by_child, {False: 2 * 8 * 8 * 8, True: 2 * 2 * 2 * 2})  # each its own
 
     def test_rank_template(self):
         tmpl = os.path.join(WORK, "rank%r.json")

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "cublas_emu.h"
+#include "emu_formats.h"
 #include "emu_launch.h"
 
 #define EMU_MAGIC 0x656d7563u
@@ -86,24 +87,6 @@ static uint16_t float_to_half(float f)
         e++;
     }
     return sign | (uint16_t)((uint32_t)(e + 14) << 10) | (uint16_t)(man & 0x3ff);
-}
-
-static float bf16_to_float(uint16_t b)
-{
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if (isnan(f))
-        return 0x7fc0;
-    u += 0x7fff + ((u >> 16) & 1); /* round to nearest even */
-    return (uint16_t)(u >> 16);
 }
 
 static size_t type_size(cudaDataType t)

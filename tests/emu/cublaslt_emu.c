@@ -4,10 +4,12 @@
  *
  * It implements the descriptor API (Create/Init/Destroy/Set/GetAttribute of
  * matmul descriptors and matrix layouts) with the real header's ABI, and
- * cublasLtMatmul doing the arithmetic on host memory for fp32 and fp64:
- * column-major, transposes, strided batches, alpha/beta read in the scale
- * type. Anything else returns the status the real library would give for a
- * bad or unsupported call, so the shim's handling of failures can be tested.
+ * cublasLtMatmul doing the arithmetic on host memory for fp32 and fp64,
+ * and for the mixed-precision forms of FP8 and BF16 training (BF16 or FP8
+ * E4M3/E5M2 inputs, fp32 compute, a BF16 or FP32 output): column-major,
+ * transposes, strided batches, alpha/beta read in the scale type. Anything
+ * else returns the status the real library would give for a bad or
+ * unsupported call, so the shim's handling of failures can be tested.
  *
  * Descriptors keep their attributes inside the caller-visible opaque struct
  * (copied with memcpy, never type-punned), tagged with a magic number so a
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "cublaslt_emu.h"
+#include "emu_formats.h"
 #include "emu_launch.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
@@ -313,19 +316,28 @@ typedef struct emu_call {
     const emu_layout *a, *b, *c, *d;
     int ta, tb;            /* transposed? */
     uint64_t m, n, k;
-    uint32_t type;         /* CUDA_R_32F or CUDA_R_64F, all four matrices */
+    uint32_t at, bt, dt;   /* element types of A, B and C/D (cudaDataType_t) */
+    uint32_t st;           /* scale type: alpha and beta */
     double alpha, beta;
 } emu_call;
 
 static double load(const void *p, uint32_t type, int64_t i)
 {
-    return type == CUDA_R_32F ? (double)((const float *)p)[i] : ((const double *)p)[i];
+    switch (type) {
+    case CUDA_R_32F: return (double)((const float *)p)[i];
+    case CUDA_R_16BF: return bf16_to_float(((const uint16_t *)p)[i]);
+    case CUDA_R_8F_E4M3: return fp8_to_double(((const uint8_t *)p)[i], 4, 7);
+    case CUDA_R_8F_E5M2: return fp8_to_double(((const uint8_t *)p)[i], 5, 15);
+    default: return ((const double *)p)[i];
+    }
 }
 
 static void store(void *p, uint32_t type, int64_t i, double v)
 {
     if (type == CUDA_R_32F)
         ((float *)p)[i] = (float)v;
+    else if (type == CUDA_R_16BF)
+        ((uint16_t *)p)[i] = float_to_bf16((float)v);
     else
         ((double *)p)[i] = v;
 }
@@ -335,17 +347,40 @@ static int is_t(int32_t op)
     return op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
 
+static int is_fp8(uint32_t t)
+{
+    return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2;
+}
+
+/* The mixed-precision forms: BF16 A and B, or FP8 A and B (E4M3 or E5M2,
+ * not both E5M2, as cuBLASLt has it), into a BF16 or FP32 C = D, computed
+ * in fp32 with fp32 scalars. FP8 scale factors are not emulated (1). */
+static int mixed_ok(const emu_desc *op, const emu_layout *const l[4])
+{
+    uint32_t a = l[0]->type, b = l[1]->type, d = l[3]->type;
+    int bf16 = a == CUDA_R_16BF && b == CUDA_R_16BF;
+    int fp8 = is_fp8(a) && is_fp8(b) && !(a == CUDA_R_8F_E5M2 && b == CUDA_R_8F_E5M2);
+    return (bf16 || fp8) && (d == CUDA_R_16BF || d == CUDA_R_32F) && l[2]->type == d &&
+           op->compute == CUBLAS_COMPUTE_32F && op->scale == CUDA_R_32F;
+}
+
 /* What this emulation runs: host scalars, no epilogue, column-major
- * strided layouts, fp32 or fp64 throughout with a matching compute type. */
+ * strided layouts; fp32 or fp64 throughout with a matching compute type,
+ * or one of the mixed-precision forms above. */
 static cublasStatus_t check_support(const emu_desc *op, const emu_layout *l[4])
 {
     if (op->pointer_mode != CUBLASLT_POINTER_MODE_HOST ||
         op->epilogue != CUBLASLT_EPILOGUE_DEFAULT || op->transc != CUBLAS_OP_N)
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    for (int i = 0; i < 4; i++)
+        if (l[i]->order != CUBLASLT_ORDER_COL || l[i]->plane != 0 ||
+            l[i]->batch_mode != CUBLASLT_BATCH_MODE_STRIDED)
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (mixed_ok(op, l))
+        return CUBLAS_STATUS_SUCCESS;
     uint32_t type = l[0]->type;
     for (int i = 0; i < 4; i++)
-        if (l[i]->type != type || l[i]->order != CUBLASLT_ORDER_COL || l[i]->plane != 0 ||
-            l[i]->batch_mode != CUBLASLT_BATCH_MODE_STRIDED)
+        if (l[i]->type != type)
             return CUBLAS_STATUS_NOT_SUPPORTED;
     int c = op->compute;
     if (type == CUDA_R_32F && op->scale == CUDA_R_32F &&
@@ -398,12 +433,12 @@ static void run_one(const emu_call *e, const void *A, const void *B, const void 
             for (uint64_t p = 0; p < e->k; p++) {
                 int64_t ia = e->ta ? (int64_t)(p + i * e->a->ld) : (int64_t)(i + p * e->a->ld);
                 int64_t ib = e->tb ? (int64_t)(j + p * e->b->ld) : (int64_t)(p + j * e->b->ld);
-                sum += load(A, e->type, oa + ia) * load(B, e->type, ob + ib);
+                sum += load(A, e->at, oa + ia) * load(B, e->bt, ob + ib);
             }
             double v = e->alpha * sum;
             if (e->beta != 0)
-                v += e->beta * load(C, e->type, oc + (int64_t)(i + j * e->c->ld));
-            store(D, e->type, od + (int64_t)(i + j * e->d->ld), v);
+                v += e->beta * load(C, e->dt, oc + (int64_t)(i + j * e->c->ld));
+            store(D, e->dt, od + (int64_t)(i + j * e->d->ld), v);
         }
 }
 
@@ -423,7 +458,10 @@ static cublasStatus_t prepare(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t 
     e->b = l[1];
     e->c = l[2];
     e->d = l[3];
-    e->type = lay[0].type;
+    e->at = lay[0].type;
+    e->bt = lay[1].type;
+    e->dt = lay[3].type;
+    e->st = (uint32_t)op->scale;
     return st;
 }
 
@@ -450,8 +488,8 @@ EMU_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
         return st;
     if (alpha == NULL || beta == NULL)
         return CUBLAS_STATUS_INVALID_VALUE;
-    e.alpha = load(alpha, e.type, 0);
-    e.beta = load(beta, e.type, 0);
+    e.alpha = load(alpha, e.st, 0);
+    e.beta = load(beta, e.st, 0);
     int empty = e.m == 0 || e.n == 0;
     if (!empty && (D == NULL || (e.k > 0 && (A == NULL || B == NULL)) ||
                    (e.beta != 0 && C == NULL)))

@@ -7,10 +7,27 @@ add_executable(test_formula ${CMAKE_CURRENT_LIST_DIR}/test_formula.c ${CMAKE_SOU
 target_link_libraries(test_formula PRIVATE fc_analysis_io fc_analysis cmocka m)
 add_test(NAME formula_units COMMAND test_formula)
 
+# The 2025-26 layer kinds, hand-derived vectors (issue 27).
+add_executable(test_formula_kinds ${CMAKE_CURRENT_LIST_DIR}/test_formula_kinds.c)
+target_link_libraries(test_formula_kinds PRIVATE fc_analysis cmocka)
+add_test(NAME formula_kinds COMMAND test_formula_kinds)
+
 add_executable(test_hfconfig ${CMAKE_CURRENT_LIST_DIR}/test_hfconfig.c)
 target_link_libraries(test_hfconfig PRIVATE fc_analysis_io fc_analysis cmocka)
 target_compile_definitions(test_hfconfig PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
 add_test(NAME formula_hfconfig COMMAND test_hfconfig)
+
+# The published configs of the 2025-26 families, and the refusals.
+add_executable(test_hfconfig_kinds ${CMAKE_CURRENT_LIST_DIR}/test_hfconfig_kinds.c)
+target_link_libraries(test_hfconfig_kinds PRIVATE fc_analysis_io fc_analysis cmocka)
+target_compile_definitions(test_hfconfig_kinds PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
+add_test(NAME formula_hfconfig_kinds COMMAND test_hfconfig_kinds)
+
+# Against Megatron-LM's num_floating_point_operations, difference by term.
+add_executable(test_formula_peer ${CMAKE_CURRENT_LIST_DIR}/test_formula_peer.c)
+target_link_libraries(test_formula_peer PRIVATE fc_analysis_io fc_analysis cmocka)
+target_compile_definitions(test_formula_peer PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
+add_test(NAME formula_peer COMMAND test_formula_peer)
 
 # The script reads the JSON with Python's json module (exact big integers).
 # /usr/bin/python3 starts in 0.1 s; a pyenv shim first on PATH takes 1.5 s.

@@ -104,6 +104,54 @@ run_json "$WORK/mx-flags.json" --layers 32 --hidden 4096 --heads 32 --kv-heads 8
 cmp -s "$WORK/mx-cfg.json" "$WORK/mx-flags.json" || fail "mixtral: --config differs from the flags"
 expect mixtral 46702792704 "$WORK/mx-cfg.json" params
 
+# The 2025-26 families (issue 27): --config equal to the same flags, whole
+# JSON byte for byte. Nemotron-H-8B: a Mamba-2 hybrid of single sublayers.
+NEMO_MIX="M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-M-"
+NEMO_MLP="-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D-D"
+run_json "$WORK/nemo-cfg.json" --config "$CFG/nemotron-h-8b.json" --seq 8192 --batch 4
+run_json "$WORK/nemo-flags.json" --layers 52 --hidden 4096 --heads 32 --kv-heads 8 --head-dim 128 \
+    --ffn 21504 --vocab 131072 --untied-embeddings --layer-pattern "$NEMO_MIX" \
+    --mlp-pattern "$NEMO_MLP" --mamba-heads 128 --mamba-head-dim 64 --mamba-state 128 \
+    --mamba-groups 8 --mamba-chunk 128 --seq 8192 --batch 4
+cmp -s "$WORK/nemo-cfg.json" "$WORK/nemo-flags.json" || fail "nemotron-h: --config differs from the flags"
+expect nemotron-h 24 "$WORK/nemo-cfg.json" model layers_by_kind mamba
+expect nemotron-h 28 "$WORK/nemo-cfg.json" model layers_by_kind no_mlp
+# DeepSeek-V3: multi-latent attention, MoE after 3 dense layers, one MTP depth.
+run_json "$WORK/dsv3-cfg.json" --config "$CFG/deepseek-v3.json" --seq 4096 --batch 2
+run_json "$WORK/dsv3-flags.json" --layers 61 --hidden 7168 --heads 128 --ffn 18432 --swiglu \
+    --vocab 129280 --untied-embeddings --kv-lora-rank 512 --q-lora-rank 1536 --qk-nope-dim 128 \
+    --qk-rope-dim 64 --v-head-dim 128 --experts 256 --topk 8 --moe-ffn 2048 --shared-experts 1 \
+    --moe-first-dense 3 --mtp-layers 1 --seq 4096 --batch 2
+cmp -s "$WORK/dsv3-cfg.json" "$WORK/dsv3-flags.json" || fail "deepseek-v3: --config differs from the flags"
+expect deepseek-v3 null "$WORK/dsv3-cfg.json" model kv_heads
+expect deepseek-v3 512 "$WORK/dsv3-cfg.json" model mla kv_lora_rank
+expect deepseek-v3 '"AE"' "$WORK/dsv3-cfg.json" model mtp_block
+# Qwen3-Next: gated delta-net 3 layers in 4, gated attention, MoE with a shared expert.
+run_json "$WORK/qn-cfg.json" --config "$CFG/qwen3-next-80b-a3b.json" --seq 4096 --batch 1
+run_json "$WORK/qn-flags.json" --layers 48 --hidden 2048 --heads 16 --kv-heads 2 --head-dim 256 \
+    --ffn 5120 --swiglu --vocab 151936 --untied-embeddings --attn-output-gate --layer-pattern GGGA \
+    --gdn-key-heads 16 --gdn-value-heads 32 --gdn-key-dim 128 --gdn-value-dim 128 --experts 512 \
+    --topk 10 --moe-ffn 512 --shared-experts 1 --shared-ffn 512 --seq 4096 --batch 1
+"$PY" - "$WORK/qn-cfg.json" "$WORK/qn-flags.json" <<'PYEOF' || fail "qwen3-next: --config differs from the flags"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+# the config lists 48 layers, the flags repeat a pattern of 4: the same model
+a["model"].pop("layer_pattern"), b["model"].pop("layer_pattern")
+sys.exit(a != b)
+PYEOF
+expect qwen3-next 36 "$WORK/qn-cfg.json" model layers_by_kind gated_delta_net
+# Llama 4 Scout at s = 16384: chunked layers attend within 8192 keys.
+run_json "$WORK/l4.json" --config "$CFG/llama-4-scout.json" --seq 16384 --batch 1
+expect llama4 36 "$WORK/l4.json" model layers_by_kind chunked
+expect llama4 8192 "$WORK/l4.json" model attn_chunk
+# The text output names each kind.
+"$FC" formula --config "$CFG/nemotron-h-8b.json" --seq 4096 --batch 1 >"$WORK/nemo.txt" 2>&1 ||
+    fail "nemotron text: exit $?"
+grep -q "mixers: 4 attention, 24 Mamba, 24 none" "$WORK/nemo.txt" || fail "text: no layer kinds"
+grep -q "Mamba-2: 128 heads of 64 (d_inner 8192), state 128, 8 groups, chunk 128" "$WORK/nemo.txt" ||
+    fail "text: no Mamba line"
+grep -q "scans (chunked, matrix part)" "$WORK/nemo.txt" || fail "text: no scan line"
+
 # Flags override the config, wherever they stand on the line.
 run_json "$WORK/l2-over.json" --layers 2 --config "$CFG/llama-2-7b.json" --seq 8 --batch 1 \
     --no-swiglu --ffn 100
@@ -172,6 +220,26 @@ printf '{"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 64,
 expect_error "which layers are windowed is not known" $TINY --config "$WORK/gemma3.json"
 printf '{"hidden_size": "big"}' >"$WORK/bad.json"
 expect_error "hidden_size is not an integer" $TINY --config "$WORK/bad.json"
+
+# The new flags and fields: bad values and missing sizes, one line each.
+expect_error "bad value 'AXA' for --layer-pattern" $TINY --layer-pattern AXA
+expect_error "bad value 'Q' for --mlp-pattern" $TINY --mlp-pattern Q
+expect_error "bad value 'X' for --mtp-block" $TINY --mtp-layers 1 --mtp-block X
+expect_error "bad value '-1' for --kv-lora-rank" $TINY --kv-lora-rank -1
+expect_error "bad value '0' for --qk-nope-dim" $TINY --qk-nope-dim 0
+expect_error "bad value 'abc' for --gdn-chunk" $TINY --gdn-chunk abc
+expect_error "bad value '1.5' for --mamba-state" $TINY --mamba-state 1.5
+expect_error "--mamba-version is 1 or 2" $TINY --layer-pattern M --mamba-version 3
+expect_error "--attn-output-gate takes no value" $TINY --attn-output-gate=1
+expect_error "multi-latent attention needs --qk-rope-dim" $TINY --kv-lora-rank 16 --qk-nope-dim 8 --v-head-dim 8
+expect_error "Mamba-2 layers need --mamba-chunk" $TINY --layer-pattern MA --mamba-heads 4 --mamba-head-dim 16 --mamba-state 8
+expect_error "gated delta-net layers (G) need --gdn-key-heads" $TINY --layer-pattern GA
+expect_error "--attn-chunk needs chunked-attention layers" $TINY --attn-chunk 8
+expect_error "--layer-pattern has 3 layers: --layers 2 is not a multiple" $TINY --layer-pattern AAA
+printf '{"model_type": "nemotron_h", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2}' >"$WORK/nemo-bad.json"
+expect_error "Mamba-2 layers needs chunk_size" --config "$WORK/nemo-bad.json" --seq 32 --batch 2
+printf '{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*"}' >"$WORK/llama-hybrid.json"
+expect_error "mamba" --config "$WORK/llama-hybrid.json" --seq 32 --batch 2
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"

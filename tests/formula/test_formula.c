@@ -17,6 +17,7 @@
 #include "../analysis/formula.h"
 #include "../analysis/utilization.h"
 #include "../../tools/model_flags.h"
+#include "formula_test.h"
 
 static fc_model dense(int64_t l, int64_t h, int64_t a, int64_t v, int64_t s, int64_t b)
 {
@@ -31,28 +32,6 @@ static fc_model dense(int64_t l, int64_t h, int64_t a, int64_t v, int64_t s, int
     return m;
 }
 
-static fc_flops run(const fc_model *m)
-{
-    char err[200] = "";
-    int rc = fc_model_check(m, err, sizeof err);
-    if (rc != 0)
-        print_message("fc_model_check: %s\n", err);
-    assert_int_equal(rc, 0);
-    fc_flops f;
-    fc_formula(m, &f);
-    assert_int_equal(f.overflow, 0);
-    return f;
-}
-
-/* cmocka compares uintmax_t (64 bits); every value here is below 2^64 except
- * where the test says otherwise, and this checks that too. */
-#define EQ(a, b)                                                                                   \
-    do {                                                                                           \
-        fc_u128 a_ = (a), b_ = (b);                                                                \
-        assert_true(a_ == b_);                                                                     \
-        assert_true((a_ >> 64) == 0);                                                              \
-        assert_int_equal((uint64_t)a_, (uint64_t)b_);                                              \
-    } while (0)
 
 /* REFERENCE.md §2 tiny: l=2 h=64 a=4 V=128 s=32 B=2, T = B*s = 64 tokens.
  * Per layer, weights: QKV 3*64*64 = 12288, proj 4096, MLP 2*64*256 = 32768.

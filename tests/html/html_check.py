@@ -155,7 +155,7 @@ def expected(j, key):
         return str(v)
     if isinstance(v, str):
         return v
-    if last in ("hfu", "mfu"):
+    if last in ("hfu", "mfu", "hfu_mix") or last.startswith("share"):
         return fmt_pct(v)
     if "seconds" in last:
         return fmt_seconds(v)

@@ -213,8 +213,10 @@ static void fill_view(fc_report_view *v)
     memset(v, 0, sizeof *v);
     static const double start[4] = {0, 2.0, 2.7, 3.2}, secs[4] = {2.0, 0.5, 0.5, 0.5};
     for (int i = 0; i < 4; i++)
-        iters[i] = (fc_report_iter){(uint64_t)i + 1, start[i], secs[i], 43253760, 14417920,
-                                    28835840,        0,        40,      0,     0};
+        iters[i] = (fc_report_iter){.index = (uint64_t)i + 1, .start_seconds = start[i],
+                                    .seconds = secs[i], .flops = 43253760,
+                                    .forward_flops = 14417920, .backward_flops = 28835840,
+                                    .calls = 40};
     fc_report *r = &v->rep;
     v->path = "runs/<a&b>\"q\"'s.json";
     static char command[] = "python train.py --tag '<x>' & echo \"done\"";

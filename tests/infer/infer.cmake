@@ -15,11 +15,24 @@ foreach(case plain gqa_swiglu gqa_fused q_kv ckpt_full ckpt_some selective accum
   set_tests_properties(infer_torch_${case} PROPERTIES LABELS torch TIMEOUT 600)
 endforeach()
 
+# The 2025-26 layer kinds (issue 27): multi-latent attention, MLA + MoE +
+# multi-token prediction, a hybrid of every kind, trained on the CPU
+# (fixture_kinds.py): counted forward = the formula's, every value read.
+foreach(case mla mla_moe_mtp hybrid)
+  add_test(NAME infer_kinds_${case}
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_infer_kinds.py
+                   ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_INFER_WORK} ${case})
+  set_tests_properties(infer_kinds_${case} PROPERTIES LABELS torch TIMEOUT 600)
+endforeach()
+
 # analysis/infer*.c on forward profiles written by hand (dense, GQA, MoE,
 # fused attention, flags given, iterations, what cannot be inferred).
 add_executable(test_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_infer_units.c)
 target_link_libraries(test_infer_units PRIVATE cmocka fc_analysis)
 add_test(NAME infer_units COMMAND test_infer_units)
+add_executable(test_infer_kinds_units ${CMAKE_CURRENT_LIST_DIR}/test_infer_kinds_units.c)
+target_link_libraries(test_infer_kinds_units PRIVATE cmocka fc_analysis)
+add_test(NAME infer_kinds_units COMMAND test_infer_kinds_units)
 
 # 'flopcount merge': the job's model from its ranks' forwards, data-parallel
 # replicas, pipeline stages over data-parallel replicas, and a job's report
@@ -30,3 +43,11 @@ foreach(layout dp pp run)
                    ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_INFER_WORK} ${layout})
   set_tests_properties(infer_merge_${layout} PROPERTIES LABELS torch TIMEOUT 600)
 endforeach()
+
+# The model read off fused-attention calls in the forward profile
+# (analysis/infer_attn.c): exact heads, kv heads, head dim, sequence and
+# batch; the formula's forward with its core at the band that ran; the
+# contradictions with the GEMMs reported.
+add_executable(test_infer_attn ${CMAKE_CURRENT_LIST_DIR}/test_infer_attn.c)
+target_link_libraries(test_infer_attn PRIVATE cmocka fc_analysis)
+add_test(NAME infer_attn COMMAND test_infer_attn)

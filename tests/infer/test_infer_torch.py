@@ -159,7 +159,7 @@ def live_and_summary(case, t, stderr, exact):
     """The shim's own lines: 'formula MFU' on the live lines once the model
     inferred from a steady profile fits the count (then equal to MFU, the
     count being the formula's), and the summary's inferred model."""
-    lines = re.findall(r"^flopcount: step (\d+) [0-9.]+ s [0-9.]+ TFLOP/s HFU \S+ MFU (\S+) "
+    lines = re.findall(r"^flopcount: step (\d+) [0-9.]+ s [0-9.]+ [kMGTPE]?FLOP/s HFU \S+ MFU (\S+) "
                        r"recompute \S+(?: \(split unsure\))?( formula MFU (\S+))?$", stderr, re.M)
     if len(lines) < 3:
         raise AssertionError("%s: live lines:\n%s" % (case, stderr))

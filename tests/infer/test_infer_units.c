@@ -20,79 +20,7 @@
 
 #include "infer.h"
 
-#define MAXG 4096
-
-typedef struct prof {
-    fc_fwd_gemm g[MAXG];
-    size_t n;
-    fc_u128 flops;
-    int weight_b; /* Linears with B as the weight */
-} prof;
-
-static prof P;
-static fc_infer_work *W;
-
-static void add(int64_t m, int64_t n, int64_t k, int64_t batch, uint64_t count, unsigned weight,
-                char ta, char tb)
-{
-    assert_true(P.n < MAXG);
-    fc_fwd_gemm *x = &P.g[P.n++];
-    x->m = m, x->n = n, x->k = k, x->batch = batch, x->count = count, x->weight = weight;
-    x->transa = ta, x->transb = tb;
-    x->flops = (fc_u128)2 * (fc_u128)m * (fc_u128)n * (fc_u128)k * (fc_u128)batch * count;
-    P.flops += x->flops;
-}
-
-static void lin(int64_t in, int64_t out, int64_t tok)
-{
-    if (P.weight_b)
-        add(tok, out, in, 1, 1, 2, 'N', 'N');
-    else
-        add(out, tok, in, 1, 1, 1, 'T', 'N');
-}
-
-/* QK^T and attention x V: batched (per_head 0) or one call per head. */
-static void core(int64_t s, int64_t d, int64_t nb, int per_head)
-{
-    if (per_head) {
-        add(s, s, d, 1, (uint64_t)nb, 0, 'T', 'N');
-        add(d, s, s, 1, (uint64_t)nb, 0, 'N', 'N');
-    } else {
-        add(s, s, d, nb, 1, 0, 'T', 'N');
-        add(d, s, s, nb, 1, 0, 'N', 'N');
-    }
-}
-
-static void reset(void)
-{
-    memset(&P, 0, sizeof P);
-}
-
-static fc_fwd_profile profile(void)
-{
-    fc_fwd_profile p = {P.g, P.n, 0, P.flops};
-    return p;
-}
-
-static void infer(const fc_infer_given *g, const fc_infer_iter *it, fc_inferred *out)
-{
-    static fc_infer_facts f;
-    fc_fwd_profile p = profile();
-    fc_infer_shapes(&p, W, &f);
-    fc_infer_resolve(&f, g, it, out);
-}
-
-static void assert_ok(const fc_inferred *in)
-{
-    if (!in->f.ok)
-        fail_msg("not inferred: %s", in->f.why);
-}
-
-static int64_t V(const fc_inferred *in, int key)
-{
-    assert_int_equal(in->v[key].status == FC_IS_UNKNOWN, 0);
-    return in->v[key].value;
-}
+#include "infer_profile.h"
 
 /* A GPT layer: fused QKV, core, out, plain MLP (REFERENCE.md's tiny model:
  * l=2 h=64 a=4 V=128 s=32 B=2; 44,040,192 model FLOPs per iteration). */
@@ -560,19 +488,7 @@ static void test_extras_and_chunked_logits(void **state)
     assert_non_null(strstr(in.f.extra, "after the logits"));
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    W = malloc(fc_infer_work_size());
-    return W == NULL;
-}
 
-static int teardown(void **state)
-{
-    (void)state;
-    free(W);
-    return 0;
-}
 
 int main(void)
 {

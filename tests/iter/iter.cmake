@@ -107,3 +107,5 @@ add_executable(test_iter_attention ${CMAKE_CURRENT_LIST_DIR}/test_iter_attention
 target_include_directories(test_iter_attention PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_iter_attention PRIVATE cmocka fc_analysis)
 add_test(NAME iter_attention COMMAND test_iter_attention)
+# a detector that scans its buffer per push runs test_attention_alone for hours
+set_tests_properties(iter_attention PROPERTIES TIMEOUT 60)

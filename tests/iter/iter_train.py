@@ -152,7 +152,7 @@ class IterTrain(unittest.TestCase):
             rep, p = run_case(CASE, {"FLOPCOUNT_LOG_EVERY": "2"})
             self.check_counts(CASE, rep)
             self.assertEqual(p.stdout, "")    # nothing on stdout, ever
-            lines = re.findall(r"^flopcount: step (\d+) [0-9.]+ s [0-9.]+ TFLOP/s HFU \S+ MFU \S+ "
+            lines = re.findall(r"^flopcount: step (\d+) [0-9.]+ s [0-9.]+ [kMGTPE]?FLOP/s HFU \S+ MFU \S+ "
                                r"recompute 0\.0%(?: \(split unsure\))?(?: formula MFU \S+)?$", p.stderr, re.M)
             self.assertEqual(lines, ["2", "4", "6"])
             return

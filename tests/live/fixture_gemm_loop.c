@@ -16,22 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixture_sgemm16.h"
 #include "flopcount.h"
-
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
-
-#define N 16
 static float w1[N * N], w2[N * N], x[N * N], h[N * N], y[N * N];
 static float dy[N * N], dh[N * N], dx[N * N], dw1[N * N], dw2[N * N];
-
-static void mm(const char *ta, const char *tb, const float *a, const float *b, float *c)
-{
-    int n = N;
-    float one = 1, zero = 0;
-    sgemm_(ta, tb, &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
-}
 
 int main(int argc, char **argv)
 {

@@ -42,3 +42,31 @@ add_test(NAME live_prometheus_blas
           Prometheus.test_process_without_gemm_writes_nothing Prometheus.test_dashboard_reads_what_is_written)
 set_tests_properties(live_prometheus_blas PROPERTIES TIMEOUT 300
   ENVIRONMENT "FC_GEMM_LOOP=$<TARGET_FILE:fixture_gemm_loop>")
+
+# Counted fused attention on the live line (" attn N%") and in the
+# Prometheus file (flopcount_attention_*_total by source), from hand-made
+# shapes; promtool checks the text when it is installed.
+file(MAKE_DIRECTORY ${FC_LIVE_WORK})
+add_executable(test_attention_figures ${CMAKE_CURRENT_LIST_DIR}/test_attention_figures.c
+               ${CMAKE_SOURCE_DIR}/shim/report/live_attention.c
+               ${CMAKE_SOURCE_DIR}/shim/report/prom_attention.c
+               ${CMAKE_SOURCE_DIR}/shim/count/attn_table.c ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+target_include_directories(test_attention_figures PRIVATE ${CMAKE_SOURCE_DIR}/shim
+                           ${CMAKE_SOURCE_DIR}/shim/report ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_attention_figures PRIVATE cmocka fc_analysis)
+add_test(NAME live_attention_figures
+  COMMAND sh -c "\"$1\" \"$2\" && { ! command -v promtool >/dev/null || promtool check metrics < \"$2\"; }"
+          sh $<TARGET_FILE:test_attention_figures> ${FC_LIVE_WORK}/attention.prom)
+# The live line's rate unit (analysis/rate.c): GFLOP/s, TFLOP/s, PFLOP/s at
+# their boundaries (issue 28).
+add_executable(test_rate ${CMAKE_CURRENT_LIST_DIR}/test_rate.c)
+target_link_libraries(test_rate PRIVATE fc_analysis cmocka)
+add_test(NAME live_rate_units COMMAND test_rate)
+# What a new user met first (issue 28): missing --prometheus/--tensorboard
+# directories made or refused with the reason, the live line's unit, one
+# FLOPCOUNT_OUTPUT holding the whole job under plain LD_PRELOAD (joined at
+# each writer's end), a SIGKILLed writer between two others.
+add_test(NAME live_frictions
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_frictions.py "${FC_PRELOAD}"
+          $<TARGET_FILE:flopcount_cli> $<TARGET_FILE:fixture_gemm_loop> ${FC_LIVE_WORK}/frictions)
+set_tests_properties(live_frictions PROPERTIES TIMEOUT 300)

@@ -299,6 +299,12 @@ class Prometheus(unittest.TestCase):
         if rep["utilization"] is not None:  # a CPU estimate needs the clock (FLOPCOUNT_CPU_GHZ on some VMs)
             self.assertLessEqual(abs(samples["flopcount_hfu_ratio"][0][1] - rep["utilization"]["hfu"]),
                                  REL_SECONDS * rep["utilization"]["hfu"])
+            # all fp32: HFU at the dtype mix is HFU to the bit, in the file and the report
+            self.assertEqual(samples["flopcount_hfu_mix_ratio"][0][1], samples["flopcount_hfu_ratio"][0][1])
+            self.assertEqual(rep["utilization"]["hfu_mix"], rep["utilization"]["hfu"])
+            self.assertEqual([(lb["dtype"], v) for lb, v in samples["flopcount_dtype_peak_flops"]],
+                             [("fp32", samples["flopcount_peak_flops"][0][1])])
+        self.assertEqual([(lb["dtype"], v) for lb, v in samples["flopcount_flops_share_ratio"]], [("fp32", 1)])
         self.assertEqual(os.listdir(self.metrics), [os.path.basename(path)])
 
     def run_blas(self, extra, check_rc=True):
@@ -359,11 +365,21 @@ class Prometheus(unittest.TestCase):
         files = glob.glob(os.path.join(self.metrics, "flopcount-pid*.prom"))
         self.assertEqual(len(files), 1)
         self.promtool(files[0])
-        p = subprocess.run([EXE, "run", "--prometheus", "/nonexistent/metrics", "--", BLAS, "fortran"],
+        # a missing directory is made (issue 28); one under a regular file cannot be
+        made = os.path.join(self.dir, "made", "metrics")
+        p = subprocess.run([EXE, "run", "--quiet", "--prometheus", made, "--output",
+                            os.path.join(self.dir, "made.json"), "--", BLAS, "fortran"],
                            env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(len(glob.glob(os.path.join(made, "flopcount-pid*.prom"))), 1)
+        blocker = os.path.join(self.dir, "a-file")
+        open(blocker, "w").close()
+        p = subprocess.run([EXE, "run", "--prometheus", os.path.join(blocker, "metrics"), "--", BLAS,
+                            "fortran"], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 2)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("--prometheus", p.stderr)
+        self.assertIn(f"({blocker}: Not a directory)", p.stderr)
 
     def test_dashboard_reads_what_is_written(self):
         """docs/grafana: every flopcount series a panel or variable asks for is

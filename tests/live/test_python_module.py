@@ -148,6 +148,16 @@ class PythonModule(unittest.TestCase):
         # HFU/MFU as defined: per-iteration FLOPs over peak x median seconds
         self.assertClose(s["hfu"], PER_ITER / (s["peak_flops"] * s["median_iteration_seconds"]), 1e-12)
         self.assertClose(s["mfu"], (PER_ITER - REC) / (s["peak_flops"] * s["median_iteration_seconds"]), 1e-12)
+        # HFU at the dtype mix: every FLOP is fp32, so it is HFU to the bit -
+        # in the report and in the snapshot - and the one dtype has it all
+        self.assertEqual(u["hfu_mix"], u["hfu"])
+        self.assertEqual(s["hfu_mix"], s["hfu"])
+        self.assertIsNone(s["hfu_mix_reason"])
+        self.assertEqual(s["flops_share_by_dtype"], {"fp32": 1.0})
+        self.assertEqual(s["peak_flops_by_dtype"], {"fp32": s["peak_flops"]})
+        self.assertEqual(it["flops_by_dtype"], {"fp32": STEPS * PER_ITER})
+        self.assertEqual([(x["dtype"], x["share"], x["peak_flops"]) for x in u["mix"]],
+                         [("fp32", 1, u["peak_flops"])])
         # the README's example line, printed by the child beside its loss
         self.assertRegex(p.stdout, r"step %d loss \d+\.\d+ HFU \d+\.\d+%% MFU \d+\.\d+%%" % (STEPS - 1))
 

@@ -7,7 +7,8 @@
  * Run under LD_PRELOAD=libflopcount.so (the function is looked up with
  * dlsym, as a program that does not link the library would), after three
  * sgemm_ calls of 2x3x4: 3 x 2*2*3*4 = 144 FLOPs. With RANK=5 in the
- * environment the version-2 fields say rank 5. */
+ * environment the version-2 fields say rank 5. A version-2 caller (size
+ * 240) gets no version-3 byte. */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,7 +39,7 @@ void sgemm_(const char *, const char *, const int *, const int *, const int *, c
             const int *, size_t, size_t);
 
 #define FILL 0xA5
-#define BIG 512
+#define BIG 1024
 
 static union {
     unsigned char bytes[BIG];
@@ -103,14 +104,36 @@ static void too_small_or_null(void **state)
     assert_int_equal(get()(NULL), -1);
 }
 
+/* A caller built against the version-2 header passes its size, 240: the
+ * fields up to eval_passes are filled, the version-3 ones not touched. */
 static void version2_caller(void **state)
+{
+    (void)state;
+    assert_int_equal(offsetof(flopcount_snapshot, eval_passes) + sizeof(uint64_t),
+                     FLOPCOUNT_SNAPSHOT_V2_SIZE);
+    memset(buf.bytes, FILL, sizeof buf.bytes);
+    buf.v2.size = FLOPCOUNT_SNAPSHOT_V2_SIZE;
+    assert_int_equal(get()(&buf.v2), 0);
+    const flopcount_snapshot *s = &buf.v2;
+    assert_int_equal(s->size, FLOPCOUNT_SNAPSHOT_V2_SIZE);
+    assert_int_equal(s->version, 3);
+    assert_int_equal(s->gemm_flops_lo, 144);
+    assert_true(s->flags & FLOPCOUNT_SNAPSHOT_DETECTOR);
+    assert_int_equal(s->eval_passes, 0);
+    assert_int_equal(s->rank, 5);
+    assert_untouched_from(FLOPCOUNT_SNAPSHOT_V2_SIZE);
+}
+
+/* Today's struct: version 3, the dtype mix of the three fp32 calls (no
+ * iteration: shares, no peak, no hfu_mix). */
+static void version3_caller(void **state)
 {
     (void)state;
     memset(buf.bytes, FILL, sizeof buf.bytes);
     buf.v2.size = sizeof(flopcount_snapshot);
     assert_int_equal(get()(&buf.v2), 0);
     const flopcount_snapshot *s = &buf.v2;
-    assert_int_equal(s->version, 2);
+    assert_int_equal(s->version, 3);
     assert_int_equal(s->gemm_calls, 3);
     assert_int_equal(s->gemm_flops_lo, 144);
     assert_true(s->flags & FLOPCOUNT_SNAPSHOT_COUNTING);
@@ -123,6 +146,16 @@ static void version2_caller(void **state)
     assert_int_equal(s->local_rank, -1);
     assert_int_equal(s->hfu, 0);
     assert_string_equal(s->peak_source, "");
+    /* the calls ran in no iteration yet: the detector has not labelled
+     * them, so no training FLOPs by dtype either */
+    assert_false(s->flags & FLOPCOUNT_SNAPSHOT_MIX);
+    assert_true(s->hfu_mix == 0);
+    assert_string_equal(s->mix_reason, "");
+    assert_int_equal(s->mix_reserved, 0);
+    for (uint32_t i = s->mix_count; i < FLOPCOUNT_SNAPSHOT_MIX_MAX; i++) {
+        assert_string_equal(s->mix[i].dtype, "");
+        assert_true(s->mix[i].share == 0 && s->mix[i].peak_flops == 0);
+    }
     assert_untouched_from(sizeof(flopcount_snapshot));
 }
 
@@ -133,7 +166,7 @@ static void future_caller(void **state)
     buf.v2.size = BIG;
     assert_int_equal(get()(&buf.v2), 0);
     assert_int_equal(buf.v2.size, BIG);
-    assert_int_equal(buf.v2.version, 2); /* tells the caller which fields were filled */
+    assert_int_equal(buf.v2.version, 3); /* tells the caller which fields were filled */
     assert_int_equal(buf.v2.gemm_flops_lo, 144);
     assert_untouched_from(sizeof(flopcount_snapshot));
 }
@@ -143,7 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(run_gemms),       cmocka_unit_test(version1_caller),
         cmocka_unit_test(too_small_or_null), cmocka_unit_test(version2_caller),
-        cmocka_unit_test(future_caller),
+        cmocka_unit_test(version3_caller),   cmocka_unit_test(future_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,11 @@
 add_executable(test_report_read ${CMAKE_CURRENT_LIST_DIR}/test_report_read.c)
 target_link_libraries(test_report_read PRIVATE fc_analysis_io cmocka)
 add_test(NAME report_read COMMAND test_report_read)
+# Counted fused attention: "attention", "uncounted", totals.attention_*,
+# attention_excess_flops, the forward profile's attention entries.
+add_executable(test_report_read_attn ${CMAKE_CURRENT_LIST_DIR}/test_report_read_attn.c)
+target_link_libraries(test_report_read_attn PRIVATE fc_analysis_io cmocka)
+add_test(NAME report_read_attn COMMAND test_report_read_attn)
 
 # Synthetic per-rank reports (also used by bench/merge_bench.c).
 add_executable(merge_gen ${CMAKE_CURRENT_LIST_DIR}/merge_gen.c)

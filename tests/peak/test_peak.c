@@ -152,80 +152,81 @@ static void test_unknown_names(void **state)
 typedef struct expect {
     const char *key;
     double fp64, fp64tc, fp32, tf32, fp16, bf16, fp8, fp4, int8; /* FLOP/s; 0 = none */
+    double fp6; /* Blackwell only: "FP8/FP6 Tensor Core" on NVIDIA's sheets, one figure */
 } expect;
 
 /* Dense figures from each source (sparse '*' figures halved by hand). */
 static const expect published[] = {
     /* V100 data sheet, SXM2: FP64 7.8, FP32 15.7, tensor 125; PCIe 7, 14, 112. */
-    {"V100-SXM2", 7.8e12, 0, 15.7e12, 0, 125e12, 0, 0, 0, 0},
-    {"V100-PCIe", 7e12, 0, 14e12, 0, 112e12, 0, 0, 0, 0},
+    {"V100-SXM2", 7.8e12, 0, 15.7e12, 0, 125e12, 0, 0, 0, 0, 0},
+    {"V100-PCIe", 7e12, 0, 14e12, 0, 112e12, 0, 0, 0, 0, 0},
     /* A100 data sheet: TF32 312* / 2 = 156, FP16 624* / 2 = 312, INT8 1248* / 2 = 624. */
-    {"A100-SXM", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12},
-    {"A100-PCIe", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12},
+    {"A100-SXM", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12, 0},
+    {"A100-PCIe", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12, 0},
     /* A10 data sheet: TF32 125* / 2, FP16 250* / 2, INT8 500* / 2. */
-    {"A10", 0, 0, 31.2e12, 62.5e12, 125e12, 125e12, 0, 0, 250e12},
+    {"A10", 0, 0, 31.2e12, 62.5e12, 125e12, 125e12, 0, 0, 250e12, 0},
     /* A10G: 80 SMs x 512 FLOP/clk x 1.71 GHz = 70.0 TFLOP/s fp16. */
-    {"A10G", 0, 0, 35e12, 35e12, 70e12, 70e12, 0, 0, 140e12},
+    {"A10G", 0, 0, 35e12, 35e12, 70e12, 70e12, 0, 0, 140e12, 0},
     /* L4 data sheet: TF32 120*, FP16 242*, FP8 485*, INT8 485*, all halved. */
-    {"L4", 0, 0, 30.3e12, 60e12, 121e12, 121e12, 242.5e12, 0, 242.5e12},
+    {"L4", 0, 0, 30.3e12, 60e12, 121e12, 121e12, 242.5e12, 0, 242.5e12, 0},
     /* L40 data sheet: dense column 90.5 | 181.05 | 362 | 362. */
-    {"L40", 0, 0, 90.5e12, 90.5e12, 181.05e12, 181.05e12, 362e12, 0, 362e12},
+    {"L40", 0, 0, 90.5e12, 90.5e12, 181.05e12, 181.05e12, 362e12, 0, 362e12, 0},
     /* L40S data sheet: TF32 366* / 2 = 183, FP16 733* -> 362.05 dense column, FP8 1466* / 2. */
-    {"L40S", 0, 0, 91.6e12, 183e12, 362.05e12, 362.05e12, 733e12, 0, 733e12},
+    {"L40S", 0, 0, 91.6e12, 183e12, 362.05e12, 362.05e12, 733e12, 0, 733e12, 0},
     /* GA102 whitepaper, RTX 3090: FP16/BF16 with FP32 accumulate 71, INT8 284; FP64 35.6 / 64. */
-    {"RTX-3090", 0.556e12, 0, 35.6e12, 35.6e12, 71e12, 71e12, 0, 0, 284e12},
+    {"RTX-3090", 0.556e12, 0, 35.6e12, 35.6e12, 71e12, 71e12, 0, 0, 284e12, 0},
     /* Ada whitepaper, RTX 4090, FP32 accumulate: 165.2, FP8 330.3, INT8 660.6. */
-    {"RTX-4090", 1.3e12, 0, 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12, 0, 660.6e12},
+    {"RTX-4090", 1.3e12, 0, 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12, 0, 660.6e12, 0},
     /* H100 SXM: 132 SMs x 4096 x 1.83 GHz = 989.4 TFLOP/s; FP8 twice that. */
-    {"H100-SXM", 34e12, 67e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12},
+    {"H100-SXM", 34e12, 67e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12, 0},
     /* H100 PCIe: TF32 756* / 2 = 378, BF16 1513* / 2 = 756.5, FP8 3026* / 2 = 1513. */
-    {"H100-PCIe", 26e12, 51e12, 51e12, 378e12, 756.5e12, 756.5e12, 1513e12, 0, 1513e12},
+    {"H100-PCIe", 26e12, 51e12, 51e12, 378e12, 756.5e12, 756.5e12, 1513e12, 0, 1513e12, 0},
     /* H100 NVL: TF32 835* / 2 = 417.5, BF16 1671* / 2 = 835.5, FP8 3341* / 2 = 1670.5. */
-    {"H100-NVL", 30e12, 60e12, 60e12, 417.5e12, 835.5e12, 835.5e12, 1670.5e12, 0, 1670.5e12},
-    {"H200-SXM", 34e12, 67e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12},
-    {"H200-NVL", 30e12, 60e12, 60e12, 417.5e12, 835.5e12, 835.5e12, 1670.5e12, 0, 1670.5e12},
-    {"GH200", 34e12, 67e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12},
-    /* HGX B200 per GPU: TF32 2.2P*, FP16 4.5P*, FP8 9P*, INT8 9P*, FP4 18P*, halved. */
-    {"B200", 37e12, 37e12, 75e12, 1100e12, 2250e12, 2250e12, 4500e12, 9000e12, 4500e12},
-    /* GB200 NVL72 per GPU: TF32 2.5P*, FP16 5P*, FP8 10P*, INT8 10P*, FP4 20P*, halved. */
-    {"GB200", 40e12, 40e12, 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 10000e12, 5000e12},
+    {"H100-NVL", 30e12, 60e12, 60e12, 417.5e12, 835.5e12, 835.5e12, 1670.5e12, 0, 1670.5e12, 0},
+    {"H200-SXM", 34e12, 67e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12, 0},
+    {"H200-NVL", 30e12, 60e12, 60e12, 417.5e12, 835.5e12, 835.5e12, 1670.5e12, 0, 1670.5e12, 0},
+    {"GH200", 34e12, 67e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12, 0},
+    /* HGX B200 per GPU: TF32 2.2P*, FP16 4.5P*, FP8/FP6 9P*, INT8 9P*, FP4 18P*, halved. */
+    {"B200", 37e12, 37e12, 75e12, 1100e12, 2250e12, 2250e12, 4500e12, 9000e12, 4500e12, 4500e12},
+    /* GB200 NVL72 per GPU: TF32 2.5P*, FP16 5P*, FP8/FP6 10P*, INT8 10P*, FP4 20P*, halved. */
+    {"GB200", 40e12, 40e12, 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 10000e12, 5000e12, 5000e12},
     /* MI300X data sheet dense column: 81.7 / 163.4 / 163.4 / 653.7 / 1307.4 / 2614.9. */
     {"MI300X", 81.7e12, 163.4e12, 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12, 0,
-     2614.9e12},
+     2614.9e12, 0},
     /* H800 data sheets: H100 compute with FP64 cut to 1 (SXM) / 0.8 (PCIe);
      * TF32 989* and 756*, BF16 1979* and 1513*, FP8 3958* and 3026*, halved. */
-    {"H800-SXM", 1e12, 1e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12},
-    {"H800-PCIe", 0.8e12, 0.8e12, 51e12, 378e12, 756.5e12, 756.5e12, 1513e12, 0, 1513e12},
+    {"H800-SXM", 1e12, 1e12, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 0, 1978.9e12, 0},
+    {"H800-PCIe", 0.8e12, 0.8e12, 51e12, 378e12, 756.5e12, 756.5e12, 1513e12, 0, 1513e12, 0},
     /* A800 data sheets: the A100's figures (TF32 312*, FP16 624*, INT8 1248*, halved). */
-    {"A800", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12},
+    {"A800", 9.7e12, 19.5e12, 19.5e12, 156e12, 312e12, 312e12, 0, 0, 624e12, 0},
     /* H20: partner sheets, dense: FP32 44, TF32 74, BF16 148, FP8/INT8 296, FP64 1. */
-    {"H20", 1e12, 1e12, 44e12, 74e12, 148e12, 148e12, 296e12, 0, 296e12},
+    {"H20", 1e12, 1e12, 44e12, 74e12, 148e12, 148e12, 296e12, 0, 296e12, 0},
     /* L20 data sheet: TF32 119.5*, BF16 239*, FP8/INT8 478*, halved. */
-    {"L20", 0, 0, 59.8e12, 59.8e12, 119.5e12, 119.5e12, 239e12, 0, 239e12},
+    {"L20", 0, 0, 59.8e12, 59.8e12, 119.5e12, 119.5e12, 239e12, 0, 239e12, 0},
     /* T4 data sheet: FP32 8.1, FP16/FP32 mixed 65, INT8 130 (Turing: dense). */
-    {"T4", 0, 0, 8.1e12, 0, 65e12, 0, 0, 0, 130e12},
+    {"T4", 0, 0, 8.1e12, 0, 65e12, 0, 0, 0, 130e12, 0},
     /* V100S data sheet: FP64 8.2, FP32 16.4, Tensor 130. */
-    {"V100S", 8.2e12, 0, 16.4e12, 0, 130e12, 0, 0, 0, 0},
+    {"V100S", 8.2e12, 0, 16.4e12, 0, 130e12, 0, 0, 0, 0, 0},
     /* RTX 3090 Ti: 84 SMs x 1.86 GHz; FP32 x 256 = 40.0, FP16/BF16 (FP32
      * accumulate) x 512 = 80.0, INT8 x 2048 = 320.0; FP64 40 / 64. */
-    {"RTX-3090-Ti", 0.625e12, 0, 40e12, 40e12, 80e12, 80e12, 0, 0, 320e12},
+    {"RTX-3090-Ti", 0.625e12, 0, 40e12, 40e12, 80e12, 80e12, 0, 0, 320e12, 0},
     /* RTX 4090 D: 114 SMs x 2.52 GHz; FP32 x 256 = 73.5, FP16 x 512 = 147.1,
      * FP8 x 1024 = 294.2, INT8 x 2048 = 588.3; FP64 73.5 / 64 = 1.149. */
-    {"RTX-4090-D", 1.149e12, 0, 73.5e12, 73.5e12, 147.1e12, 147.1e12, 294.2e12, 0, 588.3e12},
+    {"RTX-4090-D", 1.149e12, 0, 73.5e12, 73.5e12, 147.1e12, 147.1e12, 294.2e12, 0, 588.3e12, 0},
     /* RTX 6000 Ada: FP8 1457* / 2 = 728.5, FP16 half that, TF32 a quarter. */
-    {"RTX-6000-Ada", 1.423e12, 0, 91.1e12, 182.1e12, 364.2e12, 364.2e12, 728.5e12, 0, 728.5e12},
+    {"RTX-6000-Ada", 1.423e12, 0, 91.1e12, 182.1e12, 364.2e12, 364.2e12, 728.5e12, 0, 728.5e12, 0},
     {"MI325X", 81.7e12, 163.4e12, 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12, 0,
-     2614.9e12},
+     2614.9e12, 0},
     /* MI250X package / 2 GCDs: FP64 47.9 / 2, matrix 95.7 / 2, FP16 383 / 2. */
-    {"MI250X", 23.95e12, 47.85e12, 47.85e12, 0, 191.5e12, 191.5e12, 0, 0, 191.5e12},
-    /* B100 per GPU: TF32 1.8P*, FP16 3.5P*, FP8/INT8 7P*, FP4 14P*, halved. */
-    {"B100", 30e12, 30e12, 60e12, 900e12, 1750e12, 1750e12, 3500e12, 7000e12, 3500e12},
+    {"MI250X", 23.95e12, 47.85e12, 47.85e12, 0, 191.5e12, 191.5e12, 0, 0, 191.5e12, 0},
+    /* B100 per GPU: TF32 1.8P*, FP16 3.5P*, FP8/FP6/INT8 7P*, FP4 14P*, halved. */
+    {"B100", 30e12, 30e12, 60e12, 900e12, 1750e12, 1750e12, 3500e12, 7000e12, 3500e12, 3500e12},
     /* HGX B300 / 8: FP64 10 -> 1.25, FP32 600 -> 75, TF32 18P* -> 1125,
-     * FP16 36P* -> 2250, FP8 72P* -> 4500, FP4 108P dense -> 13500; no INT8. */
-    {"B300", 1.25e12, 1.25e12, 75e12, 1125e12, 2250e12, 2250e12, 4500e12, 13500e12, 0},
+     * FP16 36P* -> 2250, FP8/FP6 72P* -> 4500, FP4 108P dense -> 13500; no INT8. */
+    {"B300", 1.25e12, 1.25e12, 75e12, 1125e12, 2250e12, 2250e12, 4500e12, 13500e12, 0, 4500e12},
     /* GB300 NVL72 / 72: FP64 100 -> 1.389, TF32 180P* -> 1250, FP16 360P* ->
-     * 2500, FP8 720P* -> 5000, FP4 1080P dense -> 15000; no INT8. */
-    {"GB300", 1.389e12, 1.389e12, 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 15000e12, 0},
+     * 2500, FP8/FP6 720P* -> 5000, FP4 1080P dense -> 15000; no INT8. */
+    {"GB300", 1.389e12, 1.389e12, 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 15000e12, 0, 5000e12},
 };
 
 static void check_figure(const fc_peak_device *d, int dt, double want)
@@ -255,6 +256,8 @@ static void test_published_figures(void **state)
         check_figure(d, FC_DT_FP8_E4M3, e->fp8);
         check_figure(d, FC_DT_FP8_E5M2, e->fp8);
         check_figure(d, FC_DT_FP4_E2M1, e->fp4);
+        check_figure(d, FC_DT_FP6_E2M3, e->fp6);
+        check_figure(d, FC_DT_FP6_E3M2, e->fp6);
         check_figure(d, FC_DT_INT8, e->int8);
         /* A complex GEMM runs on the real units. */
         check_figure(d, FC_DT_COMPLEX64, e->fp32);
@@ -267,6 +270,12 @@ static void test_published_figures(void **state)
         assert_true(d->display != NULL && d->display[0] != '\0');
     }
     assert_true(fc_peak_flops(NULL, FC_DT_FP16) == 0);
+    /* An absent figure is refused by name, never borrowed from another dtype. */
+    char why[160];
+    assert_string_equal(fc_peak_none_reason(fc_peak_find("h100"), FC_DT_FP4_E2M1, why, sizeof why),
+                        "no published fp4_e2m1 peak for H100-SXM");
+    assert_string_equal(fc_peak_none_reason(fc_peak_find("b300"), FC_DT_INT8, why, sizeof why),
+                        "no published int8 peak for B300");
     assert_null(fc_peak_get(-1));
     assert_null(fc_peak_get(fc_peak_count()));
 }
@@ -308,8 +317,34 @@ static void test_cpu_flop_per_cycle(void **state)
     assert_int_equal(fc_cpu_flop_per_cycle(0, FC_DT_FP64), 4);
     assert_int_equal(fc_cpu_flop_per_cycle(avx2, FC_DT_COMPLEX64), 32);
     assert_int_equal(fc_cpu_flop_per_cycle(avx2, FC_DT_COMPLEX128), 16);
+    /* No bf16/fp16/int8 instruction in the flags: no figure (never fp32's). */
     assert_int_equal(fc_cpu_flop_per_cycle(avx512, FC_DT_BF16), 0);
+    assert_int_equal(fc_cpu_flop_per_cycle(avx512, FC_DT_FP16), 0);
+    assert_int_equal(fc_cpu_flop_per_cycle(avx512, FC_DT_INT8), 0);
+    assert_int_equal(fc_cpu_flop_per_cycle(avx512, FC_DT_FP8_E4M3), 0);
     assert_string_equal(fc_cpu_isa_name(avx2), "AVX2+FMA");
+    /* AVX512_BF16: VDPBF16PS, 16 fp32 lanes each summing 2 bf16 products (4
+     * FLOP) = 64 per instruction, 2 units: 128. AVX512_FP16: 32 lanes x 2 x 2
+     * units = 128. AVX512_VNNI: VPDPBUSD, 16 lanes x 4 byte products x 2 ops =
+     * 128 per instruction, 2 units: 256; AVX-VNNI at 256 bits: 128. */
+    unsigned zen4 = avx512 | FC_CPU_AVX512_BF16 | FC_CPU_AVX512_VNNI;
+    assert_int_equal(fc_cpu_flop_per_cycle(zen4, FC_DT_BF16), 128);
+    assert_int_equal(fc_cpu_flop_per_cycle(zen4, FC_DT_INT8), 256);
+    assert_int_equal(fc_cpu_flop_per_cycle(zen4, FC_DT_FP16), 0);
+    assert_int_equal(fc_cpu_flop_per_cycle(avx512 | FC_CPU_AVX512_FP16, FC_DT_FP16), 128);
+    assert_int_equal(fc_cpu_flop_per_cycle(avx2 | FC_CPU_AVX_VNNI, FC_DT_INT8), 128);
+    /* AMX tiles: Intel's 1024 bf16 FLOP and 2048 int8 ops per cycle per core. */
+    unsigned spr = zen4 | FC_CPU_AVX512_FP16 | FC_CPU_AMX_BF16 | FC_CPU_AMX_INT8;
+    assert_int_equal(fc_cpu_flop_per_cycle(spr, FC_DT_BF16), 1024);
+    assert_int_equal(fc_cpu_flop_per_cycle(spr, FC_DT_INT8), 2048);
+    assert_int_equal(fc_cpu_flop_per_cycle(spr, FC_DT_FP16), 128);
+    assert_int_equal(fc_cpu_flop_per_cycle(spr | FC_CPU_AMX_FP16, FC_DT_FP16), 1024);
+    /* fp64 stays half of fp32 whatever else the CPU has */
+    assert_int_equal(fc_cpu_flop_per_cycle(spr, FC_DT_FP64), 32);
+    /* each figure says what it assumes; a missing one says why */
+    assert_non_null(strstr(fc_cpu_assumes(avx2, FC_DT_FP64), "4 fp64 lanes"));
+    assert_non_null(strstr(fc_cpu_assumes(spr, FC_DT_BF16), "AMX-BF16"));
+    assert_non_null(strstr(fc_cpu_assumes(avx2, FC_DT_BF16), "no bf16 instructions"));
 }
 
 static void test_cpu_peak_arithmetic(void **state)
@@ -363,6 +398,15 @@ static void test_cpuinfo_parse(void **state)
     build_cpuinfo(text, sizeof text, "sse avx512f avx2", 0);
     assert_int_equal(fc_cpu_parse_cpuinfo(text, &c), 0);
     assert_int_equal(c.isa, FC_CPU_AVX2 | FC_CPU_AVX512F);
+
+    /* Sapphire Rapids' flags (a subset): every matrix and dot-product bit. */
+    build_cpuinfo(text, sizeof text,
+                  "avx fma avx2 avx512f avx512_vnni avx512_bf16 avx512_fp16 amx_bf16 amx_tile "
+                  "amx_int8 avx_vnni", 0);
+    assert_int_equal(fc_cpu_parse_cpuinfo(text, &c), 0);
+    assert_int_equal(c.isa, FC_CPU_AVX | FC_CPU_FMA | FC_CPU_AVX2 | FC_CPU_AVX512F |
+                                FC_CPU_AVX512_VNNI | FC_CPU_AVX512_BF16 | FC_CPU_AVX512_FP16 |
+                                FC_CPU_AMX_BF16 | FC_CPU_AMX_INT8 | FC_CPU_AVX_VNNI);
     assert_true(c.mhz == 0);
 
     assert_int_equal(fc_cpu_parse_cpuinfo("processor : 0\nmodel name : x\n", &c), -1);

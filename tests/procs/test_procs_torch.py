@@ -137,10 +137,12 @@ class Torch(unittest.TestCase):
         self.assertEqual(r["iterations"]["count"], 6)  # the larger training's
         out = fresh("row-direct.json")
         direct([script], out)
-        self.check_bare(load(out), steps=6)  # the first writer's own
+        r = load(out)  # the second training joined the run into FILE (the friction of issue 28)
+        self.check_bare(r, steps=10)
+        self.assertEqual(r["iterations"]["count"], 6)  # the larger training's
         r, note = report_json(out)
         self.assertEqual(r["totals"]["gemm_flops"], 10 * per_step())
-        self.assertIn("1 more process", note)
+        self.assertEqual(note, "")
 
     def test_two_at_once_same_output(self):
         out = fresh("once-direct.json")
@@ -166,7 +168,9 @@ class Torch(unittest.TestCase):
         self.assertEqual([i["flops"] for i in r["iterations"]["list"]], [per_step()] * 6)
         out = fresh("fork-direct.json")
         direct(args, out)
-        self.check_bare(load(out), steps=6)  # the parent's; the child's is in the parts
+        r = load(out)  # joined: the parent's report, the child's summed in
+        self.check_bare(r, steps=8)
+        self.assertEqual([i["flops"] for i in r["iterations"]["list"]], [per_step()] * 6)
         r, _ = report_json(out)
         self.assertEqual(r["totals"]["gemm_flops"], 8 * per_step())
 

@@ -26,10 +26,13 @@ static void cards(fc_html *h, const fc_merge *m)
     fc_html_cards_begin(h);
     fc_html_card(h, peak ? "utilization.hfu" : NULL, "cluster HFU", fc_fmt_pct(m->hfu, a, sizeof a),
                  peak ? "median step's FLOPs on all ranks / (ranks x peak x time)" : nopeak);
+    if (peak || m->mix.ok)
+        fc_html_mix_card(h, "utilization.hfu_mix", &m->mix);
+    snprintf(b, sizeof b, "measured: counted FLOPs less recompute%s%s",
+             m->xs_per_iteration ? " and the attention excess" : "",
+             m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "");
     fc_html_card(h, peak ? "utilization.mfu" : NULL, "cluster MFU", fc_fmt_pct(m->mfu, a, sizeof a),
-                 m->n_ambiguous_steps ? "measured: counted FLOPs less recompute; an estimate, the "
-                                        "split is a guess"
-                                      : "measured: counted FLOPs less recompute");
+                 b);
     fc_html_card(h, steps ? "iterations.median_seconds" : NULL, "median step",
                  fc_fmt_seconds(m->median_step_seconds, a, sizeof a), "slowest rank per step");
     snprintf(b, sizeof b, "%s FLOPs on all ranks",
@@ -40,6 +43,15 @@ static void cards(fc_html *h, const fc_merge *m)
     snprintf(b, sizeof b, "of world size %ld, on %zu host%s", m->world_size, m->n_hosts,
              m->n_hosts == 1 ? "" : "s");
     fc_html_card(h, "merge.ranks_merged", "ranks merged", a, b);
+    if (m->attn.calls > 0) { /* counted fused attention, all ranks */
+        double all = fc_u128_to_double(m->counted_flops);
+        char p[16];
+        snprintf(b, sizeof b, "%s of the counted FLOPs, in %llu fused-attention calls",
+                 fc_fmt_pct(all > 0 ? fc_u128_to_double(m->attn.flops) / all : NAN, p, sizeof p),
+                 (unsigned long long)m->attn.calls);
+        fc_html_card(h, "attention.flops~si", "attention", fc_fmt_flop(m->attn.flops, a, sizeof a),
+                     b);
+    }
     if (fc_merge_is_straggler(m)) {
         snprintf(a, sizeof a, "rank %ld", m->straggler);
         if (m->others_seconds > 0)
@@ -129,9 +141,11 @@ static void summary(fc_html *h, const fc_merge *m)
         fc_html_fig_row(h, "utilization", NULL, "n/a", line);
     } else {
         snprintf(line, sizeof line,
-                 "cluster HFU; MFU %s (measured: counted FLOPs less recompute%s) on %zu ranks; "
+                 "cluster HFU; MFU %s (measured: counted FLOPs less recompute%s%s) on %zu ranks; "
                  "peak %s",
-                 fc_fmt_pct(m->mfu, u, sizeof u), m->n_ambiguous_steps ? "; an estimate" : "",
+                 fc_fmt_pct(m->mfu, u, sizeof u),
+                 m->xs_per_iteration ? " and the attention excess" : "",
+                 m->n_ambiguous_steps ? "; an estimate" : "",
                  m->n_used, m->peak_desc);
         fc_html_fig_row(h, "utilization", "utilization.hfu", fc_fmt_pct(m->hfu, s, sizeof s), line);
     }
@@ -373,12 +387,19 @@ int fc_html_merge_page(fc_html *h, const fc_merge *m)
     problems(h, m);
     cards(h, m);
     summary(h, m);
+    if ((m->peak_flops > 0 || m->mix.ok) && m->n_steps > 0)
+        fc_html_mix_table(h, &m->mix, m->median_step_seconds);
     fc_html_section_end(h);
     if (steps_sections(h, m) != 0)
         return -1;
     ranks_section(h, m);
     if (m->n_used > 1)
         consistency(h, m);
+    if (fc_report_attention_any(&m->attn)) {
+        fc_html_attn a = {&m->attn, m->gemm_calls, m->gemm_flops, m->counted_flops,
+                          m->n_steps > 0, m->xs_per_iteration, NULL, " on all ranks"};
+        fc_html_attention(h, &a);
+    }
     fc_html_shapes(h, m->shapes, m->n_shapes, m->gemm_flops);
     fc_html_page_end(h);
     return 0;

@@ -56,6 +56,25 @@ int fc_html_phases(fc_html *h, const fc_html_iters *s);
  * each, against total FLOPs. */
 void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total);
 
+/* HFU at the dtype mix (mix_table.c): the headline card (key: the JSON
+ * field of the figure, used only when it is known) and the table of its
+ * dtypes (seconds: the measured time the mix is against). */
+void fc_html_mix_card(fc_html *h, const char *key, const fc_mix *m);
+void fc_html_mix_table(fc_html *h, const fc_mix *m, double seconds);
+/* Section "attention" (attention_table.c): counted fused attention beside
+ * the GEMMs (chart and table by source), its shapes, what is not counted
+ * and why. Shown when the report has attention calls or uncounted kernels. */
+typedef struct fc_html_attn {
+    const fc_report_attention *a;
+    uint64_t gemm_calls;
+    fc_u128 gemm_flops, counted_flops; /* the totals */
+    int have_xs;                       /* xs is known: iterations */
+    fc_u128 xs;                        /* per iteration, beyond the model convention */
+    const char *comparison;            /* with the formula, in words; NULL: none */
+    const char *whose;                 /* "" or " on all ranks" */
+} fc_html_attn;
+void fc_html_attention(fc_html *h, const fc_html_attn *s);
+
 /* Short SI label ("2.94 GFLOP") of a FLOP count that fits a double. */
 char *fc_html_si(double flops, char *buf, size_t size);
 

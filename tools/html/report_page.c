@@ -29,6 +29,7 @@ static void cards(fc_html *h, const fc_report_view *v)
                  !it    ? "no iterations found"
                  : peak ? "all counted FLOPs / (GPUs x peak x time)"
                         : nopeak);
+    fc_html_mix_card(h, "measured.hfu_mix", &v->mix);
     fc_html_card(h, "measured.mfu", "MFU measured", fc_fmt_pct(v->mfu, a, sizeof a),
                  v->n_ambiguous ? "counted FLOPs less recompute; an estimate: the split is a guess"
                                 : "counted FLOPs less recompute");
@@ -56,6 +57,16 @@ static void cards(fc_html *h, const fc_report_view *v)
                  it ? fc_fmt_flop(v->job_flops, a, sizeof a) : "n/a", b);
     snprintf(a, sizeof a, "%lld", (long long)v->gpus);
     fc_html_card(h, "measured.gpus", "GPUs", a, fc_report_gpus_from(v));
+    const fc_report *r = &v->rep;
+    if (r->attn.has && r->attn.calls > 0) { /* counted fused attention: its share */
+        snprintf(b, sizeof b, "of the counted FLOPs: %s in %llu fused-attention calls",
+                 fc_u128_to_str(r->totals.attention_flops, e),
+                 (unsigned long long)r->attn.calls);
+        fc_html_card(h, "attention.share_of_counted", "attention",
+                     fc_fmt_pct(share(r->totals.attention_flops, r->totals.counted_flops), a,
+                                sizeof a),
+                     b);
+    }
     fc_html_card(h, peak ? "measured.peak_source" : NULL, "peak per GPU",
                  peak ? v->peak_desc : "not known", peak ? "" : nopeak);
     fc_html_cards_end(h);
@@ -76,6 +87,16 @@ static void totals_table(fc_html *h, const fc_report_view *v)
         fc_fmt_seconds(r->wall_seconds, t, sizeof t));
     fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e),
                     line);
+    if (r->attn.calls + r->attn.failed_calls > 0) {
+        snprintf(line, sizeof line, "%s in %llu fused-attention calls (%llu failed); the section "
+                                    "below has them by source and shape",
+                 fc_fmt_flop(r->totals.attention_flops, s, sizeof s),
+                 (unsigned long long)r->attn.calls, (unsigned long long)r->attn.failed_calls);
+        fc_html_fig_row(h, "attention", "totals.attention_flops",
+                        fc_u128_to_str(r->totals.attention_flops, e), line);
+        fc_html_fig_row(h, "counted total", "totals.counted_flops",
+                        fc_u128_to_str(r->totals.counted_flops, e), "GEMMs + attention");
+    }
     if (v->has_iterations) {
         snprintf(s, sizeof s, "%llu", (unsigned long long)r->iterations.count);
         snprintf(line, sizeof line, "(%s), %zu %s; median %s",
@@ -128,6 +149,11 @@ static void measured_table(fc_html *h, const fc_report_view *v)
              v->n_ambiguous ? "; the split is a guess in some iterations" : "");
     fc_html_fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
                     fc_u128_to_str(v->job_recompute, e1), line);
+    if (v->job_xs)
+        fc_html_fig_row(h, "attention excess", "measured.attention_excess_flops_per_iteration",
+                        fc_u128_to_str(v->job_xs, e1),
+                        "attention's backward beyond 2x its forward (the kernels recompute "
+                        "QK^T); left out of MFU");
     fc_html_fig_row(h, "time", "measured.seconds_per_iteration",
                     fc_fmt_seconds(v->seconds, t, sizeof t), "(median)");
     if (v->peak <= 0) {
@@ -137,10 +163,10 @@ static void measured_table(fc_html *h, const fc_report_view *v)
         snprintf(line, sizeof line, "all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s",
                  (long long)v->gpus, v->gpus == 1 ? "" : "s", fc_report_gpus_from(v), v->peak_desc);
         fc_html_fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
-        fc_html_fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p),
-                        v->n_ambiguous
-                            ? "counted FLOPs less recompute (an estimate: the split is a guess)"
-                            : "counted FLOPs less recompute");
+        snprintf(line, sizeof line, "counted FLOPs less recompute%s%s",
+                 v->job_xs ? " and the attention excess" : "",
+                 v->n_ambiguous ? " (an estimate: the split is a guess)" : "");
+        fc_html_fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p), line);
     }
     if (v->rep.iterations.ambiguous_iterations > 0 || v->n_ambiguous > 0) {
         snprintf(line, sizeof line, "a guess in %llu of %llu iterations: %.300s%s%.200s",
@@ -183,6 +209,8 @@ static void headline(fc_html *h, const fc_report_view *v)
     cards(h, v);
     totals_table(h, v);
     measured_table(h, v);
+    if (v->has_iterations && (v->peak > 0 || v->mix.ok))
+        fc_html_mix_table(h, &v->mix, v->seconds);
     if (v->has_model)
         formula_table(h, v);
     fc_html_section_end(h);
@@ -245,7 +273,7 @@ typedef struct step {
 } step;
 
 typedef struct steps {
-    step s[FC_GAP_COUNT + 5];
+    step s[FC_GAP_COUNT + 6];
     size_t n;
 } steps;
 
@@ -257,29 +285,38 @@ static void add(steps *w, const char *label, const char *name, fc_u128 from, fc_
 
 static void build_steps(const fc_report_view *v, steps *w)
 {
-    static const char *const term_label[FC_GAP_COUNT] = {"- attention\ncore",
-                                                         "- first-layer\ndgrad", "- logits"};
+    static const char *const term_label[FC_GAP_COUNT] = {
+        "- attention\ncore", "- first-layer\ndgrad", "- logits", "attention\nband"};
     const fc_gap *g = &v->gap;
     fc_u128 model = v->f.model_flops_per_iteration, counted = fc_report_counted_model(v);
     w->n = 0;
     add(w, "formula\nmodel FLOPs", "formula's model FLOPs", 0, model, "s-formula", NULL);
     fc_u128 at = model;
-    if (g->sign < 0)
-        for (int t = 0; t < FC_GAP_COUNT; t++)
-            if (g->explained & (1u << t)) {
-                fc_u128 next = at > g->term[t] ? at - g->term[t] : 0;
-                add(w, term_label[t], fc_gap_term_name(t), at, next, "s-down", fc_gap_term_why(t));
-                at = next;
-            }
+    for (int t = 0; t < FC_GAP_COUNT; t++)
+        if (g->explained & (1u << t)) { /* below the formula: taken away; above: added */
+            fc_u128 next = g->sign < 0 ? (at > g->term[t] ? at - g->term[t] : 0)
+                                       : fc_u128_sat_add(at, g->term[t]);
+            add(w, term_label[t], fc_gap_term_name(t), at, next, g->sign < 0 ? "s-down" : "s-up",
+                fc_gap_term_why(t));
+            at = next;
+        }
     if (at != counted)
         add(w, g->sign > 0 ? "+ not in\nthe formula" : "not\nexplained",
             g->sign > 0 ? "not in the formula" : "not explained", at, counted,
             counted > at ? "s-up" : "s-down",
             g->sign > 0 ? "GEMMs the formula does not model" : "no known term accounts for it");
-    add(w, "counted less\nrecompute", "counted FLOPs less recompute", 0, counted, "s-total", NULL);
+    add(w, "counted less\nrecompute",
+        v->job_xs ? "counted FLOPs less recompute and the attention excess"
+                  : "counted FLOPs less recompute",
+        0, counted, "s-total", NULL);
     if (v->job_recompute)
-        add(w, "+ recompute", "recompute", counted, v->job_flops, "s-rc",
+        add(w, "+ recompute", "recompute", counted, counted + v->job_recompute, "s-rc",
             "measured: forward GEMMs repeated in the backward");
+    if (v->job_xs)
+        add(w, "+ attention\nexcess", "attention excess", counted + v->job_recompute,
+            v->job_flops, "s-odd",
+            "measured: attention's backward beyond 2x its forward (the kernels recompute "
+            "QK^T)");
     add(w, "counted\nFLOPs", "counted FLOPs", 0, v->job_flops, "s-total", NULL);
 }
 
@@ -319,11 +356,12 @@ static void waterfall_chart(fc_html *h, const steps *w)
 /* The legend of the classes the waterfall uses. */
 static void legend(fc_html *h, const steps *w)
 {
-    static const char *const cls[] = {"s-formula", "s-total", "s-down", "s-up", "s-rc"};
-    static const char *const lbl[] = {"formula", "counted", "taken away", "added", "recompute"};
-    const char *c[5], *l[5];
+    static const char *const cls[] = {"s-formula", "s-total", "s-down", "s-up", "s-rc", "s-odd"};
+    static const char *const lbl[] = {"formula",   "counted",  "taken away",
+                                      "added",     "recompute", "attention excess"};
+    const char *c[6], *l[6];
     size_t n = 0;
-    for (size_t k = 0; k < 5; k++)
+    for (size_t k = 0; k < 6; k++)
         for (size_t i = 0; i < w->n; i++)
             if (strcmp(w->s[i].cls, cls[k]) == 0) {
                 c[n] = cls[k];
@@ -360,7 +398,7 @@ static void waterfall_table(fc_html *h, const fc_report_view *v, const steps *w)
     const fc_gap *g = &v->gap;
     if (g->sign < 0)
         for (int t = 0; t < FC_GAP_COUNT; t++)
-            if (!(g->explained & (1u << t))) {
+            if (!(g->explained & (1u << t)) && (g->offered & (1u << t))) {
                 char name[160];
                 snprintf(name, sizeof name, "(checked, not part of it: %s)", fc_gap_term_name(t));
                 fc_html_row_begin(h, "muted");
@@ -417,6 +455,19 @@ int fc_html_report_page(fc_html *h, const fc_report_view *v)
     if (iterations(h, v) != 0)
         return -1;
     difference(h, v);
+    if (fc_report_attention_any(&v->rep.attn)) {
+        char cmp[700];
+        fc_html_attn a = {&v->rep.attn,
+                          v->rep.totals.gemm_calls,
+                          v->rep.totals.gemm_flops,
+                          v->rep.totals.counted_flops,
+                          v->has_iterations,
+                          v->job_xs,
+                          v->attn_cmp.counted ? fc_report_attention_cmp_words(v, cmp, sizeof cmp)
+                                              : NULL,
+                          ""};
+        fc_html_attention(h, &a);
+    }
     fc_html_shapes(h, v->rep.shapes, v->rep.n_shapes, v->rep.totals.gemm_flops);
     fc_html_page_end(h);
     return 0;

@@ -6,10 +6,10 @@
  * with LD_PRELOAD and one FLOPCOUNT_OUTPUT, next to that file (FILE.parts/).
  * The job report is one of those parts, verbatim, when one process ran
  * GEMMs; 'flopcount merge' of the ranks when several ranks did; else the
- * part of the process that trained, with the totals, by_api, by_dtype and
- * shapes summed over every process. Either way it gains a "processes" list
- * and a "job" section (docs/report-schema.md). Internal to the flopcount
- * command (run.c, report/, merge/). */
+ * part of the process that trained, with the totals, by_api, by_dtype,
+ * shapes, attention and uncounted summed over every process. Either way it
+ * gains a "processes" list and a "job" section (docs/report-schema.md).
+ * Internal to the flopcount command (run.c, report/, merge/). */
 #ifndef FC_JOB_H
 #define FC_JOB_H
 
@@ -67,6 +67,9 @@ int fc_job_add_dir(fc_job *j, const char *dir, const fc_job_member *anchor);
  * file): adds path itself and those parts. Returns the number of parts
  * added besides path (0: none, path alone), or -1 on error. */
 int fc_job_add_with_parts(fc_job *j, const char *path);
+/* 1 when part b belongs to the run of a: the same run id, or two runs that
+ * overlapped in time (a launcher that was not preloaded started both). */
+int fc_job_same_run(const fc_job_member *a, const fc_job_member *b);
 /* The job report as JSON text (malloc'd, *len bytes, NUL-terminated), or
  * NULL with one "WHO: ..." line on stderr. Sets each member's role. */
 char *fc_job_build(fc_job *j, size_t *len);
@@ -78,6 +81,17 @@ void fc_job_free(fc_job *j);
  * or NULL when either is not an object or out of memory. */
 char *fc_json_patch_top(const char *base, size_t base_len, const char *patch, size_t patch_len,
                         size_t *out_len);
+
+/* Writes text to path atomically (a temporary file beside it, fsync,
+ * rename; never through a symbolic link). 0, or -1 after one "WHO: ..."
+ * line on stderr. */
+int fc_job_write_file(const char *path, const char *text, size_t len, const char *who);
+/* `flopcount run --join-parts FILE PART` (job_join.c), what the library
+ * runs at a process's last write under LD_PRELOAD with one
+ * FLOPCOUNT_OUTPUT=FILE: FILE becomes the report of every process of PART's
+ * run in FILE.parts/, the first writer's own report kept there. Under
+ * flock(2) on FILE's directory. 0, or -1 after one line on stderr. */
+int fc_job_join_parts(const char *file, const char *part);
 
 /* "SIGTERM" for 15, "signal 42" otherwise. */
 const char *fc_signal_name(int sig, char *buf, size_t size);

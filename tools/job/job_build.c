@@ -328,10 +328,12 @@ static void write_sums(fc_jw *w, plan *p)
     if (p->n_ranks)
         fc_jw_u64(w, "ranks", p->ranks.n_used);
     fc_jw_u64(w, "processes", p->n_gemm);
+    fc_merge_json_attention_totals(w, &p->all);
     fc_jw_obj_end(w);
     fc_merge_json_groups(w, "by_api", p->all.by_api, p->all.n_by_api);
     fc_merge_json_groups(w, "by_dtype", p->all.by_dtype, p->all.n_by_dtype);
     fc_merge_json_shapes(w, &p->all);
+    fc_merge_json_attention(w, &p->all); /* "attention" and "uncounted", summed exactly */
 }
 
 static void how_words(const plan *p, char *buf, size_t size)
@@ -346,7 +348,7 @@ static void how_words(const plan *p, char *buf, size_t size)
         snprintf(buf, size, "no process of the job ran a GEMM");
     if (extra) {
         size_t o = strlen(buf);
-        snprintf(buf + o, size - o, "; totals, by_api, by_dtype and shapes summed over %zu "
+        snprintf(buf + o, size - o, "; totals, by_api, by_dtype, shapes, attention and uncounted summed over %zu "
                                     "processes",
                  p->n_gemm);
     }
@@ -442,6 +444,7 @@ static int sum_and_merge(plan *p)
         if (j->members[i].ran_gemm && fc_merge_sum_report(&p->all, &j->members[i].rep) != 0)
             return -1;
     fc_merge_sort_shapes(&p->all);
+    fc_merge_attention_done(&p->all);
     if (p->n_ranks == 0)
         return 0;
     if ((p->ranks.ranks = calloc(p->n_ranks, sizeof *p->ranks.ranks)) == NULL)

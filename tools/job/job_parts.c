@@ -5,7 +5,8 @@
  * FILE.parts/ may also hold parts of earlier runs: a part belongs to FILE's
  * run when it names the same run, or when the two runs overlapped in time
  * (two ranks started at once by a launcher that was not preloaded); the
- * others are counted as stale and left out. */
+ * others are counted as stale and left out. FILE may itself be the run
+ * joined by job_join.c, whose members are all in the parts then. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -91,7 +92,8 @@ int fc_job_add_file(fc_job *j, const char *path)
     }
     const fc_report *r = &m->rep;
     m->ran_gemm = r->totals.gemm_calls + r->totals.failed_calls + r->totals.invalid_calls +
-                      r->totals.unresolved_calls > 0;
+                      r->totals.unresolved_calls > 0 ||
+                  fc_report_attention_any(&r->attn); /* counted (or failed) attention calls */
     j->n++;
     return 0;
 }
@@ -104,7 +106,7 @@ static int64_t run_start(const fc_job_member *m)
     return m->rep.started_unix_ns;
 }
 
-static int same_run(const fc_job_member *a, const fc_job_member *b)
+int fc_job_same_run(const fc_job_member *a, const fc_job_member *b)
 {
     if (a->rep.run_id[0] && strcmp(a->rep.run_id, b->rep.run_id) == 0)
         return 1;
@@ -142,7 +144,7 @@ int fc_job_add_dir(fc_job *j, const char *dir, const fc_job_member *anchor)
             continue;
         size_t before = j->n;
         rc = fc_job_add_file(j, path);
-        if (rc == 0 && anchor != NULL && j->n > before && !same_run(anchor, &j->members[before])) {
+        if (rc == 0 && anchor != NULL && j->n > before && !fc_job_same_run(anchor, &j->members[before])) {
             j->n--;
             fc_report_free(&j->members[before].rep);
             free(j->members[before].text);
@@ -155,6 +157,20 @@ int fc_job_add_dir(fc_job *j, const char *dir, const fc_job_member *anchor)
         qsort(j->members + first, j->n - first, sizeof *j->members, by_start);
     snprintf(j->parts, sizeof j->parts, "%s", dir);
     return rc;
+}
+
+static void drop(fc_job *j, size_t i)
+{
+    fc_report_free(&j->members[i].rep);
+    free(j->members[i].text);
+    free(j->members[i].path);
+    memmove(j->members + i, j->members + i + 1, (j->n - i - 1) * sizeof *j->members);
+    j->n--;
+}
+
+static int same_image(const fc_job_member *a, const fc_job_member *b)
+{
+    return a->rep.pid == b->rep.pid && a->rep.started_unix_ns == b->rep.started_unix_ns;
 }
 
 int fc_job_add_with_parts(fc_job *j, const char *path)
@@ -174,6 +190,33 @@ int fc_job_add_with_parts(fc_job *j, const char *path)
         fprintf(stderr, "%s: cannot read %s: %s\n", j->who, dir, strerror(errno));
         return -1;
     }
+    if (anchor.rep.has_job) {
+        /* FILE is the run joined (job_join.c): read as it is unless a part
+         * was written after it (a process still running, or one whose join
+         * did not run) or it merged ranks (which 'merge' takes one by
+         * one); then the parts are the run */
+        int newer = anchor.rep.is_merge;
+        for (size_t i = before + 1; i < j->n; i++)
+            newer |= j->members[i].mtime_ns > anchor.mtime_ns;
+        while (!newer && j->n > before + 1)
+            drop(j, j->n - 1);
+        if (!newer)
+            return 0;
+        drop(j, before);
+        return (int)(j->n - before - 1);
+    }
+    /* the first writer's report may also be in the parts, moved there by
+     * a join that ended before replacing FILE: once, the later copy */
+    for (size_t i = before + 1; i < j->n; i++)
+        if (same_image(&j->members[before], &j->members[i])) {
+            if (j->members[i].mtime_ns > j->members[before].mtime_ns) {
+                fc_job_member t = j->members[before];
+                j->members[before] = j->members[i];
+                j->members[i] = t;
+            }
+            drop(j, i);
+            break;
+        }
     return (int)(j->n - before - 1);
 }
 

@@ -196,7 +196,8 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
                 path);
         return -1;
     }
-    if (r->rank < 0 && r->totals.gemm_calls == 0 && r->totals.failed_calls == 0) {
+    if (r->rank < 0 && r->totals.gemm_calls == 0 && r->totals.failed_calls == 0 &&
+        !fc_report_attention_any(&r->attn)) {
         /* a launcher (torchrun's agent, mpirun) preloaded along with its ranks */
         fprintf(stderr, "flopcount merge: note: %s names no rank and ran no GEMM (a launcher "
                         "process?); skipped\n", path);
@@ -240,7 +241,12 @@ void fc_merge_peak_from_reports(fc_merge *m)
         if (!(m->ranks[i].peak_flops > 0) || m->ranks[i].peak_flops != p)
             return;
     m->peak_flops = p;
-    snprintf(m->peak_desc, sizeof m->peak_desc, "from the reports: %.1f TFLOP/s", p / 1e12);
+    const char *dt = m->ranks[0].peak_dtype; /* named when every rank names the same */
+    for (size_t i = 1; i < m->n_ranks; i++)
+        if (strcmp(m->ranks[i].peak_dtype, dt) != 0)
+            dt = "";
+    snprintf(m->peak_desc, sizeof m->peak_desc, "from the reports: %.1f TFLOP/s%s%s%s", p / 1e12,
+             dt[0] ? " (" : "", dt, dt[0] ? ")" : "");
 }
 
 static int merge_all(fc_merge *m, const args *a)
@@ -263,6 +269,8 @@ static int merge_all(fc_merge *m, const args *a)
         rc = -1;
     if (rc == 0 && m->peak_flops == 0)
         fc_merge_peak_from_reports(m);
+    if (rc == 0)
+        fc_mix_source_opts(&m->mix_src, &a->peak); /* the reports' peaks are in already */
     if (rc == 0 && (fc_merge_analyze(m) != 0 || fc_merge_infer(m) != 0)) {
         fprintf(stderr, "flopcount merge: out of memory\n");
         rc = -1;

@@ -12,9 +12,11 @@
 #include "formula.h"
 #include "infer.h"
 #include "jsonw.h"
+#include "report_peak.h"
 #include "report_read.h"
 #include "stats.h"
 #include "u128.h"
+#include "utilization.h"
 
 /* One rank's report, reduced to what the merge needs (the full report is
  * freed after reading, so 1,024 ranks cost little memory). */
@@ -35,6 +37,7 @@ typedef struct fc_merge_rank {
     double median_seconds;       /* of the listed iterations; NaN without */
     fc_u128 flops_per_iteration; /* median of the listed iterations */
     double peak_flops;           /* the rank's own utilization.peak_flops, or NaN */
+    char peak_dtype[24];         /* ... and its dtype ("" when none) */
     char ambiguous_reasons[1024];/* the rank's, joined; "" when its split is sure */
     char advice[512];            /* what would make its split exact; "" when nothing */
     int duplicate;               /* a later report of a rank seen before */
@@ -60,6 +63,7 @@ typedef struct fc_merge_step { /* one iteration index present on every rank */
     long slowest_rank;
     fc_u128 flops, forward, backward, recompute; /* summed over ranks */
     int ambiguous;       /* some rank's split of this step is a guess */
+    fc_u128 xs;          /* attention beyond the model convention (of backward), summed */
 } fc_merge_step;
 
 enum fc_flops_verdict {
@@ -107,6 +111,7 @@ typedef struct fc_merge {
     double median_step_seconds;      /* median over steps of the slowest rank */
     fc_u128 flops_per_iteration;     /* median over steps of the summed FLOPs */
     fc_u128 recompute_per_iteration;
+    fc_u128 xs_per_iteration;        /* ... of the summed attention excess (MFU leaves it out) */
     size_t n_ambiguous_steps;        /* steps whose split is a guess on some rank */
     const char *ambiguous_reasons;   /* the first such rank's reasons (points into ranks) */
     const char *advice;              /* ... and its advice */
@@ -125,7 +130,21 @@ typedef struct fc_merge {
     double peak_flops; /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[128];
     double hfu, mfu;   /* cluster; NaN when not computable */
+    /* HFU at the dtype mix, cluster: the ranks' training FLOPs by dtype
+     * summed give the shares of the median step's FLOPs, each dtype at its
+     * own peak (the options', else the ranks' reports' when they agree) */
+    fc_u128 mix_flops[FC_DT_COUNT];
+    size_t n_without_mix;    /* merged ranks whose report has no FLOPs by dtype */
+    fc_mix_source mix_src;
+    fc_mix mix;
     fc_merge_model model;
+    /* counted fused attention, summed over the merged ranks (merge_attention.c):
+     * totals.attention_*, the "attention" section by shape, "uncounted" by
+     * (name, reason) */
+    uint64_t attention_calls;
+    fc_u128 attention_flops, counted_flops;
+    fc_report_attention attn;
+    struct fc_merge_attn_index *attn_index; /* while summing */
 } fc_merge;
 
 /* Reads one report into a slot; -1 with a reason in err. */
@@ -139,6 +158,16 @@ int fc_merge_sum_report(fc_merge *m, const fc_report *r);
 /* The shapes part of it (merge_shapes.c), and their final order. */
 int fc_merge_sum_shapes(fc_merge *m, const fc_report *r);
 void fc_merge_sort_shapes(fc_merge *m);
+/* Attention and uncounted kernels (merge_attention.c): summed per report
+ * (-1 on out of memory; the index is dropped by fc_merge_attention_done,
+ * everything by fc_merge_attention_free); written in the shim's layout
+ * (nothing when no report had them); the text lines. */
+int fc_merge_sum_attention(fc_merge *m, const fc_report *r);
+void fc_merge_attention_done(fc_merge *m);
+void fc_merge_attention_free(fc_merge *m);
+void fc_merge_json_attention_totals(fc_jw *w, const fc_merge *m);
+void fc_merge_json_attention(fc_jw *w, const fc_merge *m);
+void fc_merge_attention_text(const fc_merge *m);
 /* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of
  * memory. */
 int fc_merge_align(fc_merge *m);

@@ -77,6 +77,8 @@ int fc_merge_add(fc_merge_rank *s, const char *path, const fc_report *r, char *e
     s->recompute_flops = r->has_recompute ? r->recompute.flops : 0;
     s->median_seconds = NAN;
     s->peak_flops = r->has_utilization ? r->utilization.peak_flops : NAN;
+    snprintf(s->peak_dtype, sizeof s->peak_dtype, "%s",
+             r->has_utilization ? r->utilization.dtype : "");
     snprintf(s->ambiguous_reasons, sizeof s->ambiguous_reasons, "%s", r->iterations.ambiguous_reasons);
     snprintf(s->advice, sizeof s->advice, "%s", r->iterations.advice);
     s->has_iterations = r->has_iterations && r->iterations.n_list > 0;
@@ -105,6 +107,7 @@ void fc_merge_free(fc_merge *m)
     free(m->shape_slots);
     free(m->steps);
     free(m->fgroups);
+    fc_merge_attention_free(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -205,11 +208,25 @@ static int sum_groups(fc_merge_group **arr, size_t *n, const fc_report_group *ad
     return 0;
 }
 
+/* The rank's training FLOPs by dtype and its per-dtype peaks, for the mix. */
+static void sum_mix(fc_merge *m, const fc_report *r)
+{
+    fc_u128 by[FC_DT_COUNT];
+    if (!fc_mix_flops_of(r, by))
+        m->n_without_mix++;
+    for (int d = 0; d < FC_DT_COUNT; d++)
+        m->mix_flops[d] = fc_u128_sat_add(m->mix_flops[d], by[d]);
+    fc_mix_source_add(&m->mix_src, r);
+}
+
 int fc_merge_sum_report(fc_merge *m, const fc_report *r)
 {
     sum_totals(m, r);
+    sum_mix(m, r);
     if (sum_groups(&m->by_api, &m->n_by_api, r->by_api, r->n_by_api) != 0 ||
         sum_groups(&m->by_dtype, &m->n_by_dtype, r->by_dtype, r->n_by_dtype) != 0)
+        return -1;
+    if (fc_merge_sum_attention(m, r) != 0)
         return -1;
     return fc_merge_sum_shapes(m, r);
 }
@@ -228,6 +245,7 @@ int fc_merge_analyze(fc_merge *m)
     if (m->n_used > 0) /* the lowest rank's launcher speaks for the job */
         memcpy(m->launcher, m->ranks[0].launcher, sizeof m->launcher);
     fc_merge_sort_shapes(m);
+    fc_merge_attention_done(m);
     if (count_hosts(m) != 0 || find_missing(m) != 0 || fc_merge_align(m) != 0)
         return -1;
     fc_merge_straggler(m);

@@ -36,6 +36,26 @@ int fc_merge_infer_rank(fc_merge_rank *s, const fc_report *r)
 }
 
 /* Layers of one shape (everything but how many, and the logits). */
+/* The 2025-26 layer kinds (infer_kinds.c) read alike: multi-latent
+ * attention, multi-token prediction, chunks, gated delta-net and Mamba
+ * sizes, the per-layer patterns. */
+static int same_kinds(const fc_infer_facts *a, const fc_infer_facts *b)
+{
+    return a->kinds == b->kinds && a->mla == b->mla && a->q_lora_rank == b->q_lora_rank &&
+           a->kv_lora_rank == b->kv_lora_rank && a->qk_nope_dim == b->qk_nope_dim &&
+           a->qk_rope_dim == b->qk_rope_dim && a->v_head_dim == b->v_head_dim &&
+           a->attn_gate == b->attn_gate && a->mtp_layers == b->mtp_layers &&
+           strcmp(a->mtp_block, b->mtp_block) == 0 && a->attn_chunk == b->attn_chunk &&
+           a->gdn_k_heads == b->gdn_k_heads && a->gdn_v_heads == b->gdn_v_heads &&
+           a->gdn_k_dim == b->gdn_k_dim && a->gdn_v_dim == b->gdn_v_dim &&
+           a->gdn_chunk == b->gdn_chunk && a->mamba_version == b->mamba_version &&
+           a->mamba_heads == b->mamba_heads && a->mamba_head_dim == b->mamba_head_dim &&
+           a->mamba_state == b->mamba_state && a->mamba_groups == b->mamba_groups &&
+           a->mamba_chunk == b->mamba_chunk && a->mamba_inner == b->mamba_inner &&
+           a->mamba_dt_rank == b->mamba_dt_rank && strcmp(a->mixers, b->mixers) == 0 &&
+           strcmp(a->mlps, b->mlps) == 0;
+}
+
 static int same_layers(const fc_infer_facts *a, const fc_infer_facts *b)
 {
     return a->hidden == b->hidden && a->q_width == b->q_width && a->kv_width == b->kv_width &&
@@ -43,7 +63,9 @@ static int same_layers(const fc_infer_facts *a, const fc_infer_facts *b)
            a->core_count == b->core_count && a->ffn == b->ffn && a->swiglu == b->swiglu &&
            a->tokens == b->tokens && a->moe == b->moe && a->experts == b->experts &&
            a->moe_ffn == b->moe_ffn && a->routed == b->routed &&
-           a->shared_experts == b->shared_experts && a->shared_ffn == b->shared_ffn;
+           a->shared_experts == b->shared_experts && a->shared_ffn == b->shared_ffn &&
+           a->attn_layers * b->layers == b->attn_layers * a->layers && /* fused alike */
+           same_kinds(a, b);
 }
 
 typedef struct group {
@@ -104,6 +126,12 @@ static int combine(fc_merge *m, const group *g, size_t ng, fc_infer_facts *job)
         if (g[k].f->vocab > 0)
             with_logits++, logits = k;
     }
+    if (ng > 1 && g[0].f->kinds) {
+        refuse(m, "the ranks run %ld different forwards of a model with layer kinds%s", (long)ng,
+               " (multi-latent attention, hybrid or MTP layers): pipeline stages of such a model "
+               "are not joined; give the model flags");
+        return -1;
+    }
     if (ng > 1 && with_logits != 1) {
         refuse(m, "the ranks run %ld different forwards, %s", (long)ng,
                with_logits ? "several with logits: not one pipeline" : "none with logits");
@@ -111,10 +139,12 @@ static int combine(fc_merge *m, const group *g, size_t ng, fc_infer_facts *job)
     }
     *job = *g[logits].f;
     job->layers = 0;
+    job->attn_layers = 0;
     job->forward_flops = 0;
     job->extra_flops = 0;
     for (size_t k = 0; k < ng; k++) {
         job->layers = fc_infer_add(job->layers, g[k].f->layers);
+        job->attn_layers = fc_infer_add(job->attn_layers, g[k].f->attn_layers);
         job->forward_flops =
             fc_u128_sat_add(job->forward_flops, fc_u128_sat_mul(dp, g[k].f->forward_flops));
         job->extra_flops =
@@ -158,6 +188,7 @@ int fc_merge_infer(fc_merge *m)
         fc_infer_iter it = {.have = m->n_steps > 0,
                             .flops = m->flops_per_iteration,
                             .recompute_flops = m->recompute_per_iteration,
+                            .attention_excess_flops = m->xs_per_iteration,
                             .ranks = 1};
         it.forward_flops = it.have ? median_forward(m) : 0;
         fc_infer_resolve(job, NULL, &it, &mm->inf);

@@ -131,6 +131,14 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_str(w, "detected_by", "merge: indices every rank listed");
     fc_jw_double(w, "median_seconds", m->median_step_seconds);
     fc_jw_u128(w, "flops_per_iteration", m->flops_per_iteration);
+    if (m->n_without_mix == 0) { /* the ranks' training FLOPs by dtype, summed */
+        fc_jw_obj_begin(w, "flops_by_dtype");
+        for (int d = 0; d < FC_DT_COUNT; d++)
+            if (m->mix_flops[d])
+                fc_jw_u128(w, fc_dtype_name(d), m->mix_flops[d]);
+        fc_jw_obj_end(w);
+    }
+    fc_jw_u128(w, "attention_excess_flops_per_iteration", m->xs_per_iteration);
     fc_jw_u64(w, "ambiguous_iterations", m->n_ambiguous_steps);
     fc_jw_arr_begin(w, "ambiguous_reasons");
     if (m->ambiguous_reasons && m->ambiguous_reasons[0])
@@ -148,6 +156,7 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_u128(w, "forward_flops", st->forward);
         fc_jw_u128(w, "backward_flops", st->backward);
         fc_jw_u128(w, "recompute_flops", st->recompute);
+        fc_jw_u128(w, "attention_excess_flops", st->xs);
         fc_jw_bool(w, "ambiguous", st->ambiguous);
         fc_jw_obj_end(w);
     }
@@ -163,17 +172,21 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_obj_end(w);
 }
 
+/* Cluster HFU/MFU when one peak is known; HFU at the dtype mix, which needs
+ * each dtype's own, also when the ranks' single peaks differ (their
+ * dominant dtypes do): then peak_flops, hfu and mfu are null. */
 static void json_utilization(fc_jw *w, const fc_merge *m)
 {
-    if (m->peak_flops <= 0)
+    if (m->peak_flops <= 0 && !m->mix.ok)
         return;
     fc_jw_obj_begin(w, "utilization");
-    fc_jw_double(w, "peak_flops", m->peak_flops);
-    fc_jw_str(w, "peak_source", m->peak_desc);
+    fc_jw_double(w, "peak_flops", m->peak_flops > 0 ? m->peak_flops : NAN);
+    fc_jw_str(w, "peak_source", m->peak_flops > 0 ? m->peak_desc : NULL);
     fc_jw_u64(w, "gpus", m->n_used);
     fc_jw_double(w, "hfu", m->hfu);
     fc_jw_double(w, "mfu", m->mfu);
     fc_jw_bool(w, "split_ambiguous", m->n_ambiguous_steps > 0);
+    fc_mix_json(w, &m->mix);
     fc_jw_obj_end(w);
 }
 
@@ -207,6 +220,14 @@ static void json_inferred(fc_jw *w, const fc_merge *m)
             fc_jw_i64(w, fc_ik_name(k), x->value);
     }
     fc_jw_obj_end(w);
+    /* the per-layer patterns are not keys of the model: a reader that
+     * cannot take them must not take the model for a uniform one */
+    fc_jw_bool(w, "layer_kinds", in->f.kinds != 0);
+    if (in->f.kinds) {
+        fc_jw_str(w, "layer_pattern", in->f.mixers[0] ? in->f.mixers : NULL); /* null: uniform */
+        fc_jw_str(w, "mlp_pattern", in->f.mlps[0] ? in->f.mlps : NULL);
+        fc_jw_str(w, "mtp_block", in->f.mtp_block[0] ? in->f.mtp_block : NULL);
+    }
     fc_jw_bool(w, "complete", in->complete);
     fc_jw_str(w, "missing", in->complete ? NULL : in->f.ok ? in->missing : in->f.why);
     fc_jw_bool(w, "fits", in->fits);
@@ -248,6 +269,7 @@ static void json_head(fc_jw *w, const fc_merge *m)
     fc_jw_u64(w, "unresolved_calls", m->unresolved_calls);
     fc_jw_u64(w, "distinct_shapes", m->n_shapes);
     fc_jw_u64(w, "ranks", m->n_used);
+    fc_merge_json_attention_totals(w, m);
     fc_jw_obj_end(w);
 }
 
@@ -268,6 +290,7 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     fc_merge_json_groups(&w, "by_api", m->by_api, m->n_by_api);
     fc_merge_json_groups(&w, "by_dtype", m->by_dtype, m->n_by_dtype);
     fc_merge_json_shapes(&w, m);
+    fc_merge_json_attention(&w, m);
     json_iterations(&w, m);
     json_utilization(&w, m);
     fc_gpu_print_json(&w, fc_merge_gpu_result());

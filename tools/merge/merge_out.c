@@ -181,19 +181,21 @@ static void text_consistency(const fc_merge *m)
 
 static void text_utilization(const fc_merge *m)
 {
-    char h[16], u[16];
-    if (m->peak_flops <= 0) {
+    char h[16], u[16], mix[640];
+    if (m->peak_flops <= 0)
         printf("  utilization      no peak given (--gpu NAME --dtype D, or --peak-tflops X)\n");
-        return;
-    }
-    if (isnan(m->hfu)) {
+    else if (isnan(m->hfu))
         printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
-        return;
-    }
-    printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less recompute%s) "
-           "on %zu ranks; peak %s\n",
-           fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
-           m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used, m->peak_desc);
+    else
+        printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less "
+               "recompute%s%s) on %zu ranks; peak %s\n",
+               fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
+               m->xs_per_iteration ? " and the attention excess" : "",
+               m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used,
+               m->peak_desc);
+    /* each dtype's own peak: known even when the ranks' single peaks differ */
+    if (m->mix.ok || (m->peak_flops > 0 && !isnan(m->hfu)))
+        printf("  HFU at mix       %s\n", fc_fmt_mix_line(&m->mix, mix, sizeof mix));
 }
 
 static void text_inferred(const fc_merge *m)
@@ -219,8 +221,11 @@ static void text_inferred(const fc_merge *m)
     printf("                   %s\n", fc_merge_layout_words(m, line, sizeof line));
     printf("                   formula model FLOPs %s per iteration%s; formula MFU %s\n",
            fc_u128_to_str(mm->f.model_flops_per_iteration, e),
-           in->fits_iteration ? " = counted less recompute" : in->fits ? "" : " (the formula does not fit "
-                                                                             "the count exactly)",
+           in->fits_iteration && in->f.attn_layers
+               ? "; the count fits it with its core at the band the calls ran"
+           : in->fits_iteration ? " = counted less recompute"
+           : in->fits           ? ""
+                                : " (the formula does not fit the count exactly)",
            fc_fmt_pct(mm->formula_mfu, p, sizeof p));
 }
 
@@ -268,6 +273,7 @@ static void text_ranks(const fc_merge *m, int all)
 void fc_merge_print_text(const fc_merge *m, int all_ranks)
 {
     text_header(m);
+    fc_merge_attention_text(m);
     text_iterations(m);
     text_straggler(m);
     if (m->n_used > 1)

@@ -4,6 +4,7 @@
  * its slowest rank); the straggler; whether the ranks ran the same FLOPs;
  * cluster HFU/MFU. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ static int build_step(const fc_merge *m, uint64_t index, fc_merge_step *st)
         st->forward = fc_u128_sat_add(st->forward, it->forward_flops);
         st->backward = fc_u128_sat_add(st->backward, it->backward_flops);
         st->recompute = fc_u128_sat_add(st->recompute, it->recompute_flops);
+        st->xs = fc_u128_sat_add(st->xs, it->attention_excess_flops);
         st->ambiguous |= it->ambiguous;
     }
     return 1;
@@ -51,11 +53,12 @@ static int step_medians(fc_merge *m)
 {
     size_t n = m->n_steps ? m->n_steps : 1, nt = 0;
     double *t = malloc(n * sizeof *t);
-    fc_u128 *f = malloc(n * sizeof *f), *rc = malloc(n * sizeof *rc);
-    if (t == NULL || f == NULL || rc == NULL) {
+    fc_u128 *f = malloc(n * sizeof *f), *rc = malloc(n * sizeof *rc), *xs = malloc(n * sizeof *xs);
+    if (t == NULL || f == NULL || rc == NULL || xs == NULL) {
         free(t);
         free(f);
         free(rc);
+        free(xs);
         return -1;
     }
     for (size_t i = 0; i < m->n_steps; i++) {
@@ -63,10 +66,13 @@ static int step_medians(fc_merge *m)
             t[nt++] = m->steps[i].seconds;
         f[i] = m->steps[i].flops;
         rc[i] = m->steps[i].recompute;
+        xs[i] = m->steps[i].xs;
     }
     m->median_step_seconds = fc_median_double(t, nt);
     m->flops_per_iteration = fc_median_u128(f, m->n_steps);
     m->recompute_per_iteration = fc_median_u128(rc, m->n_steps);
+    m->xs_per_iteration = fc_median_u128(xs, m->n_steps);
+    free(xs);
     m->n_ambiguous_steps = 0;
     for (size_t i = 0; i < m->n_steps; i++)
         m->n_ambiguous_steps += m->steps[i].ambiguous != 0;
@@ -230,19 +236,46 @@ int fc_merge_consistency(fc_merge *m)
     return 0;
 }
 
+/* HFU at the dtype mix of the cluster: the median step's FLOPs (all ranks)
+ * shared out as the ranks' training FLOPs by dtype are, each dtype at its
+ * own peak, over ranks x the step's time. */
+static void cluster_mix(fc_merge *m)
+{
+    memset(&m->mix, 0, sizeof m->mix);
+    m->mix.hfu = m->mix.ideal_seconds = NAN;
+    if (m->n_steps == 0 || !(m->median_step_seconds > 0)) {
+        snprintf(m->mix.reason, sizeof m->mix.reason, "needs aligned iterations with times");
+        return;
+    }
+    if (m->n_without_mix > 0) {
+        snprintf(m->mix.reason, sizeof m->mix.reason,
+                 "%zu rank%s report%s no FLOPs by dtype (written before the dtype mix was)",
+                 m->n_without_mix, m->n_without_mix == 1 ? "'s" : "s'",
+                 m->n_without_mix == 1 ? " has" : "s have");
+        return;
+    }
+    fc_mix_peaks p = fc_mix_source_peaks(&m->mix_src);
+    fc_mix_compute(m->mix_flops, m->flops_per_iteration, m->median_step_seconds,
+                   (int64_t)m->n_used, &p, &m->mix);
+}
+
 /* Cluster HFU = FLOPs of a step on all merged ranks / (ranks x peak x the
- * step's time); MFU leaves recomputed FLOPs out (measured, not formula). */
+ * step's time); MFU leaves recomputed FLOPs out, and the attention beyond
+ * the model convention, as each rank's report does (measured, not formula). */
 void fc_merge_utilization(fc_merge *m)
 {
     m->hfu = m->mfu = NAN;
+    cluster_mix(m);
     if (m->peak_flops <= 0 || m->n_steps == 0 || !(m->median_step_seconds > 0))
         return;
-    double denom = (double)m->n_used * m->peak_flops * m->median_step_seconds;
-    fc_u128 model = m->flops_per_iteration - (m->recompute_per_iteration < m->flops_per_iteration
-                                                  ? m->recompute_per_iteration
+    fc_u128 less = fc_u128_sat_add(m->recompute_per_iteration, m->xs_per_iteration);
+    fc_u128 model = m->flops_per_iteration - (less < m->flops_per_iteration
+                                                  ? less
                                                   : m->flops_per_iteration);
-    m->hfu = fc_u128_to_double(m->flops_per_iteration) / denom;
-    m->mfu = fc_u128_to_double(model) / denom;
+    /* fc_utilization's expression, as the mix's terms (one dtype: the same) */
+    m->hfu = fc_utilization(m->flops_per_iteration, m->median_step_seconds, (int64_t)m->n_used,
+                            m->peak_flops);
+    m->mfu = fc_utilization(model, m->median_step_seconds, (int64_t)m->n_used, m->peak_flops);
 }
 
 double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s)

@@ -120,12 +120,13 @@ static int steady_medians(fc_report_view *v)
         fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
     size_t n = to - from;
     fc_u128 *f = malloc((n ? n : 1) * sizeof *f), *rc = malloc((n ? n : 1) * sizeof *rc);
-    fc_u128 *fw = malloc((n ? n : 1) * sizeof *fw);
+    fc_u128 *fw = malloc((n ? n : 1) * sizeof *fw), *xs = malloc((n ? n : 1) * sizeof *xs);
     double *t = malloc((n ? n : 1) * sizeof *t);
-    if (f == NULL || rc == NULL || fw == NULL || t == NULL) {
+    if (f == NULL || rc == NULL || fw == NULL || xs == NULL || t == NULL) {
         free(f);
         free(rc);
         free(fw);
+        free(xs);
         free(t);
         return bad("out of memory", NULL);
     }
@@ -134,6 +135,7 @@ static int steady_medians(fc_report_view *v)
         f[i] = it->flops;
         rc[i] = it->recompute_flops;
         fw[i] = it->forward_flops;
+        xs[i] = it->attention_excess_flops;
         v->n_ambiguous += it->ambiguous != 0;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
@@ -143,7 +145,9 @@ static int steady_medians(fc_report_view *v)
     v->file_flops = fc_median_u128(f, n);
     v->file_recompute = fc_median_u128(rc, n);
     v->file_forward = fc_median_u128(fw, n);
+    v->file_xs = fc_median_u128(xs, n);
     free(fw);
+    free(xs);
     /* the report's own median (the shim's, or the merge's) when it has one:
      * the same figure, by the same definition, as the list's */
     v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
@@ -163,8 +167,34 @@ static void job_scale(fc_report_view *v, const args *a)
     v->scale = (!r->is_merge && r->rank >= 0 && world > 1) ? world : 1;
     v->job_flops = fc_u128_sat_mul(v->file_flops, (fc_u128)v->scale);
     v->job_recompute = fc_u128_sat_mul(v->file_recompute, (fc_u128)v->scale);
+    v->job_xs = fc_u128_sat_mul(v->file_xs, (fc_u128)v->scale);
     v->gpus = a->gpus ? a->gpus : world;
     v->gpus_from = a->gpus ? 2 : r->world_size > 0 ? 1 : 0;
+}
+
+/* HFU at the dtype mix: the report's training FLOPs by dtype, each at its
+ * own peak (--gpu: the table's; --peak-tflops: one dtype only; neither: the
+ * report's), over the same FLOPs, time and GPUs as HFU. */
+static void measured_mix(fc_report_view *v, const args *a)
+{
+    static fc_mix_source src;
+    fc_u128 by[FC_DT_COUNT];
+    memset(&v->mix, 0, sizeof v->mix);
+    v->mix.hfu = v->mix.ideal_seconds = NAN;
+    if (!v->has_iterations) {
+        snprintf(v->mix.reason, sizeof v->mix.reason, "no iterations");
+        return;
+    }
+    if (!fc_mix_flops_of(&v->rep, by)) {
+        snprintf(v->mix.reason, sizeof v->mix.reason,
+                 "the report has no FLOPs by dtype (written before the dtype mix was)");
+        return;
+    }
+    memset(&src, 0, sizeof src);
+    fc_mix_source_opts(&src, &a->peak);
+    fc_mix_source_add(&src, &v->rep); /* used only when no option names a peak */
+    fc_mix_peaks p = fc_mix_source_peaks(&src);
+    fc_mix_compute(by, v->job_flops, v->seconds, v->gpus, &p, &v->mix);
 }
 
 static int measured(fc_report_view *v, const args *a)
@@ -177,17 +207,21 @@ static int measured(fc_report_view *v, const args *a)
         return -1;
     if (v->peak == 0 && v->rep.has_utilization && v->rep.utilization.peak_flops > 0) {
         v->peak = v->rep.utilization.peak_flops;
-        snprintf(v->peak_desc, sizeof v->peak_desc, "from the report: %.4g TFLOP/s%s%.64s",
-                 v->peak / 1e12, v->rep.utilization.device[0] ? ", " : "",
-                 v->rep.utilization.device);
+        snprintf(v->peak_desc, sizeof v->peak_desc, "from the report: %.4g TFLOP/s%s%s%s%s%.64s",
+                 v->peak / 1e12, v->rep.utilization.dtype[0] ? " (" : "",
+                 v->rep.utilization.dtype, v->rep.utilization.dtype[0] ? ")" : "",
+                 v->rep.utilization.device[0] ? ", " : "", v->rep.utilization.device);
     }
     v->hfu = v->mfu = NAN;
     if (v->has_iterations) {
-        fc_u128 model = v->job_flops - (v->job_recompute < v->job_flops ? v->job_recompute
-                                                                          : v->job_flops);
+        /* as the shim's own MFU: recompute left out, and attention's
+         * backward at the model convention (2x its forward, not the 2.5x
+         * the kernels execute) */
+        fc_u128 model = fc_report_counted_model(v);
         v->hfu = fc_utilization(v->job_flops, v->seconds, v->gpus, v->peak);
         v->mfu = fc_utilization(model, v->seconds, v->gpus, v->peak);
     }
+    measured_mix(v, a);
     return 0;
 }
 
@@ -217,13 +251,18 @@ static int formula(fc_report_view *v, const args *a)
             return bad(err, NULL);
         v->has_model = 1;
         v->model_from = "flags";
+    } else if (v->rep.merged_model_reason[0]) {
+        snprintf(v->formula_reason, sizeof v->formula_reason, "%s", v->rep.merged_model_reason);
     } else {
         snprintf(v->formula_reason, sizeof v->formula_reason,
                  "no model flags, and the report has no forward profile to read one from");
     }
-    if (!v->has_model)
+    if (!v->has_model) {
+        fc_report_attention_compare(v);
         return 0;
+    }
     fc_formula(&v->model, &v->f);
+    fc_report_attention_compare(v);
     v->formula_mfu = fc_utilization(v->f.model_flops_per_iteration, v->seconds, v->gpus, v->peak);
     v->formula_hfu =
         fc_utilization(v->f.hardware_flops_per_iteration, v->seconds, v->gpus, v->peak);

@@ -67,3 +67,37 @@ void fc_json_shape(fc_jw *w, const fc_report_shape *s)
     fc_jw_u64(w, "failed_calls", s->failed_calls);
     fc_jw_obj_end(w);
 }
+
+char *fc_fmt_mix_terms(const fc_mix *m, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < m->n && used + 1 < size; i++) {
+        const fc_mix_term *t = &m->t[i];
+        int k;
+        if (t->peak > 0)
+            k = snprintf(buf + used, size - used, "%s%s %.1f%% at %.6g TFLOP/s", i ? ", " : "",
+                         fc_dtype_name(t->dtype), 100.0 * t->share, t->peak / 1e12);
+        else
+            k = snprintf(buf + used, size - used, "%s%s %.1f%% (no peak)", i ? ", " : "",
+                         fc_dtype_name(t->dtype), 100.0 * t->share);
+        if (k < 0)
+            break;
+        used += (size_t)k < size - used ? (size_t)k : size - used - 1;
+    }
+    return buf;
+}
+
+char *fc_fmt_mix_line(const fc_mix *m, char *buf, size_t size)
+{
+    char p[16], terms[400];
+    fc_fmt_mix_terms(m, terms, sizeof terms);
+    if (m->ok)
+        snprintf(buf, size, "%s   each dtype's FLOPs at its own dense peak: %s",
+                 fc_fmt_pct(m->hfu, p, sizeof p), terms);
+    else if (m->n > 0)
+        snprintf(buf, size, "n/a   %s (%s)", m->reason, terms);
+    else
+        snprintf(buf, size, "n/a   %s", m->reason);
+    return buf;
+}

@@ -43,6 +43,7 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
                         .flops = v->file_flops,
                         .forward_flops = v->file_forward,
                         .recompute_flops = v->file_recompute,
+                        .attention_excess_flops = v->file_xs,
                         .ranks = v->scale};
     fc_infer_resolve(&facts, &g, &it, &v->inf);
     v->has_inferred = 1;
@@ -59,6 +60,31 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
 
 /* ---- text ---- */
 
+/* The layer kinds' flags: what is known and not the formula's default. */
+static void kind_flags(const fc_inferred *in, char *out, size_t size, size_t o)
+{
+    int v2 = in->v[FC_IK_MAMBA_VERSION].value != 1;
+    for (int k = FC_IK_FIRST_KIND; k < FC_IK_COUNT && o < size; k++) {
+        int64_t x = in->v[k].value;
+        if (in->v[k].status == FC_IS_UNKNOWN || x == 0 || (k == FC_IK_MAMBA_VERSION && x == 2) ||
+            (k == FC_IK_MAMBA_INNER && v2))
+            continue;
+        if (k == FC_IK_ATTN_GATE)
+            o += (size_t)snprintf(out + o, size - o, " %s", fc_ik_flag(k));
+        else
+            o += (size_t)snprintf(out + o, size - o, " %s %lld", fc_ik_flag(k), (long long)x);
+    }
+    const char *mix = in->complete ? in->model.mixers : in->f.mixers;
+    const char *mlp = in->complete ? in->model.mlps : in->f.mlps;
+    if (mix[0] && o < size)
+        o += (size_t)snprintf(out + o, size - o, " --layer-pattern %s", mix);
+    if (mlp[0] && o < size)
+        o += (size_t)snprintf(out + o, size - o, " --mlp-pattern %s", mlp);
+    const char *b = in->complete ? in->model.mtp_block : in->f.mtp_block;
+    if (b[0] && o < size && in->v[FC_IK_MTP_LAYERS].value > 0)
+        snprintf(out + o, size - o, " --mtp-block %s", b);
+}
+
 static void flags_line(const fc_inferred *in, char *out, size_t size)
 {
     static const int keys[] = {
@@ -74,6 +100,7 @@ static void flags_line(const fc_inferred *in, char *out, size_t size)
         if (in->v[k].status == FC_IS_UNKNOWN ||
             (k > FC_IK_EXPERTS && in->v[FC_IK_EXPERTS].value == 0) ||
             (k == FC_IK_EXPERTS && x == 0) || (k == FC_IK_MOE_EVERY && x == 1) ||
+            ((k == FC_IK_HEADS || k == FC_IK_KV_HEADS || k == FC_IK_HEAD_DIM) && x == 0) ||
             ((k == FC_IK_SHARED_EXPERTS || k == FC_IK_SHARED_FFN || k == FC_IK_MOE_FIRST_DENSE) &&
              x == 0))
             continue; /* a default, or not a model with experts */
@@ -83,15 +110,17 @@ static void flags_line(const fc_inferred *in, char *out, size_t size)
     if (o < size && in->v[FC_IK_SWIGLU].status != FC_IS_UNKNOWN && in->v[FC_IK_SWIGLU].value)
         o += (size_t)snprintf(out + o, size - o, " --swiglu");
     if (o < size && in->v[FC_IK_RECOMPUTE].status != FC_IS_UNKNOWN && in->v[FC_IK_RECOMPUTE].value)
-        snprintf(out + o, size - o, " --recompute %s",
-                 fc_recompute_name((int)in->v[FC_IK_RECOMPUTE].value));
+        o += (size_t)snprintf(out + o, size - o, " --recompute %s",
+                              fc_recompute_name((int)in->v[FC_IK_RECOMPUTE].value));
+    kind_flags(in, out, size, o);
 }
 
 void fc_report_infer_text(const fc_report_view *v)
 {
     const fc_inferred *in = &v->inf;
     const fc_report *r = &v->rep;
-    char buf[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], line[600];
+    char buf[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
+    static char line[3 * FC_MAX_LAYER_PATTERN];
     printf("inferred model (forward GEMMs of training forward %llu, %s%s)\n",
            (unsigned long long)r->profile.training_forward, r->profile.state,
            r->world_size > 1 || r->is_merge
@@ -107,19 +136,27 @@ void fc_report_infer_text(const fc_report_view *v)
             continue; /* dense: the MoE keys say nothing */
         if (!in->f.ok && x->status == FC_IS_UNKNOWN && k != FC_IK_TIED && k != FC_IK_RECOMPUTE)
             continue; /* said once above */
+        if (k >= FC_IK_FIRST_KIND && (!in->f.ok || x->status == FC_IS_EXACT) && x->value == 0)
+            continue; /* a kind the model does not have */
         printf("  %-17s %-9s %-10s %s\n", fc_ik_name(k),
                fc_infer_value_text(in, k, buf, sizeof buf), fc_is_name(x->status), x->note);
     }
     if (in->f.ok)
-        printf("  %-17s %s\n", "one layer", in->f.structure);
+        printf("  %-17s %s\n", in->f.kinds ? "layers" : "one layer", in->f.structure);
+    if (in->f.ok && in->f.mixers[0])
+        printf("  %-17s %s\n", "layer pattern", in->f.mixers);
+    if (in->f.ok && in->f.mlps[0])
+        printf("  %-17s %s\n", "mlp pattern", in->f.mlps);
     if (in->f.ok && in->f.extra_flops)
         printf("  %-17s %s\n", "not modelled", in->f.extra);
     for (int k = 0; k < FC_IK_COUNT; k++)
-        if (in->disagree & (1u << k))
+        if (in->disagree & FC_IK_BIT(k))
             printf("  %-17s %s %lld given, the stream says %lld\n", "disagreement", fc_ik_flag(k),
                    (long long)in->v[k].value, (long long)in->stream_value[k]);
     if (in->complete && in->f.ok) {
-        const char *core = in->f.core ? "" : "; attention core left out";
+        const char *core = !in->f.core        ? "; attention core left out"
+                           : in->f.attn_layers ? "; attention core at the band the calls ran"
+                                               : "";
         if (in->fits_forward)
             printf(
                 "  %-17s the formula's forward equals the counted forward exactly (%s FLOPs%s)\n",
@@ -147,7 +184,7 @@ static void json_value(fc_jw *w, const fc_inferred *in, int k)
     const char *name = fc_ik_name(k);
     if (x->status == FC_IS_UNKNOWN)
         fc_jw_null(w, name);
-    else if (k == FC_IK_SWIGLU || k == FC_IK_TIED)
+    else if (k == FC_IK_SWIGLU || k == FC_IK_TIED || k == FC_IK_ATTN_GATE)
         fc_jw_bool(w, name, (int)x->value);
     else if (k == FC_IK_RECOMPUTE)
         fc_jw_str(w, name, fc_recompute_name((int)x->value));
@@ -160,7 +197,7 @@ static void json_value(fc_jw *w, const fc_inferred *in, int k)
 void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
 {
     const fc_inferred *in = &v->inf;
-    char line[600];
+    static char line[3 * FC_MAX_LAYER_PATTERN];
     if (!v->has_inferred) {
         fc_jw_null(w, "inferred_model");
         return;
@@ -171,6 +208,9 @@ void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
     fc_jw_bool(w, "structure_found", in->f.ok);
     fc_jw_str(w, "structure", in->f.ok ? in->f.structure : NULL);
     fc_jw_str(w, "reason", in->f.ok ? NULL : in->f.why);
+    fc_jw_str(w, "layer_pattern", in->f.ok && in->f.mixers[0] ? in->f.mixers : NULL);
+    fc_jw_str(w, "mlp_pattern", in->f.ok && in->f.mlps[0] ? in->f.mlps : NULL);
+    fc_jw_str(w, "mtp_block", in->f.ok && in->f.mtp_layers ? in->f.mtp_block : NULL);
     fc_jw_obj_begin(w, "model");
     for (int k = 0; k < FC_IK_COUNT; k++)
         json_value(w, in, k);
@@ -185,7 +225,7 @@ void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
     fc_jw_obj_end(w);
     fc_jw_arr_begin(w, "disagreements");
     for (int k = 0; k < FC_IK_COUNT; k++)
-        if (in->disagree & (1u << k)) {
+        if (in->disagree & FC_IK_BIT(k)) {
             fc_jw_obj_begin(w, NULL);
             fc_jw_str(w, "key", fc_ik_name(k));
             fc_jw_i64(w, "given", in->v[k].value);

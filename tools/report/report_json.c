@@ -46,6 +46,9 @@ static void json_source(fc_jw *w, const fc_report_view *v)
     fc_jw_u64(w, "failed_calls", r->totals.failed_calls);
     fc_jw_u64(w, "invalid_calls", r->totals.invalid_calls);
     fc_jw_u64(w, "unresolved_calls", r->totals.unresolved_calls);
+    fc_jw_u64(w, "attention_calls", r->totals.attention_calls);
+    fc_jw_u128(w, "attention_flops", r->totals.attention_flops);
+    fc_jw_u128(w, "counted_flops", r->totals.counted_flops);
     fc_jw_obj_end(w);
 }
 
@@ -120,6 +123,7 @@ static void json_measured(fc_jw *w, const fc_report_view *v)
     fc_jw_obj_begin(w, "measured");
     u128_or_null(w, "flops_per_iteration", it, v->job_flops);
     u128_or_null(w, "recompute_flops_per_iteration", it, v->job_recompute);
+    u128_or_null(w, "attention_excess_flops_per_iteration", it, v->job_xs);
     u128_or_null(w, "file_flops_per_iteration", it, v->file_flops);
     fc_jw_i64(w, "scaled_by_ranks", v->scale);
     fc_jw_double(w, "seconds_per_iteration", it ? v->seconds : NAN);
@@ -134,6 +138,7 @@ static void json_measured(fc_jw *w, const fc_report_view *v)
     fc_jw_double(w, "mfu", v->mfu);
     /* recompute and MFU rest on the split; true when a steady one is a guess */
     fc_jw_bool(w, "split_ambiguous", v->n_ambiguous > 0);
+    fc_mix_json(w, &v->mix);
     fc_jw_obj_end(w);
 }
 
@@ -158,7 +163,7 @@ static void json_formula(fc_jw *w, const fc_report_view *v)
 static void json_gap(fc_jw *w, const fc_report_view *v)
 {
     static const char *const keys[FC_GAP_COUNT] = {"attention_core", "first_layer_dgrad",
-                                                   "logits"};
+                                                   "logits", "attention_band"};
     const fc_gap *g = &v->gap;
     if (!v->has_iterations) {
         fc_jw_null(w, "difference");
@@ -197,6 +202,7 @@ int fc_report_print_json(const fc_report_view *v)
     json_source(&w, v);
     json_processes(&w, &v->rep);
     json_shapes(&w, &v->rep);
+    fc_report_attention_json(&w, v);
     json_iterations(&w, v);
     json_measured(&w, v);
     fc_report_infer_json(&w, v);

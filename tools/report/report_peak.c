@@ -3,6 +3,7 @@
  * strict parsing, and the peak looked up in the shared table (peak.h). */
 #include "report_peak.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,8 +62,9 @@ static int from_table(const fc_peak_opt *o, const char *verb, const char *dtype_
     }
     double f = fc_peak_flops(d, dt);
     if (!(f > 0)) {
-        fprintf(stderr, "flopcount %s: %s has no %s peak in the table; give --peak-tflops\n",
-                verb, d->display, fc_dtype_name(dt));
+        char why[160];
+        fprintf(stderr, "flopcount %s: %s; pick another --dtype, or give --peak-tflops\n", verb,
+                fc_peak_none_reason(d, dt, why, sizeof why));
         return -1;
     }
     *flops = f;
@@ -111,4 +113,84 @@ const char *fc_peak_main_dtype(const fc_report_group *by_dtype, size_t n)
         if (best == NULL || by_dtype[i].flops > best->flops)
             best = &by_dtype[i];
     return best ? best->name : NULL;
+}
+
+/* ---- the peak of each dtype ---- */
+
+void fc_mix_source_opts(fc_mix_source *s, const fc_peak_opt *o)
+{
+    double t;
+    s->given = 0;
+    s->dev = NULL;
+    if (o->tflops != NULL && fc_parse_double(o->tflops, 1e-6, 1e9, &t) == 0)
+        s->given = t * 1e12;
+    else if (o->gpu != NULL)
+        s->dev = fc_peak_find(o->gpu);
+}
+
+void fc_mix_source_add(fc_mix_source *s, const fc_report *r)
+{
+    for (size_t i = 0; r->has_utilization && i < r->utilization.n_mix; i++) {
+        const fc_report_mix_term *t = &r->utilization.mix[i];
+        int dt = fc_dtype_from_name(t->dtype);
+        double *have = &s->by_dtype[dt];
+        if (dt == FC_DT_UNKNOWN || *have == -1 || *have == -2)
+            continue;
+        if (!(t->peak_flops > 0))
+            *have = -2; /* this report has the dtype and no peak for it */
+        else if (*have == 0)
+            *have = t->peak_flops;
+        else if (*have != t->peak_flops)
+            *have = -1; /* two reports, two figures */
+    }
+    if (s->reason[0] == '\0' && r->utilization.mix_reason[0])
+        snprintf(s->reason, sizeof s->reason, "%s", r->utilization.mix_reason);
+    s->reports++;
+}
+
+static double source_of(void *ctx, int dtype, char *why, size_t n)
+{
+    const fc_mix_source *s = ctx;
+    if (s->given > 0)
+        return s->given;
+    if (s->dev != NULL) {
+        double f = fc_peak_flops(s->dev, dtype);
+        if (!(f > 0))
+            fc_peak_none_reason(s->dev, dtype, why, n);
+        return f;
+    }
+    if (s->reports > 0 && dtype > FC_DT_UNKNOWN && dtype < FC_DT_COUNT) {
+        if (s->by_dtype[dtype] > 0)
+            return s->by_dtype[dtype];
+        if (s->by_dtype[dtype] == -1)
+            snprintf(why, n, "the reports give different %s peaks (name the device: --gpu NAME)",
+                     fc_dtype_name(dtype));
+        else if (s->reason[0])
+            snprintf(why, n, "%s", s->reason);
+        else
+            snprintf(why, n, "the report%s no %s peak (name the device: --gpu NAME)",
+                     s->reports > 1 ? "s give" : " gives", fc_dtype_name(dtype));
+        return 0;
+    }
+    if (dtype <= FC_DT_UNKNOWN || dtype >= FC_DT_COUNT)
+        snprintf(why, n, "FLOPs of a dtype this flopcount does not know: no peak for them");
+    else
+        snprintf(why, n, "no peak known (--gpu NAME, or --peak-tflops X for one dtype)");
+    return 0;
+}
+
+fc_mix_peaks fc_mix_source_peaks(fc_mix_source *s)
+{
+    fc_mix_peaks p = {source_of, s, s->given > 0 ? "--peak-tflops" : NULL};
+    return p;
+}
+
+int fc_mix_flops_of(const fc_report *r, fc_u128 *out)
+{
+    memset(out, 0, FC_DT_COUNT * sizeof *out);
+    for (size_t i = 0; i < r->iterations.n_flops_by_dtype; i++) {
+        int dt = fc_dtype_from_name(r->iterations.flops_by_dtype[i].name);
+        out[dt] = fc_u128_sat_add(out[dt], r->iterations.flops_by_dtype[i].flops);
+    }
+    return r->iterations.has_flops_by_dtype;
 }

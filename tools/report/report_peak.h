@@ -6,7 +6,10 @@
 
 #include <stddef.h>
 
+#include "dtype.h"
+#include "peak.h"
 #include "report_read.h"
+#include "utilization.h"
 
 typedef struct fc_peak_opt {
     const char *gpu, *dtype, *tflops; /* as given; NULL when not */
@@ -26,5 +29,31 @@ int fc_peak_opt_resolve(const fc_peak_opt *o, const char *verb, const char *defa
 
 /* The dtype with the most FLOPs (for --gpu without --dtype); NULL when n = 0. */
 const char *fc_peak_main_dtype(const fc_report_group *by_dtype, size_t n);
+
+/* ---- the peak of each dtype, for HFU at the dtype mix ----------------
+ * --gpu NAME: the table's figure of each dtype; --peak-tflops X: one figure,
+ * so only a mix of one dtype; neither: the per-dtype peaks the report (or
+ * every rank's report, when they agree) carries in utilization.mix. */
+typedef struct fc_mix_source {
+    const fc_peak_device *dev; /* --gpu */
+    double given;              /* --peak-tflops, FLOP/s; 0 none */
+    int reports;               /* reports added */
+    double by_dtype[FC_DT_COUNT]; /* from them: the peak; 0 no report has the dtype; -1 two
+                                   * reports give two figures; -2 a report has the dtype and no
+                                   * peak for it */
+    char reason[256];          /* a report's own mix_reason (the first one) */
+} fc_mix_source;
+
+/* The options (after fc_peak_opt_resolve accepted them) into s, which
+ * starts zeroed; reports added before or after are kept. */
+void fc_mix_source_opts(fc_mix_source *s, const fc_peak_opt *o);
+/* One report's per-dtype peaks (used only without --gpu/--peak-tflops). */
+void fc_mix_source_add(fc_mix_source *s, const fc_report *r);
+/* s as the peaks of fc_mix_compute (s must outlive the call). */
+fc_mix_peaks fc_mix_source_peaks(fc_mix_source *s);
+/* The training FLOPs by dtype of a report's iterations.flops_by_dtype into
+ * out (FC_DT_COUNT, zeroed first; names this reader does not know go to
+ * FC_DT_UNKNOWN, which has no peak). 0 when the report has none. */
+int fc_mix_flops_of(const fc_report *r, fc_u128 *out);
 
 #endif

@@ -182,18 +182,24 @@ static void text_measured(const fc_report_view *v)
                v->rep.is_merge ? " (all ranks)" : "");
     double jf = fc_u128_to_double(v->job_flops);
     const char *unsure = v->n_ambiguous ? "; the split is a guess (see above)" : "";
+    fc_report_attention_text_measured(v);
     printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
            fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
            unsure);
     printf("  time           %s (median)\n", fc_fmt_seconds(v->seconds, t, sizeof t));
+    char mix[640];
     if (v->peak <= 0) {
         printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        if (v->mix.ok) /* each dtype's own peak, from the report (a merge of unlike ranks) */
+            printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
         return;
     }
     printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
            fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
            fc_report_gpus_from(v), v->peak_desc);
-    printf("  MFU measured   %s   counted FLOPs less recompute%s\n", fc_fmt_pct(v->mfu, p2, sizeof p2),
+    printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
+    printf("  MFU measured   %s   counted FLOPs less recompute%s%s\n", fc_fmt_pct(v->mfu, p2, sizeof p2),
+           v->job_xs ? " and attention's backward beyond 2x its forward" : "",
            v->n_ambiguous ? " (an estimate: the recompute it leaves out is a guess)" : "");
 }
 
@@ -236,10 +242,10 @@ static void text_terms(const fc_gap *g)
     char e[FC_U128_DIGITS];
     for (int t = 0; t < FC_GAP_COUNT; t++)
         if (g->explained & (1u << t))
-            printf("    - %s: %s FLOPs; %s\n", fc_gap_term_name(t), fc_u128_to_str(g->term[t], e),
-                   fc_gap_term_why(t));
+            printf("    %c %s: %s FLOPs; %s\n", g->sign > 0 ? '+' : '-', fc_gap_term_name(t),
+                   fc_u128_to_str(g->term[t], e), fc_gap_term_why(t));
     for (int t = 0; t < FC_GAP_COUNT; t++)
-        if (!(g->explained & (1u << t)))
+        if (!(g->explained & (1u << t)) && (g->offered & (1u << t)))
             printf("    (checked, not part of it: %s, %s FLOPs)\n", fc_gap_term_name(t),
                    fc_u128_to_str(g->term[t], e));
 }
@@ -249,13 +255,14 @@ char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size)
     const fc_gap *g = &v->gap;
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
     fc_u128 counted = fc_report_counted_model(v);
+    const char *xs = v->job_xs ? " and the attention excess" : "";
     if (g->sign == 0)
         snprintf(buf, size,
-                 "counted FLOPs less recompute (%s) equal the formula's model FLOPs exactly",
+                 "counted FLOPs less recompute%s (%s) equal the formula's model FLOPs exactly", xs,
                  fc_u128_to_str(counted, e1));
     else
-        snprintf(buf, size, "counted FLOPs less recompute %s are %s %s the formula's (%+.2f%%)",
-                 fc_u128_to_str(counted, e1), fc_u128_to_str(g->abs, e2),
+        snprintf(buf, size, "counted FLOPs less recompute%s %s are %s %s the formula's (%+.2f%%)",
+                 xs, fc_u128_to_str(counted, e1), fc_u128_to_str(g->abs, e2),
                  g->sign < 0 ? "below" : "above", g->fraction * 100.0);
     return buf;
 }
@@ -266,7 +273,7 @@ char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size)
     char e[FC_U128_DIGITS];
     if (g->sign == 0)
         buf[0] = '\0';
-    else if (g->sign > 0)
+    else if (g->sign > 0 && !g->explained)
         snprintf(buf, size,
                  "GEMMs the formula does not model ran (adapters, extra projections, "
                  "optimizer or evaluation GEMMs inside the iteration)%s",
@@ -308,8 +315,9 @@ static void text_gap(const fc_report_view *v)
     printf("  %s\n", fc_report_gap_sentence(v, line, sizeof line));
     if (g->sign != 0)
         printf("%s%s\n", g->sign > 0 ? "    " : "  ", fc_report_gap_verdict(v, line, sizeof line));
-    if (g->sign < 0)
+    if (g->sign < 0 || g->explained)
         text_terms(g);
+    fc_report_attention_text_gap(v);
     printf("  recompute      %s%s\n", fc_report_recompute_sentence(v, line, sizeof line),
            v->n_ambiguous ? " (the measured recompute rests on a guessed split)" : "");
 }
@@ -318,6 +326,7 @@ void fc_report_print_text(const fc_report_view *v)
 {
     text_source(v);
     text_totals(v);
+    fc_report_attention_text(v);
     text_processes(v);
     text_iterations(v);
     text_measured(v);
