@@ -221,8 +221,12 @@ static size_t runtime_first(const char *list)
 }
 
 /* The environment of the command: the shim preloaded first (after a
- * sanitizer runtime, which must come first), NVTX routed to it, and where
- * each process writes its part. */
+ * sanitizer runtime, which must come first), NVTX routed to it, the CUDA
+ * driver's injection too (CUPTI then starts inside cuInit, so its launch
+ * callbacks see a program that never calls cuBLAS: a statically linked
+ * runtime, Triton's driver launches; docs/launch.md) unless a profiler
+ * took it or FLOPCOUNT_CUPTI=0 keeps CUPTI out, and where each process
+ * writes its part. */
 static void set_env(const char *shim, const char *run_dir)
 {
     const char *old = getenv("LD_PRELOAD");
@@ -236,6 +240,9 @@ static void set_env(const char *shim, const char *run_dir)
         snprintf(preload, sizeof preload, "%s", shim);
     setenv("LD_PRELOAD", preload, 1);
     setenv("NVTX_INJECTION64_PATH", shim, 1);
+    const char *cupti = getenv("FLOPCOUNT_CUPTI");
+    if (getenv("CUDA_INJECTION64_PATH") == NULL && !(cupti != NULL && strcmp(cupti, "0") == 0))
+        setenv("CUDA_INJECTION64_PATH", shim, 1);
     fc_run_python_path();
     unsetenv("FLOPCOUNT_RUN_ID"); /* a run this one may be nested in is not ours */
     unsetenv("FLOPCOUNT_OUTPUT"); /* the processes write their parts, flopcount run the report */

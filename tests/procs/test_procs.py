@@ -197,6 +197,18 @@ class Run(Case):
         self.assertEqual(wrapped([nox], out, check=False).returncode, 126)
         self.assertEqual(glob.glob(out + "*"), [], "no report for a command that never ran")
 
+    def test_cuda_injection(self):
+        """The driver's injection names the shim (CUPTI at cuInit: docs/launch.md),
+        unless a profiler set it already or FLOPCOUNT_CUPTI=0 keeps CUPTI out."""
+        out = self.path("inject.json")
+        cmd = ["/bin/sh", "-c", "echo \"inj=${CUDA_INJECTION64_PATH-unset}\""]
+        p = wrapped(cmd, out)
+        self.assertIn("inj=" + SHIM, p.stdout)
+        p = wrapped(cmd, out, extra={"CUDA_INJECTION64_PATH": "/opt/nsys/libinj.so"})
+        self.assertIn("inj=/opt/nsys/libinj.so", p.stdout)
+        p = wrapped(cmd, out, extra={"FLOPCOUNT_CUPTI": "0"})
+        self.assertIn("inj=unset", p.stdout)
+
     def test_output_dash_dash_refused(self):
         p = subprocess.run([EXE, "run", "--output", "--", "true"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
