@@ -6,7 +6,10 @@ backend forced (FLASH_ATTENTION, EFFICIENT_ATTENTION, CUDNN_ATTENTION): not
 causal, causal, causal GQA (16 query heads over 4 kv heads), causal d 128;
 bf16, b 2, h 16, each case with its own sequence length, 3 times forward
 and backward inside FlopCounterMode; then flash-attn's flash_attn_func and
-TransformerEngine's DotProductAttention when installed. For every case
+TransformerEngine's DotProductAttention when installed; a flash and a
+cuDNN case captured into a CUDA graph and replayed 4 times after one eager
+call (5 calls each way: the capture counts nothing, each replay counts
+its graph's attention, issues 25 and 26). For every case
 that ran, the report's attention shapes (issue 25: launches decoded;
 issue 26: cuDNN plans) of its sequence length must hold:
   * a forward and a backward shape of the backend's source (flash,
@@ -18,7 +21,13 @@ issue 26: cuDNN plans) of its sequence length must hold:
   * FlopCounterMode's count (forward + backward, never halved for causal)
     = the full-mask figure by hand (4 b h s^2 d + 10 b h s^2 d per call):
     noted, not failed, where it differs (its GQA and layout bugs);
-and no attention kernel is listed as not counted, no attention call failed.
+and no attention kernel or cuDNN plan is listed as not counted, no
+attention call failed, no GEMM counted (no cuBLASLt call inside cuDNN
+counted again), the launch layer checked the FlashAttention-2 and
+memory-efficient parameter sizes with the runtime (launch.parameter_size
+.checked > 0) and nothing was counted twice (a CUPTI callback and a hook).
+The figures record the torch and cuDNN versions, the launch section and
+which cuDNN path ran (CUDNN_FRONTEND_LOG_INFO's log, in the check's folder).
 A backend that refuses a case (a shape it does not support) is listed; a
 backend that ran no case at all fails. SKIP: not built while the shim
 defines no __cudaLaunchKernel (the launch layer); the cudnn cases while it
@@ -43,8 +52,9 @@ def expected(c):
 
 def check_case(c, shapes, problems, notes):
     f, b, full = expected(c)
-    label = "%s %s%s s=%d d=%d" % (c["backend"], "causal" if c["causal"] else "full",
-                                   " gqa" if c["h_k"] != c["h"] else "", c["s"], c["d"])
+    label = "%s %s%s%s s=%d d=%d" % (c["backend"], "causal" if c["causal"] else "full",
+                                     " gqa" if c["h_k"] != c["h"] else "", " graphed" if c.get("graphed") else "",
+                                     c["s"], c["d"])
     mine = [x for x in shapes if x.get("seq_q") == c["s"] and x.get("head_dim") == c["d"]]
     for direction, want in (("forward", f), ("backward", b)):
         got = [x for x in mine if x.get("direction") == direction]
@@ -89,12 +99,23 @@ def evaluate(report, meta, have_cudnn, figures):
     for bk in ("flash", "efficient") + (("cudnn",) if have_cudnn else ()):
         if not ran.get(bk):
             problems.append("backend %s ran no case" % bk)
-    unc = [u for u in report.get("uncounted") or [] if u.get("class") == "attention"]
+    unc = [u for u in report.get("uncounted") or []
+           if u.get("class") == "attention" or (u.get("name") or "").startswith("cudnn")]
     if unc:
-        problems.append("attention kernels not counted: %s" % "; ".join(
+        problems.append("attention kernels or cuDNN plans not counted: %s" % "; ".join(
             "%s (%s: %s)" % (u.get("name", "?")[:70], u.get("reason"), u.get("detail", "")[:80]) for u in unc[:4]))
     if att.get("failed_calls"):
         problems.append("%s attention calls failed" % att.get("failed_calls"))
+    gemms = (report.get("totals") or {}).get("gemm_calls")
+    if gemms:
+        problems.append("%s GEMM calls counted in a program of attention alone" % gemms)
+    launch = report.get("launch") or {}
+    if (ran.get("flash") or ran.get("efficient")) and not (launch.get("parameter_size") or {}).get("checked"):
+        problems.append("no launch's parameter size checked with the runtime (launch.parameter_size %s)"
+                        % launch.get("parameter_size"))
+    if launch.get("cupti_duplicates") is None and launch:
+        notes.append("no cupti_duplicates figure in the launch section")
+    figures["launch"] = launch
     figures.update(ran=ran, refused=refused, notes=notes + list(meta.get("notes", [])),
                    attention={k: att.get(k) for k in ("calls", "flops", "model_flops", "tile_flops", "by_source")})
     if problems:
@@ -110,7 +131,9 @@ def run(c):
     if not c.shim_defines("__cudaLaunchKernel"):
         raise fcgpu.Skip("not built (libflopcount.so defines no __cudaLaunchKernel)")
     have_cudnn = c.shim_defines("cudnnBackendExecute")
-    meta = c.python_program("sdpa_cases.py", [], "sdpa", 150, under=[])
+    env = {"CUDNN_FRONTEND_LOG_INFO": "1",  # which path cuDNN took: unified or composite
+           "CUDNN_FRONTEND_LOG_FILE": os.path.join(c.out, "cudnn_frontend.log")}
+    meta = c.python_program("sdpa_cases.py", [], "sdpa", 150, under=[], env=env)
     c.figures.update(torch=meta.get("torch"), cudnn=meta.get("cudnn"))
     c.finish(*evaluate(c.report("sdpa", meta["pid"]), meta, have_cudnn, c.figures))
 
@@ -128,7 +151,8 @@ def synthetic(cases, source_of=None):
                            "mask": "causal" if cs["causal"] else "none", "bound": False,
                            "calls": cs["reps"], "failed_calls": 0, "flops": cs["reps"] * w["executed"],
                            "model_flops": cs["reps"] * w["model"]})
-    return {"attention": {"calls": 2 * len(shapes), "failed_calls": 0, "shapes": shapes}, "uncounted": []}
+    return {"attention": {"calls": 2 * len(shapes), "failed_calls": 0, "shapes": shapes}, "uncounted": [],
+            "totals": {"gemm_calls": 0}, "launch": {"parameter_size": {"checked": 12}, "cupti_duplicates": 0}}
 
 
 def self_test():
@@ -165,11 +189,20 @@ def self_test():
     assert st == "FAIL" and "efficient ran no case" in why, why
     st, why = evaluate(synthetic(cases[:3]), {"cases": cases[:3] + [cases[3]]}, False, {})
     assert st == "PASS" and "no cuDNN hooks" in why, why
+    r = copy.deepcopy(good)  # a cuBLASLt GEMM inside cuDNN counted again
+    r["totals"]["gemm_calls"] = 6
+    assert evaluate(r, meta, True, {})[0] == "FAIL"
+    r = copy.deepcopy(good)  # the parameter sizes never checked: a layout guessed from the name
+    r["launch"]["parameter_size"]["checked"] = 0
+    assert evaluate(r, meta, True, {})[0] == "FAIL"
+    r = copy.deepcopy(good)
+    r["uncounted"] = [{"name": "cudnn graph: several attention parts", "class": "other", "reason": "unresolved_graph"}]
+    assert evaluate(r, meta, True, {})[0] == "FAIL"
     odd = copy.deepcopy(meta)  # FlopCounterMode off (its GQA bug): a note, not a failure
     odd["cases"][1]["fcm_flops"] //= 4
     st, why = evaluate(good, odd, True, {})
     assert st == "PASS" and "FlopCounterMode" in why, why
-    return 9
+    return 12
 
 
 def main():

@@ -4,7 +4,10 @@ each backend forced (torch.nn.attention.sdpa_kernel: FLASH_ATTENTION,
 EFFICIENT_ATTENTION, CUDNN_ATTENTION), causal and not, GQA (enable_gqa),
 forward and backward, each case REPS times inside FlopCounterMode; then the
 flash-attn package (flash_attn_func) and TransformerEngine's
-DotProductAttention when the machine has them.
+DotProductAttention when the machine has them; and a flash and a cuDNN
+case captured into a CUDA graph (torch.cuda.graph) and replayed REPLAYS
+times after one eager warm-up call: 1 + REPLAYS calls each way, none at
+the capture.
 
 Every case has its own sequence length (so the report's attention shapes
 can be told apart): s = 512 + 64 i, bf16, (B, H, S, D) tensors. --meta gets
@@ -22,6 +25,7 @@ from torch.utils.flop_counter import FlopCounterMode
 import fcmark
 
 REPS = 3
+REPLAYS = 4
 B, H, D = 2, 16, 64
 
 
@@ -58,6 +62,33 @@ def run_sdpa(c):
             out.backward(torch.ones_like(out))
     torch.cuda.synchronize()
     c["fcm_flops"] = int(fcm.get_total_flops())
+
+
+def run_graphed(cases):
+    """The flash and cuDNN backends inside a captured CUDA graph."""
+    for i, backend in enumerate(("flash", "cudnn")):
+        c = {"backend": backend, "b": B, "h": H, "h_k": H, "s": 2240 + 64 * i, "d": D, "causal": True,
+             "reps": 1 + REPLAYS, "graphed": True}
+        cases.append(c)
+        try:
+            q, k, v = (torch.randn(B, H, c["s"], D, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                       for _ in range(3))
+            with backend_ctx(backend):
+                side = torch.cuda.Stream()
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):  # the warm-up torch asks for before a capture: eager
+                    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                    o.backward(torch.ones_like(o))
+                torch.cuda.current_stream().wait_stream(side)
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                    o.backward(torch.ones_like(o))
+                for _ in range(REPLAYS):
+                    g.replay()
+            torch.cuda.synchronize()
+        except Exception as e:
+            c["error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
 
 
 def run_flash_attn_pkg(cases):
@@ -109,6 +140,7 @@ def main():
             run_sdpa(c)
         except Exception as e:  # the backend refused the case (shape, GQA, build)
             c["error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+    run_graphed(cases)
     notes = [n for n in (run_flash_attn_pkg(cases), run_te(cases)) if n]
     fcmark.write_meta(a.meta, {
         "cases": cases,
