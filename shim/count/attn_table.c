@@ -13,22 +13,19 @@
 #include <string.h>
 
 #include "core/base.h"
+#include "acc128.h"
 #include "core/lazymem.h"
 
 #define PROBE_LIMIT 64
 #define INDEX_BUSY 1u
 #define INDEX_OF(hash, entry) ((uint64_t)(hash) << 32 | (uint64_t)((entry) + 2))
 
-typedef struct acc128 {
-    _Atomic uint64_t lo, hi;
-} acc128;
-
 typedef struct entry {
     _Atomic uint32_t ready;
     fc_attn key;
     fc_attn_flops per_call;
     _Atomic uint64_t calls, failed;
-    acc128 executed, model, tiles;
+    fc_acc128 executed, model, tiles;
 } entry;
 
 typedef struct table {
@@ -38,29 +35,13 @@ typedef struct table {
 
 typedef struct bucket {
     _Atomic uint64_t calls, failed;
-    acc128 executed, model;
+    fc_acc128 executed, model;
 } bucket;
 
 static table *_Atomic tab;
 static _Atomic uint32_t n_ents;
 static bucket overflow[FC_ATTN_SRC_COUNT][2];
 static atomic_int overflow_used;
-
-static inline void acc_add(acc128 *a, fc_u128 v)
-{
-    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
-    uint64_t old = atomic_fetch_add_explicit(&a->lo, lo, memory_order_relaxed);
-    if (old + lo < old)
-        hi++;
-    if (hi)
-        atomic_fetch_add_explicit(&a->hi, hi, memory_order_relaxed);
-}
-
-static inline fc_u128 acc_get(acc128 *a)
-{
-    return ((fc_u128)atomic_load_explicit(&a->hi, memory_order_relaxed) << 64) |
-           atomic_load_explicit(&a->lo, memory_order_relaxed);
-}
 
 static int same_key(const fc_attn *x, const fc_attn *y)
 {
@@ -138,9 +119,9 @@ uint32_t fc_attn_table_add(const fc_attn *a, const fc_attn_flops *f, int ok)
     if (FC_LIKELY(en != NULL)) {
         if (ok) {
             atomic_fetch_add_explicit(&en->calls, 1, memory_order_relaxed);
-            acc_add(&en->executed, f->executed);
-            acc_add(&en->model, f->model);
-            acc_add(&en->tiles, f->tiles);
+            fc_acc128_add(&en->executed, f->executed);
+            fc_acc128_add(&en->model, f->model);
+            fc_acc128_add(&en->tiles, f->tiles);
         } else {
             atomic_fetch_add_explicit(&en->failed, 1, memory_order_relaxed);
         }
@@ -151,8 +132,8 @@ uint32_t fc_attn_table_add(const fc_attn *a, const fc_attn_flops *f, int ok)
         atomic_store_explicit(&overflow_used, 1, memory_order_relaxed);
     if (ok) {
         atomic_fetch_add_explicit(&b->calls, 1, memory_order_relaxed);
-        acc_add(&b->executed, f->executed);
-        acc_add(&b->model, f->model);
+        fc_acc128_add(&b->executed, f->executed);
+        fc_acc128_add(&b->model, f->model);
     } else {
         atomic_fetch_add_explicit(&b->failed, 1, memory_order_relaxed);
     }
@@ -184,8 +165,8 @@ void fc_attn_table_foreach(void (*fn)(const fc_attn_view *, void *), void *ctx)
         fc_attn_view v = {.key = en->key, .per_call = en->per_call,
                           .calls = atomic_load_explicit(&en->calls, memory_order_relaxed),
                           .failed_calls = atomic_load_explicit(&en->failed, memory_order_relaxed),
-                          .executed = acc_get(&en->executed), .model = acc_get(&en->model),
-                          .tiles = acc_get(&en->tiles)};
+                          .executed = fc_acc128_get(&en->executed), .model = fc_acc128_get(&en->model),
+                          .tiles = fc_acc128_get(&en->tiles)};
         fn(&v, ctx);
     }
     if (!atomic_load_explicit(&overflow_used, memory_order_relaxed))
@@ -202,8 +183,8 @@ void fc_attn_table_foreach(void (*fn)(const fc_attn_view *, void *), void *ctx)
             v.key.source = (uint8_t)s;
             v.key.dir = (uint8_t)d;
             v.key.b = -1;
-            v.executed = acc_get(&b->executed);
-            v.model = acc_get(&b->model);
+            v.executed = fc_acc128_get(&b->executed);
+            v.model = fc_acc128_get(&b->model);
             fn(&v, ctx);
         }
 }

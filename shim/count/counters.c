@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/base.h"
+#include "acc128.h"
 #include "core/lazymem.h"
 
 #define PROBE_LIMIT 64
@@ -30,16 +31,12 @@
  * without touching the array), its entry + 2 in the low half. */
 #define INDEX_OF(hash, entry) ((uint64_t)(hash) << 32 | (uint64_t)((entry) + 2))
 
-typedef struct acc128 {
-    _Atomic uint64_t lo, hi;
-} acc128;
-
 typedef struct slot {
     _Atomic uint32_t ready; /* key and hash written */
     uint32_t hash;
     fc_gemm key;
     _Atomic uint64_t calls, failed;
-    acc128 flops;
+    fc_acc128 flops;
 } slot;
 
 typedef struct table {
@@ -49,7 +46,7 @@ typedef struct table {
 
 typedef struct bucket {
     _Atomic uint64_t calls, failed;
-    acc128 flops;
+    fc_acc128 flops;
 } bucket;
 
 static table *_Atomic tab; /* NULL until the first GEMM (or when it could not be mapped) */
@@ -61,22 +58,6 @@ static _Atomic uint64_t n_invalid, n_unresolved;
 int fc_counters_init(void)
 {
     return fc_mem_map_once((void *_Atomic *)&tab, sizeof(table)) != NULL ? 0 : -1;
-}
-
-static inline void acc_add(acc128 *a, fc_u128 v)
-{
-    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
-    uint64_t old = atomic_fetch_add_explicit(&a->lo, lo, memory_order_relaxed);
-    if (old + lo < old)
-        hi++;
-    if (hi)
-        atomic_fetch_add_explicit(&a->hi, hi, memory_order_relaxed);
-}
-
-static inline fc_u128 acc_get(acc128 *a)
-{
-    return ((fc_u128)atomic_load_explicit(&a->hi, memory_order_relaxed) << 64) |
-           atomic_load_explicit(&a->lo, memory_order_relaxed);
 }
 
 static inline int same_key(const fc_gemm *x, const fc_gemm *y)
@@ -126,12 +107,12 @@ static slot *find_slot(const fc_gemm *g, uint32_t h)
     return NULL;
 }
 
-static void table_add(_Atomic uint64_t *calls, _Atomic uint64_t *failed, acc128 *acc,
+static void table_add(_Atomic uint64_t *calls, _Atomic uint64_t *failed, fc_acc128 *acc,
                       fc_u128 flops, int ok)
 {
     if (ok) {
         atomic_fetch_add_explicit(calls, 1, memory_order_relaxed);
-        acc_add(acc, flops);
+        fc_acc128_add(acc, flops);
     } else {
         atomic_fetch_add_explicit(failed, 1, memory_order_relaxed);
     }
@@ -154,7 +135,7 @@ void fc_counters_add_calls(const fc_gemm *g, fc_u128 flops, uint32_t sig, uint64
 {
     slot *s = find_slot(g, sig);
     _Atomic uint64_t *calls;
-    acc128 *acc;
+    fc_acc128 *acc;
     if (FC_LIKELY(s != NULL)) {
         calls = &s->calls;
         acc = &s->flops;
@@ -166,7 +147,7 @@ void fc_counters_add_calls(const fc_gemm *g, fc_u128 flops, uint32_t sig, uint64
         acc = &b->flops;
     }
     atomic_fetch_add_explicit(calls, n, memory_order_relaxed);
-    acc_add(acc, flops * n);
+    fc_acc128_add(acc, flops * n);
 }
 
 void fc_counters_add_invalid(void)
@@ -190,7 +171,7 @@ void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx)
         fc_shape_view v = {.key = s->key,
                            .calls = atomic_load_explicit(&s->calls, memory_order_relaxed),
                            .failed_calls = atomic_load_explicit(&s->failed, memory_order_relaxed),
-                           .flops = acc_get(&s->flops)};
+                           .flops = fc_acc128_get(&s->flops)};
         fn(&v, ctx);
     }
     if (!atomic_load_explicit(&overflow_used, memory_order_relaxed))
@@ -202,7 +183,7 @@ void fc_counters_foreach(void (*fn)(const fc_shape_view *, void *), void *ctx)
             uint64_t failed = atomic_load_explicit(&b->failed, memory_order_relaxed);
             if (calls == 0 && failed == 0)
                 continue;
-            fc_shape_view v = {.calls = calls, .failed_calls = failed, .flops = acc_get(&b->flops)};
+            fc_shape_view v = {.calls = calls, .failed_calls = failed, .flops = fc_acc128_get(&b->flops)};
             v.key.api = (uint8_t)a;
             v.key.dtype = v.key.out_dtype = (uint8_t)d;
             v.key.compute = -1;
