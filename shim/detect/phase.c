@@ -470,6 +470,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
     int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
     int fab = 0;      /* an address passing for a weight, the forward way after its backward */
     int sure_fwd = 0; /* a confirmed weight in its forward role, not differentiated yet */
+    int sure_bwd = 0; /* a confirmed weight in another role than its forward one */
     int again = 0;    /* a weight in its forward role after its backward use */
     int64_t replayed = -1;
     for (int o = 0; o < 2; o++) {
@@ -494,7 +495,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         }
         if (w != NULL) {
             if (w->key != k[o])
-                bwd_weight = 1, fc_weights_bwd_use(w, s->id);
+                bwd_weight = 1, sure_bwd |= fc_weights_confirmed(w), fc_weights_bwd_use(w, s->id);
             else if (e[o]->bwd_roles)
                 again = e[o]->rec_used ? 2 : 1;
             else
@@ -523,8 +524,14 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
     /* Unsure unless the other operand is a confirmed weight whose backward
      * has not come yet: then the call runs its layer's forward again (a
      * recompute) whatever the address passing for a weight holds (a
-     * checkpointed block's input, recomputed into the block it had). */
-    if (fab && !(sure_fwd && !bwd_weight))
+     * checkpointed block's input, recomputed into the block it had). Nor
+     * when the other operand is a confirmed weight used the backward way:
+     * the call is that layer's input gradient whatever the address holds
+     * (a gradient the allocator put in the freed block of an activation
+     * whose address recurs across steps: in nanoGPT's train.py, the
+     * GELU's input gradient where its output was, or the gradient of the
+     * last LayerNorm's output in that output's block). */
+    if (fab && !(sure_fwd && !bwd_weight) && !sure_bwd)
         res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
     int64_t expect = *cursor >= 0 ? next_forward_call(s, *cursor, t_bwd) : -1;
     *cursor = -1;
