@@ -35,14 +35,16 @@ extern "C" {
 #define FLOPCOUNT_SNAPSHOT_UTILIZATION 0x10u /* hfu, mfu and the peak are set */
 #define FLOPCOUNT_SNAPSHOT_SPLIT_GUESSED 0x20u /* the recompute figures and mfu rest on a
                                                  * forward/backward/recompute split that is
-                                                 * a guess in some iteration (docs/iterations.md) */
+                                                 * a guess in some iteration, one that can move
+                                                 * recompute (docs/iterations.md) */
 
 /* How iterations are found (flopcount_snapshot.detected_by, version 2). */
 enum flopcount_detected_by {
     FLOPCOUNT_DETECTED_NONE = 0,   /* no iteration yet */
     FLOPCOUNT_DETECTED_AUTO = 1,   /* from the GEMM stream */
     FLOPCOUNT_DETECTED_MARKER = 2, /* flopcount_step() */
-    FLOPCOUNT_DETECTED_NVTX = 3    /* NVTX step ranges */
+    FLOPCOUNT_DETECTED_NVTX = 3,   /* NVTX step ranges */
+    FLOPCOUNT_DETECTED_OPTIMIZER = 4 /* optimizer kernels launched (one step each run of them) */
 };
 
 /* A copy of the process-wide counters at one moment. FLOP counts are split

@@ -32,7 +32,7 @@ __all__ = ["active", "step", "eval", "forward", "backward", "recompute", "snapsh
 
 _COUNTING, _DETECTOR, _LAST_TIME, _MEDIANS, _UTILIZATION = 0x1, 0x2, 0x4, 0x8, 0x10
 _SPLIT_GUESSED = 0x20
-_DETECTED_BY = {0: "none", 1: "auto", 2: "marker", 3: "nvtx"}
+_DETECTED_BY = {0: "none", 1: "auto", 2: "marker", 3: "nvtx", 4: "optimizer"}
 
 
 class _Snapshot(ctypes.Structure):
@@ -191,7 +191,7 @@ def snapshot():
 
     active: False (and nothing else) when the library is not loaded or not counting;
     gemm_calls, gemm_flops, failed_calls, invalid_calls: totals of every GEMM so far;
-    iterations, detected_by ("marker", "nvtx", "auto", "none"), steady_iterations
+    iterations, detected_by ("marker", "nvtx", "optimizer", "auto", "none"), steady_iterations
       (the iterations the medians are over: all but the first), eval_passes;
     last_iteration_seconds, median_iteration_seconds: wall time, evaluation left out;
     flops_per_iteration, recompute_flops_per_iteration, model_flops_per_iteration:

@@ -17,6 +17,7 @@
 #include "core/lazymem.h"
 #include "repeat.h"
 #include "sigset.h"
+#include "threads.h"
 #include "weights.h"
 
 #define ADDR_MAX (1u << 19) /* per-segment address table, at most */
@@ -38,7 +39,9 @@ static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
 
 static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
-static uint8_t *conflict;      /* FC_SEG_CAP entries */
+static uint8_t *conflict;      /* FC_SEG_CAP entries: NEWROLE, REUSED */
+#define NEWROLE 1u /* the call uses a tensor in a role new to it (find_backward_auto) */
+#define REUSED 2u  /* ... a tensor used before, the same way */
 static uint8_t *cls, *weighted; /* labels of the segment being labelled or emitted: one slot's */
 
 static inline uint32_t hash_ptr(const void *p)
@@ -282,10 +285,14 @@ int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
     unsigned unsure = 0;
     int64_t t_bwd = find_backward_auto(s, &unsure); /* sets doubt_from */
     int64_t t_decl = declared_backward(s, &res->declared);
+    /* the launching thread, where it tells the phases apart (threads.c) */
+    t_bwd = fc_threads_boundary(s, t_bwd, res->declared, &unsure, &res->thread_used);
     if (res->declared) {
         doubt_from = INT64_MAX;
         return t_decl;
     }
+    if (res->thread_used)
+        doubt_from = INT64_MAX; /* the start is the threads', not in doubt */
     res->unsure |= unsure;
     return t_bwd;
 }
@@ -319,8 +326,10 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
              * used the backward way: the forward is still going (a second
              * forward of the same layers, whose shapes are not new) */
             int wf = !bwd_started && fc_weights_proven(w) && w->key == k[o];
+            if (!(u & USE_NEWROLE) && e->first != i)
+                conflict[i] |= REUSED; /* a tensor used again the way it was */
             if (u & USE_NEWROLE) {
-                conflict[i] = 1;
+                conflict[i] |= NEWROLE;
                 if (!bwd_started && w != NULL && w->key != k[o]) {
                     /* a weight's backward use: proven, or agreed with by
                      * the one labelled segment that used it so far (just
@@ -373,7 +382,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
     }
     int64_t t_bwd = -1;
     for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n && t_bwd < 0; i++)
-        if (conflict[i])
+        if (conflict[i] & NEWROLE)
             t_bwd = (int64_t)i;
     /* A weight was used the backward way before the backward found: a
      * first backward went by as forward (only while weights are not
@@ -385,8 +394,19 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
          * (the backward may have started there), or the weight's use */
         doubt_from = (int64_t)first_wbwd;
         for (uint64_t i = 0; i < first_wbwd; i++)
-            if (conflict[i]) {
+            if (conflict[i] & NEWROLE) {
                 doubt_from = (int64_t)i;
+                break;
+            }
+        /* Whether the doubt can move FLOPs into or out of recompute: if the
+         * backward began at doubt_from, the calls from there to t_bwd
+         * (labelled forward) are backward or recompute, and a recompute
+         * uses again a tensor this segment used before in the same role (a
+         * checkpointed layer's weight, kept Q, K, V). None does: they are
+         * forward or backward, and MFU does not depend on which. */
+        for (int64_t i = doubt_from; i < (t_bwd < 0 ? (int64_t)n : t_bwd); i++)
+            if (conflict[i] & REUSED) {
+                *unsure |= FC_UNSURE_MFU;
                 break;
             }
     }
@@ -521,6 +541,15 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
             reused_new_role = reused[o] = 1;
         }
     }
+    int thr = fc_threads_side(r);
+    if (thr == FC_THR_FWD) {
+        /* the forward's thread, after the backward started: a second
+         * forward (a GAN's discriminator run again), never a recompute */
+        res->thread_used = 1;
+        st->again = 1;
+        st->run_start = *cursor = -1;
+        return FC_CLS_FWD;
+    }
     /* Unsure unless the other operand is a confirmed weight whose backward
      * has not come yet: then the call runs its layer's forward again (a
      * recompute) whatever the address passing for a weight holds (a
@@ -553,7 +582,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
          * weight was recomputed before in the segment, forward otherwise,
          * and the segment is marked unsure either way. */
         res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
-        if (again == 2) {
+        if (again == 2 || thr == FC_THR_BWD) { /* no second forward on the backward's thread */
             *cursor = -1;
             return FC_CLS_REC;
         }
@@ -565,6 +594,10 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
                 cls[j] = FC_CLS_FWD;
         st->run_start = -1;
         return FC_CLS_FWD;
+    }
+    if (thr == FC_THR_BWD && st->again) {
+        st->again = 0; /* the backward's thread: the second forward is over */
+        res->thread_used = 1;
     }
     if (st->again) { /* the second forward goes on until a backward use */
         if (!reused_new_role)
@@ -743,6 +776,7 @@ void fc_phase_reset(void)
     agen = 0;
     n_alist = 0;
     rec_slot = 0;
+    fc_threads_reset();
     fc_repeat_reset();
     fc_weights_reset();
     if (mem == NULL)

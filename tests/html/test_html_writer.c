@@ -214,7 +214,7 @@ static void fill_view(fc_report_view *v)
     static const double start[4] = {0, 2.0, 2.7, 3.2}, secs[4] = {2.0, 0.5, 0.5, 0.5};
     for (int i = 0; i < 4; i++)
         iters[i] = (fc_report_iter){(uint64_t)i + 1, start[i], secs[i], 43253760, 14417920,
-                                    28835840,        0,        40,      0,     0};
+                                    28835840,        0,        40,      0,     0, 0};
     fc_report *r = &v->rep;
     v->path = "runs/<a&b>\"q\"'s.json";
     static char command[] = "python train.py --tag '<x>' & echo \"done\"";

@@ -283,6 +283,40 @@ static void test_recurring_activation(void **state)
     }
 }
 
+/* Which doubts can move recompute (FC_UNSURE_MFU: MFU unsure too). The
+ * first iteration of a loop with PyTorch's CPU order for the output layer
+ * is labelled before weights are confirmed and its backward is found where
+ * an unconfirmed weight was held back (the loss gradient at one address):
+ * in plain training that doubt is between forward and backward only, so
+ * recompute (0) and MFU stand; with layer 1 recomputed the forward held
+ * back may have run into what was labelled recompute, so MFU is unsure.
+ * With the caching allocator (the same blocks every step) and evaluation
+ * passes, a gradient lands in a block an activation held at a fixed
+ * address, which passes for a weight used the forward way after its
+ * backward: forward or recompute, MFU unsure. */
+static void test_mfu_doubt(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    c.torch_head = 1;
+    run_steps(&c, 8, 3, 0);
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_AUTO, &v);
+    assert_int_equal(v.list[0].unsure, FC_UNSURE_HELD_BACK);
+    assert_true(v.list[0].rec == 0);
+    assert_int_equal(v.unsure_mfu, 0);
+    c = tiny(GPT_FULL, 2);
+    c.torch_head = 1;
+    run_steps(&c, 8, 3, 0);
+    fc_steps_get(FC_MODE_AUTO, &v);
+    assert_int_equal(v.list[0].unsure, FC_UNSURE_HELD_BACK | FC_UNSURE_MFU);
+    c = tiny(GPT_NONE, 0);
+    c.lowest_block = 1;
+    run_steps(&c, 8, 3, 0);
+    fc_steps_get(FC_MODE_AUTO, &v);
+    assert_int_equal(v.list[4].unsure, FC_UNSURE_FWD_AFTER_BWD | FC_UNSURE_MFU);
+}
+
 /* Labelling a segment as an earlier one when it repeats it call for call
  * (fc_seg_set_repeat) changes nothing: every iteration's split, its unsure
  * bits and the evaluation passes are those of labelling each in full, over
@@ -516,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_brackets_and_nvtx),
         cmocka_unit_test(test_torch_head),
         cmocka_unit_test(test_recurring_activation),
+        cmocka_unit_test(test_mfu_doubt),
         cmocka_unit_test(test_repeat_same_labels),
         cmocka_unit_test(test_repeat_random),
         cmocka_unit_test(test_repeat_inference),

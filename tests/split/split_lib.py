@@ -11,7 +11,10 @@ Verdict of one run (judge()):
            an evaluation that is off, the iterations section's
            "ambiguous_iterations" or "ambiguous_reasons", or
            "eval_passes.ambiguous")
-  wrong    something differs and the report does not say so
+  wrong    something differs and the report does not say so, or an
+           iteration's recompute differs where the report says its doubt
+           moves FLOPs between forward and backward only
+           ("ambiguous_recompute": false: MFU is then taken as sure)
 The process total must always equal the counter's total (else: error)."""
 import json
 import os
@@ -227,9 +230,11 @@ def judge(counted, rep, mode):
     else:
         for i, (g, w) in enumerate(zip(got, want)):
             if g != w:
+                rec_sure = flags[i] and not it["list"][i].get("ambiguous_recompute", True)
                 problems.append("iteration %d: f/b/r %s want %s%s" % (
-                    i + 1, g, w, " (flagged)" if flags[i] else ""))
-                unflagged |= not flags[i]
+                    i + 1, g, w, (" (flagged, recompute said sure)" if rec_sure else " (flagged)")
+                    if flags[i] else ""))
+                unflagged |= not flags[i] or (rec_sure and g[2] != w[2])
     if not problems:
         needless = any(flags) or section_flag
         return "exact", "(exact, yet flagged)" if needless else ""

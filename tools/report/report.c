@@ -134,7 +134,8 @@ static int steady_medians(fc_report_view *v)
         f[i] = it->flops;
         rc[i] = it->recompute_flops;
         fw[i] = it->forward_flops;
-        v->n_ambiguous += it->ambiguous != 0;
+        v->n_ambiguous += it->ambiguous_recompute != 0;
+        v->n_ambiguous_split += it->ambiguous != 0;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
     }
