@@ -201,7 +201,9 @@ def snapshot():
       per-device peak it is measured against;
     rank, local_rank, world_size: from the launcher;
     split_guessed: True when the forward/backward/recompute split of some
-      iteration is a guess, so the recompute figures and mfu are estimates.
+      iteration is a guess that can move recompute, so the recompute figures
+      and mfu are estimates (a guess between forward and backward only
+      leaves them standing).
     A figure that is not known yet is None.
     """
     if not _active:

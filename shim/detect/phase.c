@@ -313,6 +313,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
         const void *p[2] = {r->a, r->b};
         uint32_t k[2] = {r->ka, r->kb};
         int fresh_any = 0, weight_first = 0, unconfirmed_first = 0;
+        int sure_bwd = 0; /* a confirmed weight in another role than its forward one */
         unsigned use = 0;
         for (int o = 0; o < 2; o++) {
             int fresh;
@@ -348,7 +349,16 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
                 weight_first = 1;
             else if (wf)
                 unconfirmed_first = 1;
+            sure_bwd |= w != NULL && w->key != k[o] && fc_weights_confirmed(w);
         }
+        /* A confirmed weight used another way than its forward one: the
+         * call is a backward call (a weight is never freed, so its address
+         * holds it), and whatever first use its other operand makes (a
+         * gradient in the block of an activation whose address recurs,
+         * passing for a weight: nanoGPT's train.py on the CPU, the MLP's
+         * input gradient) extends no forward. */
+        if (sure_bwd)
+            weight_first = unconfirmed_first = 0;
         /* A weight not confirmed yet extends the forward only over a call
          * that reuses no tensor in a new role: a gradient that the
          * allocator puts at one address every step passes for a weight in

@@ -24,11 +24,11 @@ enum fc_steps_mode { FC_MODE_NONE = 0, FC_MODE_AUTO, FC_MODE_MARKER, FC_MODE_NVT
 typedef struct fc_iteration {
     uint64_t t0, t1;   /* ticks: start, end */
     uint64_t excluded; /* ticks of evaluation inside [t0, t1) */
+    uint32_t micro;    /* micro-batches: training forwards that began in it (automatic: 1) */
     fc_u128 fwd, bwd, rec;
     uint64_t calls;
     int open_end;      /* t1 is the last call, not the next iteration's start */
     unsigned unsure;   /* FC_UNSURE_* of the calls in it: its split is a guess */
-    uint32_t micro;    /* micro-batches: training forwards that began in it (automatic: 1) */
 } fc_iteration;
 
 /* Seconds of an iteration: its span less the evaluation inside it. */

@@ -283,6 +283,59 @@ static void test_recurring_activation(void **state)
     }
 }
 
+/* The other form of the same (issue 29, nanoGPT's 3-layer configuration
+ * with biases, 1 iteration in 600): the address of an activation that
+ * recurred in earlier steps (an MLP's input: confirmed as a weight) holds,
+ * in a later step, a gradient of its shape first, which the next layer's
+ * input gradient uses in the activation's forward role beside its own
+ * weight used the backward way. "A confirmed weight's first use" kept the
+ * forward going over that call (and the output layer's backward before it),
+ * flagged "early backward". Here an MLP (h -> 4h -> h) and a head (h -> V):
+ * its input at one address in steps 0-3, and in step 4 at another, while
+ * the gradient of the MLP's output (a layer norm's backward, no GEMM)
+ * takes that address. Forward per step
+ * 2T(4h*h + h*4h + h*V), backward twice that; every iteration exact and,
+ * after the first, sure. Fails before the fix (iteration 5 flagged, its
+ * forward 2T(hV + hV + 4h*h) too large). */
+static void test_recurring_activation_gradient(void **state)
+{
+    (void)state;
+    enum { h = 32, V = 40, T = 48 };
+    fc_seg_reset();
+    fc_steps_reset();
+    clock_ticks = 0;
+    uintptr_t next = 0x7f0000000000u;
+#define FRESH(n) ((float *)(next += ((size_t)(n) + 64) * sizeof(float)))
+    const float *w1 = FRESH(4 * h * h), *w2 = FRESH(4 * h * h), *w3 = FRESH(h * V);
+    float *gw = FRESH(4 * h * h), *x_at = FRESH(h * T);
+    for (int step = 0; step < 8; step++) {
+        float *x = step == 4 ? FRESH(h * T) : x_at; /* the MLP's input */
+        float *a = FRESH(4 * h * T), *y = FRESH(h * T), *logits = FRESH(V * T);
+        push_gemm(NULL, 0, 'T', 'N', 4 * h, T, h, 1, w1, x, a);
+        push_gemm(NULL, 0, 'T', 'N', h, T, 4 * h, 1, w2, a, y);
+        push_gemm(NULL, 0, 'T', 'N', V, T, h, 1, w3, y, logits);
+        float *g_logits = FRESH(V * T), *g_head = FRESH(h * T);
+        push_gemm(NULL, 0, 'N', 'N', h, T, V, 1, w3, g_logits, g_head); /* dgrad */
+        push_gemm(NULL, 0, 'N', 'T', h, V, T, 1, y, g_logits, gw);      /* wgrad */
+        /* a layer norm's backward (no GEMM) puts the MLP output's gradient
+         * where the MLP's input was in the steps before */
+        float *g_y = step == 4 ? x_at : FRESH(h * T);
+        float *g_a = FRESH(4 * h * T), *g_x = FRESH(h * T);
+        push_gemm(NULL, 0, 'N', 'N', 4 * h, T, h, 1, w2, g_y, g_a); /* g_y in x's role */
+        push_gemm(NULL, 0, 'N', 'T', 4 * h, h, T, 1, a, g_y, gw);
+        push_gemm(NULL, 0, 'N', 'N', h, T, 4 * h, 1, w1, g_a, g_x);
+        push_gemm(NULL, 0, 'N', 'T', h, 4 * h, T, 1, x, g_a, gw);
+    }
+#undef FRESH
+    fc_seg_flush();
+    const uint64_t fwd = 2ull * T * (4 * h * h + 4 * h * h + h * V);
+    expect_iterations(FC_MODE_AUTO, 8, fwd, 2 * fwd, 0);
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_AUTO, &v);
+    for (uint64_t i = 1; i < v.stored; i++)
+        assert_int_equal(v.list[i].unsure, 0);
+}
+
 /* Which doubts can move recompute (FC_UNSURE_MFU: MFU unsure too). The
  * first iteration of a loop with PyTorch's CPU order for the output layer
  * is labelled before weights are confirmed and its backward is found where
@@ -550,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_brackets_and_nvtx),
         cmocka_unit_test(test_torch_head),
         cmocka_unit_test(test_recurring_activation),
+        cmocka_unit_test(test_recurring_activation_gradient),
         cmocka_unit_test(test_mfu_doubt),
         cmocka_unit_test(test_repeat_same_labels),
         cmocka_unit_test(test_repeat_random),

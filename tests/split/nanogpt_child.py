@@ -35,7 +35,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from split_child import GEMMS, gemm_flops, storage_ptr  # noqa: E402
+from split_child import product  # noqa: E402
 
 
 class State:
@@ -55,19 +55,17 @@ def phase():
 
 class Counter(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kind = GEMMS.get(func)
-        if kind is not None:
-            flops, weights, calls = gemm_flops(kind, args)
-            if flops:
-                ptrs = [storage_ptr(w) for w in weights]
-                if State.anchor is None and ptrs:
-                    State.anchor = ptrs[0]
-                anchor = int(State.anchor in ptrs)
-                ph = phase()
-                if anchor and ph == "fwd":
-                    State.forwards += 1
-                State.events.append(["gemm", ph, flops, anchor, calls])
-                State.total += flops
+        got = product(func, args)
+        if got is not None:
+            flops, ptrs, calls = got
+            if State.anchor is None and ptrs:
+                State.anchor = ptrs[0]
+            anchor = int(State.anchor in ptrs)
+            ph = phase()
+            if anchor and ph == "fwd":
+                State.forwards += 1
+            State.events.append(["gemm", ph, flops, anchor, calls])
+            State.total += flops
         return func(*args, **(kwargs or {}))
 
 

@@ -129,6 +129,11 @@ def run(shim, spec, mode, workdir, tag, extra_env=None):
                        capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError("child failed (%s): %s" % (tag, p.stderr[-3000:]))
+    return load(report, counted)
+
+
+def load(report, counted):
+    """(report, counted): the shim's report and the program's own count."""
     with open(report) as f:
         rep = json.load(f)
     with open(counted) as f:
@@ -157,11 +162,8 @@ class Server:
         report = os.path.join(self.workdir, "fork.%d.json" % reply["pid"])
         if reply["status"] != 0:
             raise RuntimeError("forked child failed (%s): status %d" % (tag, reply["status"]))
-        with open(report) as f:
-            rep = json.load(f)
+        rep, cnt = load(report, counted)
         os.replace(report, os.path.join(self.workdir, "%s.report.json" % tag))
-        with open(counted) as f:
-            cnt = json.load(f)
         return rep, cnt
 
     def close(self):

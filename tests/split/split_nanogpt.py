@@ -33,7 +33,6 @@ wrong, and the verdicts summed. Exit 1 when an iteration is silently
 wrong, a total is off, the flagged share exceeds --max-flagged (percent,
 default 0.5) or a run fails."""
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -98,11 +97,7 @@ def run_once(a, copy, cfg, way, tag):
     p = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     if p.returncode != 0:
         raise RuntimeError("%s failed: %s" % (tag, p.stderr[-3000:]))
-    with open(rep) as f:
-        report = json.load(f)
-    with open(cnt) as f:
-        counted = json.load(f)
-    return report, counted
+    return L.load(rep, cnt)
 
 
 def judge_iterations(counted, rep):
