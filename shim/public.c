@@ -48,8 +48,9 @@ static void fill_figures(const fc_figures *f, flopcount_snapshot *s)
         [FC_MODE_OPTIM] = FLOPCOUNT_DETECTED_OPTIMIZER};
     s->flags |= FLOPCOUNT_SNAPSHOT_DETECTOR;
     s->iterations = f->v.count;
-    s->detected_by = f->v.count > 0 && f->v.mode >= 0 && f->v.mode <= FC_MODE_LAST ? by_mode[f->v.mode]
-                                                                               : FLOPCOUNT_DETECTED_NONE;
+    s->detected_by = f->v.count > 0 && f->v.mode >= 0 && f->v.mode <= FC_MODE_LAST
+                         ? by_mode[f->v.mode]
+                         : FLOPCOUNT_DETECTED_NONE;
     s->eval_passes = f->ev.count;
     split_u128(f->v.rec, &s->recompute_flops_lo, &s->recompute_flops_hi);
     s->recompute_fraction = f->recompute_fraction;

@@ -5,8 +5,9 @@
  * optimizer steps (one ends with each run of optimizer kernels the launch
  * layer saw, FC_IREC_OPTIM). The report shows the best the program gave:
  * markers, else NVTX, else optimizer steps, else automatic. Each iteration
- * counts the micro-batches in it (training forwards: segments of kind NEW). Evaluation passes are counted apart and their time is taken
- * out of the iteration they fall in. The lists of iterations are mapped at
+ * counts the micro-batches in it (training forwards: segments of kind
+ * NEW). Evaluation passes are counted apart and their time is taken out of
+ * the iteration they fall in. The lists of iterations are mapped at
  * the process's first GEMM (fc_steps_init) and grow in pages with the
  * iterations stored. */
 #include "steps.h"

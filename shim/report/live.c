@@ -85,10 +85,11 @@ static void print_line(uint64_t index, const fc_iteration *it)
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
     if (it->micro > 1)
         snprintf(micro, sizeof micro, " micro-batches %u", (unsigned)it->micro);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s%s\n",
-                     who, (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, (it->unsure & FC_UNSURE_MFU) ? " (split unsure)" : "",
-                     formula, hwl, micro);
+    const char *unsure = (it->unsure & FC_UNSURE_MFU) ? " (split unsure)" : "";
+    int n = snprintf(line, sizeof line,
+                     "flopcount: %sstep %llu %.3f s %.2f TFLOP/s%s recompute %.1f%%%s%s%s%s\n", who,
+                     (unsigned long long)index, secs, secs > 0 ? hw / secs / 1e12 : 0.0, util,
+                     hw > 0 ? 100.0 * rec / hw : 0.0, unsure, formula, hwl, micro);
     say_line(line, n, sizeof line);
 }
 
@@ -112,9 +113,9 @@ void fc_live_poll(void)
             continue;
         if (mode == FC_MODE_AUTO && !said_auto) {
             static const char note[] =
-                "flopcount: the live lines count automatic iterations: one forward and backward each, "
-                "one micro-batch if the program accumulates gradients (flopcount_step() after "
-                "optimizer.step() makes them optimizer steps)\n";
+                "flopcount: the live lines count automatic iterations: one forward and backward "
+                "each, one micro-batch if the program accumulates gradients (flopcount_step() "
+                "after optimizer.step() makes them optimizer steps)\n";
             say_line(note, (int)sizeof note - 1, sizeof note);
             said_auto = 1;
         }

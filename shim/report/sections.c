@@ -75,13 +75,13 @@ static void method_text(int mode, char *out, size_t size)
     else if (mode == FC_MODE_NVTX)
         snprintf(out, size, "NVTX ranges named '%.64s': one iteration from push to pop", fc_opt.nvtx_step);
     else if (mode == FC_MODE_OPTIM)
-        snprintf(out, size, "optimizer steps: one iteration ends with each run of optimizer kernels "
-                            "launched (its micro-batches counted in micro_batches)");
+        snprintf(out, size, "optimizer steps: one iteration ends with each run of optimizer "
+                            "kernels launched (its micro-batches counted in micro_batches)");
     else
-        snprintf(out, size, "automatic: the first forward GEMM's weight recurring starts an iteration "
-                            "(one forward and backward: a micro-batch if the program accumulates "
-                            "gradients); forward, backward and recompute told apart by how weights "
-                            "are used");
+        snprintf(out, size, "automatic: the first forward GEMM's weight recurring starts an "
+                            "iteration (one forward and backward: a micro-batch if the program "
+                            "accumulates gradients); forward, backward and recompute told apart by "
+                            "how weights are used");
 }
 
 /* What an iteration is next to the optimizer step: "may be" a micro-batch
@@ -353,27 +353,26 @@ static void text_units(int fd, const fc_steps_view *v, const fc_figures *x)
 {
     char line[1024];
     if (v->mode == FC_MODE_AUTO)
-        say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: an automatic iteration is one forward and backward: if the "
-                               "program accumulates gradients it is one micro-batch (its time, FLOPs "
-                               "and the inferred batch B are one micro-batch's; an optimizer step is "
-                               "several); flopcount_step() after optimizer.step() counts optimizer "
-                               "steps\n"));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: an automatic iteration is one forward and backward: if the "
+                     "program accumulates gradients it is one micro-batch (its time, FLOPs and "
+                     "the inferred batch B are one micro-batch's; an optimizer step is several); "
+                     "flopcount_step() after optimizer.step() counts optimizer steps\n"));
     else if (x->steady > 0 && x->micro > 1)
-        say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: %llu micro-batches (forward and backward passes) per "
-                               "iteration%s; the inferred batch B is the iteration's (%llu x one "
-                               "forward's)\n",
-                               (unsigned long long)x->micro,
-                               v->mode == FC_MODE_OPTIM ? ", iterations ending with each optimizer step"
-                                                        : "",
-                               (unsigned long long)x->micro));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: %llu micro-batches (forward and backward passes) per iteration%s; "
+                     "the inferred batch B is the iteration's (%llu x one forward's)\n",
+                     (unsigned long long)x->micro,
+                     v->mode == FC_MODE_OPTIM ? ", iterations ending with each optimizer step" : "",
+                     (unsigned long long)x->micro));
     if (fc_threads_used() > 0)
-        say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: the launching thread told forward from backward in %llu "
-                               "segments (PyTorch's autograd runs a GPU backward on a thread of its "
-                               "own)\n",
-                               (unsigned long long)fc_threads_used()));
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: the launching thread told forward from backward in %llu segments "
+                     "(PyTorch's autograd runs a GPU backward on a thread of its own)\n",
+                     (unsigned long long)fc_threads_used()));
 }
 
 void fc_report_sections_text(int fd, int interrupted)
@@ -411,7 +410,8 @@ void fc_report_sections_text(int fd, int interrupted)
         if (x.util_ok)
             say(fd, line, snprintf(line, sizeof line,
                                    "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s, %s%s%s)\n",
-                                   100 * x.hfu, 100 * x.mfu, x.unsure_mfu_steady ? " (split unsure)" : "",
+                                   100 * x.hfu, 100 * x.mfu,
+                                   x.unsure_mfu_steady ? " (split unsure)" : "",
                                    pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
                                    pc->device[0] ? ": " : "", pc->device));
         else if (x.steady > 0 && x.median_seconds > 0)

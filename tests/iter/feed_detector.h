@@ -29,7 +29,8 @@ static void push_gemm(void *ctx, int api, char ta, char tb, int64_t m, int64_t n
     (void)ctx;
     static const uint8_t apis[] = {FC_API_CUBLAS_GEMMEX, FC_API_CUBLAS_GEMM_STRIDED_EX,
                                    FC_API_CUBLASLT_MATMUL};
-    fc_gemm g = {.api = feed_cpu ? FC_API_BLAS_SGEMM : apis[api], .dtype = FC_DT_FP32, .out_dtype = FC_DT_FP32, .compute = 68,
+    fc_gemm g = {.api = feed_cpu ? FC_API_BLAS_SGEMM : apis[api], .dtype = FC_DT_FP32,
+                 .out_dtype = FC_DT_FP32, .compute = 68,
                  .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .batch = batch,
                  .a = a, .b = b, .c = c};
     fc_irec r;

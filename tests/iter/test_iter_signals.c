@@ -440,9 +440,10 @@ static void test_threads_contradicted(void **state)
     gpt_flops f;
     gpt_expected(&c, &f);
     assert_int_equal(moved.count, 12);
-    for (int i = 0; i < 12; i++)
-        assert_true(moved.it[i].unsure ||
-                    (moved.it[i].fwd == f.fwd && moved.it[i].bwd == f.bwd && moved.it[i].rec == f.rec));
+    for (int i = 0; i < 12; i++) {
+        const fc_iteration *it = &moved.it[i];
+        assert_true(it->unsure || (it->fwd == f.fwd && it->bwd == f.bwd && it->rec == f.rec));
+    }
 }
 
 int main(void)
