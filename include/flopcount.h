@@ -36,7 +36,8 @@ extern "C" {
 #define FLOPCOUNT_SNAPSHOT_UTILIZATION 0x10u /* hfu, mfu and the peak are set */
 #define FLOPCOUNT_SNAPSHOT_SPLIT_GUESSED 0x20u /* the recompute figures and mfu rest on a
                                                  * forward/backward/recompute split that is
-                                                 * a guess in some iteration (docs/iterations.md) */
+                                                 * a guess in some iteration, one that can move
+                                                 * recompute (docs/iterations.md) */
 #define FLOPCOUNT_SNAPSHOT_MIX 0x40u /* hfu_mix is set (version 3) */
 
 /* Dtypes the mix lists at most (version 3); more are counted in mix_count. */
@@ -55,7 +56,8 @@ enum flopcount_detected_by {
     FLOPCOUNT_DETECTED_NONE = 0,   /* no iteration yet */
     FLOPCOUNT_DETECTED_AUTO = 1,   /* from the GEMM stream */
     FLOPCOUNT_DETECTED_MARKER = 2, /* flopcount_step() */
-    FLOPCOUNT_DETECTED_NVTX = 3    /* NVTX step ranges */
+    FLOPCOUNT_DETECTED_NVTX = 3,   /* NVTX step ranges */
+    FLOPCOUNT_DETECTED_OPTIMIZER = 4 /* optimizer kernels launched (one step each run of them) */
 };
 
 /* A copy of the process-wide counters at one moment. FLOP counts are split

@@ -80,15 +80,17 @@ static void fill_figures(const fc_figures *f, flopcount_snapshot *s)
 {
     static const uint32_t by_mode[] = {
         [FC_MODE_NONE] = FLOPCOUNT_DETECTED_NONE, [FC_MODE_AUTO] = FLOPCOUNT_DETECTED_AUTO,
-        [FC_MODE_MARKER] = FLOPCOUNT_DETECTED_MARKER, [FC_MODE_NVTX] = FLOPCOUNT_DETECTED_NVTX};
+        [FC_MODE_MARKER] = FLOPCOUNT_DETECTED_MARKER, [FC_MODE_NVTX] = FLOPCOUNT_DETECTED_NVTX,
+        [FC_MODE_OPTIM] = FLOPCOUNT_DETECTED_OPTIMIZER};
     s->flags |= FLOPCOUNT_SNAPSHOT_DETECTOR;
     s->iterations = f->v.count;
-    s->detected_by = f->v.count > 0 && f->v.mode >= 0 && f->v.mode <= FC_MODE_NVTX ? by_mode[f->v.mode]
-                                                                               : FLOPCOUNT_DETECTED_NONE;
+    s->detected_by = f->v.count > 0 && f->v.mode >= 0 && f->v.mode <= FC_MODE_LAST
+                         ? by_mode[f->v.mode]
+                         : FLOPCOUNT_DETECTED_NONE;
     s->eval_passes = f->ev.count;
     split_u128(f->v.rec, &s->recompute_flops_lo, &s->recompute_flops_hi);
     s->recompute_fraction = f->recompute_fraction;
-    if (f->v.unsure > 0)
+    if (f->v.unsure_mfu > 0)
         s->flags |= FLOPCOUNT_SNAPSHOT_SPLIT_GUESSED;
     if (f->have_last) {
         s->flags |= FLOPCOUNT_SNAPSHOT_LAST_TIME;

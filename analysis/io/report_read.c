@@ -200,6 +200,10 @@ static void read_iter(fc_jctx *c, json_object *o, size_t i, fc_report_iter *it)
     fc_jget_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
     fc_jget_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
     fc_jget_bool(c, o, "iterations.list[]", "ambiguous", &it->ambiguous);
+    it->ambiguous_recompute = -1; /* reports before the field: any doubt may */
+    fc_jget_bool(c, o, "iterations.list[]", "ambiguous_recompute", &it->ambiguous_recompute);
+    if (it->ambiguous_recompute < 0 || !it->ambiguous)
+        it->ambiguous_recompute = it->ambiguous;
     if (!c->failed && it->seconds < 0)
         fc_jfail(c, "iterations.list[%zu].seconds: negative", i);
 }
@@ -239,6 +243,8 @@ static void read_iterations(fc_jctx *c, json_object *root, fc_report *r)
     fc_jget_str(c, s, "iterations", "detected_by", r->iterations.detected_by,
                 sizeof r->iterations.detected_by);
     fc_jget_str(c, s, "iterations", "method", r->iterations.method, sizeof r->iterations.method);
+    fc_jget_str(c, s, "iterations", "micro_batch", r->iterations.micro_batch,
+                sizeof r->iterations.micro_batch);
     fc_jget_double(c, s, "iterations", "median_seconds", &r->iterations.median_seconds);
     fc_jget_u128(c, s, "iterations", "flops", &r->iterations.flops, 0);
     fc_jget_u128(c, s, "iterations", "forward_flops", &r->iterations.forward_flops, 0);

@@ -54,7 +54,8 @@ typedef struct fc_report_iter {
     fc_u128 flops, forward_flops, backward_flops, recompute_flops;
     uint64_t calls;
     int open_end; /* the last iteration, its end not seen: its time is short */
-    int ambiguous; /* its forward/backward/recompute split is a guess */
+    int ambiguous; /* its forward/backward/recompute split is a guess ... */
+    int ambiguous_recompute; /* ... and can move recompute (absent: = ambiguous) */
     fc_u128 attention_excess_flops; /* of backward_flops: attention beyond the model convention */
 } fc_report_iter;
 
@@ -104,7 +105,8 @@ typedef struct fc_report {
     int has_iterations;
     struct {
         uint64_t count;        /* iterations finished (the list may hold fewer) */
-        char detected_by[48];  /* "marker", "nvtx", "auto", "none" */
+        char detected_by[48];  /* "marker", "nvtx", "optimizer", "auto", "none" */
+        char micro_batch[16];  /* "may be" (automatic: a micro-batch?), "no"; "" when absent */
         char method[256];
         double median_seconds; /* NaN when absent or null */
         fc_u128 flops, forward_flops, backward_flops, recompute_flops, other_flops;

@@ -33,7 +33,7 @@ __all__ = ["active", "step", "eval", "forward", "backward", "recompute", "snapsh
 _COUNTING, _DETECTOR, _LAST_TIME, _MEDIANS, _UTILIZATION = 0x1, 0x2, 0x4, 0x8, 0x10
 _SPLIT_GUESSED, _MIX = 0x20, 0x40
 _MIX_MAX = 8
-_DETECTED_BY = {0: "none", 1: "auto", 2: "marker", 3: "nvtx"}
+_DETECTED_BY = {0: "none", 1: "auto", 2: "marker", 3: "nvtx", 4: "optimizer"}
 
 
 class _Dtype(ctypes.Structure):
@@ -202,7 +202,7 @@ def snapshot():
 
     active: False (and nothing else) when the library is not loaded or not counting;
     gemm_calls, gemm_flops, failed_calls, invalid_calls: totals of every GEMM so far;
-    iterations, detected_by ("marker", "nvtx", "auto", "none"), steady_iterations
+    iterations, detected_by ("marker", "nvtx", "optimizer", "auto", "none"), steady_iterations
       (the iterations the medians are over: all but the first), eval_passes;
     last_iteration_seconds, median_iteration_seconds: wall time, evaluation left out;
     flops_per_iteration, recompute_flops_per_iteration, model_flops_per_iteration:
@@ -212,7 +212,9 @@ def snapshot():
       per-device peak it is measured against;
     rank, local_rank, world_size: from the launcher;
     split_guessed: True when the forward/backward/recompute split of some
-      iteration is a guess, so the recompute figures and mfu are estimates;
+      iteration is a guess that can move recompute, so the recompute figures
+      and mfu are estimates (a guess between forward and backward only
+      leaves them standing);
     hfu_mix: HFU at the dtype mix (each dtype's FLOPs at its own peak), equal
       to hfu when one dtype ran; hfu_mix_reason: why it is None while hfu is not
       ("no published fp4_e2m1 peak for H100-SXM");

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "core/api.h"
 #include "core/gemm.h"
 
 enum fc_irec_kind {
@@ -33,7 +34,10 @@ enum fc_phase { FC_PH_NONE = 0, FC_PH_FWD, FC_PH_BWD, FC_PH_REC, FC_PH_REC_END }
 #define FC_IREC_XEVAL 0x1u /* GEMM inside flopcount_eval_begin/end */
 #define FC_IREC_RECDECL 0x2u /* GEMM of a program that declares its recomputation: a
                               * declared backward is backward only */
-#define FC_IREC_ATTN_BWD 0x4u /* FC_IREC_ATTN: a backward kernel (else a forward one) */
+#define FC_IREC_GPU 0x4u     /* a GPU GEMM (cuBLAS, cuBLASLt): its thread may tell its phase */
+
+#define FC_THREAD_NONE 0xffu /* fc_irec.thread: the issuing thread is not known */
+#define FC_IREC_ATTN_BWD 0x8u /* FC_IREC_ATTN: a backward kernel (else a forward one) */
 /* The signature of an attention record: its shape's id in the attention
  * table (count/attn_table.h) with the top bit set. */
 #define FC_ATTN_SIG(id) (0x80000000u | ((uint32_t)(id) & 0x7fffffffu))
@@ -58,8 +62,9 @@ typedef struct fc_irec {
     uint32_t ka, kb;         /* role keys of A and B */
     uint8_t kind;            /* enum fc_irec_kind */
     uint8_t dtype;           /* enum fc_dtype of the inputs */
-    uint8_t flags;           /* FC_IREC_XEVAL */
+    uint8_t flags;           /* FC_IREC_XEVAL ... */
     uint8_t phase;           /* enum fc_phase (see there) */
+    uint8_t thread;          /* the ring it came from: its thread's while that lives (ring.c) */
 } fc_irec;
 
 /* 1 for the records that carry counted FLOPs: GEMMs and attention calls. */
@@ -134,8 +139,9 @@ static inline void fc_irec_fill(fc_irec *r, const fc_gemm *g, uint64_t flops, ui
                : fc_role_key(g->k, g->n, g->batch, g->dtype, FC_ROLE_BN);
     r->kind = FC_IREC_GEMM;
     r->dtype = g->dtype;
-    r->flags = 0;
+    r->flags = fc_api_is_gpu(g->api) ? FC_IREC_GPU : 0;
     r->phase = FC_PH_NONE;
+    r->thread = FC_THREAD_NONE;
 }
 
 #endif

@@ -14,9 +14,11 @@
 
 #include <string.h>
 
+#include "attn_label.h"
 #include "core/lazymem.h"
 #include "repeat.h"
 #include "sigset.h"
+#include "threads.h"
 #include "weights.h"
 
 #define ADDR_MAX (1u << 19) /* per-segment address table, at most */
@@ -38,7 +40,9 @@ static aent *atab; /* ADDR_MAX entries, the first acap used this pass */
 static uint32_t acap, agen;
 
 static sigset *fwd_sigs, *seen_sigs; /* forward shapes without weights; shapes of this segment */
-static uint8_t *conflict;      /* FC_SEG_CAP entries */
+static uint8_t *conflict;      /* FC_SEG_CAP entries: NEWROLE, REUSED */
+#define NEWROLE 1u /* the call uses a tensor in a role new to it (find_backward_auto) */
+#define REUSED 2u  /* ... a tensor used before, the same way */
 static uint8_t *cls, *weighted; /* labels of the segment being labelled or emitted: one slot's */
 
 static inline uint32_t hash_ptr(const void *p)
@@ -282,10 +286,14 @@ int64_t fc_phase_find_backward(const fc_pend *s, fc_seg_result *res)
     unsigned unsure = 0;
     int64_t t_bwd = find_backward_auto(s, &unsure); /* sets doubt_from */
     int64_t t_decl = declared_backward(s, &res->declared);
+    /* the launching thread, where it tells the phases apart (threads.c) */
+    t_bwd = fc_threads_boundary(s, t_bwd, res->declared, &unsure, &res->thread_used);
     if (res->declared) {
         doubt_from = INT64_MAX;
         return t_decl;
     }
+    if (res->thread_used)
+        doubt_from = INT64_MAX; /* the start is the threads', not in doubt */
     res->unsure |= unsure;
     return t_bwd;
 }
@@ -306,6 +314,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
         const void *p[2] = {r->a, r->b};
         uint32_t k[2] = {r->ka, r->kb};
         int fresh_any = 0, weight_first = 0, unconfirmed_first = 0;
+        int sure_bwd = 0; /* a confirmed weight in another role than its forward one */
         unsigned use = 0;
         for (int o = 0; o < 2; o++) {
             int fresh;
@@ -319,8 +328,10 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
              * used the backward way: the forward is still going (a second
              * forward of the same layers, whose shapes are not new) */
             int wf = !bwd_started && fc_weights_proven(w) && w->key == k[o];
+            if (!(u & USE_NEWROLE) && e->first != i)
+                conflict[i] |= REUSED; /* a tensor used again the way it was */
             if (u & USE_NEWROLE) {
-                conflict[i] = 1;
+                conflict[i] |= NEWROLE;
                 if (!bwd_started && w != NULL && w->key != k[o]) {
                     /* a weight's backward use: proven, or agreed with by
                      * the one labelled segment that used it so far (just
@@ -339,7 +350,16 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
                 weight_first = 1;
             else if (wf)
                 unconfirmed_first = 1;
+            sure_bwd |= w != NULL && w->key != k[o] && fc_weights_confirmed(w);
         }
+        /* A confirmed weight used another way than its forward one: the
+         * call is a backward call (a weight is never freed, so its address
+         * holds it), and whatever first use its other operand makes (a
+         * gradient in the block of an activation whose address recurs,
+         * passing for a weight: nanoGPT's train.py on the CPU, the MLP's
+         * input gradient) extends no forward. */
+        if (sure_bwd)
+            weight_first = unconfirmed_first = 0;
         /* A weight not confirmed yet extends the forward only over a call
          * that reuses no tensor in a new role: a gradient that the
          * allocator puts at one address every step passes for a weight in
@@ -373,7 +393,7 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
     }
     int64_t t_bwd = -1;
     for (uint64_t i = any_fwd ? last_fwd + 1 : 0; i < n && t_bwd < 0; i++)
-        if (conflict[i])
+        if (conflict[i] & NEWROLE)
             t_bwd = (int64_t)i;
     /* A weight was used the backward way before the backward found: a
      * first backward went by as forward (only while weights are not
@@ -385,8 +405,19 @@ static int64_t find_backward_auto(const fc_pend *s, unsigned *unsure)
          * (the backward may have started there), or the weight's use */
         doubt_from = (int64_t)first_wbwd;
         for (uint64_t i = 0; i < first_wbwd; i++)
-            if (conflict[i]) {
+            if (conflict[i] & NEWROLE) {
                 doubt_from = (int64_t)i;
+                break;
+            }
+        /* Whether the doubt can move FLOPs into or out of recompute: if the
+         * backward began at doubt_from, the calls from there to t_bwd
+         * (labelled forward) are backward or recompute, and a recompute
+         * uses again a tensor this segment used before in the same role (a
+         * checkpointed layer's weight, kept Q, K, V). None does: they are
+         * forward or backward, and MFU does not depend on which. */
+        for (int64_t i = doubt_from; i < (t_bwd < 0 ? (int64_t)n : t_bwd); i++)
+            if (conflict[i] & REUSED) {
+                *unsure |= FC_UNSURE_MFU;
                 break;
             }
     }
@@ -470,6 +501,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
     int fwd_weight = 0, bwd_weight = 0, reused_new_role = 0, reused[2] = {0, 0};
     int fab = 0;      /* an address passing for a weight, the forward way after its backward */
     int sure_fwd = 0; /* a confirmed weight in its forward role, not differentiated yet */
+    int sure_bwd = 0; /* a confirmed weight in another role than its forward one */
     int again = 0;    /* a weight in its forward role after its backward use */
     int64_t replayed = -1;
     for (int o = 0; o < 2; o++) {
@@ -494,7 +526,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
         }
         if (w != NULL) {
             if (w->key != k[o])
-                bwd_weight = 1, fc_weights_bwd_use(w, s->id);
+                bwd_weight = 1, sure_bwd |= fc_weights_confirmed(w), fc_weights_bwd_use(w, s->id);
             else if (e[o]->bwd_roles)
                 again = e[o]->rec_used ? 2 : 1;
             else
@@ -520,11 +552,26 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
             reused_new_role = reused[o] = 1;
         }
     }
+    int thr = fc_threads_side(r);
+    if (thr == FC_THR_FWD) {
+        /* the forward's thread, after the backward started: a second
+         * forward (a GAN's discriminator run again), never a recompute */
+        res->thread_used = 1;
+        st->again = 1;
+        st->run_start = *cursor = -1;
+        return FC_CLS_FWD;
+    }
     /* Unsure unless the other operand is a confirmed weight whose backward
      * has not come yet: then the call runs its layer's forward again (a
      * recompute) whatever the address passing for a weight holds (a
-     * checkpointed block's input, recomputed into the block it had). */
-    if (fab && !(sure_fwd && !bwd_weight))
+     * checkpointed block's input, recomputed into the block it had). Nor
+     * when the other operand is a confirmed weight used the backward way:
+     * the call is that layer's input gradient whatever the address holds
+     * (a gradient the allocator put in the freed block of an activation
+     * whose address recurs across steps: in nanoGPT's train.py, the
+     * GELU's input gradient where its output was, or the gradient of the
+     * last LayerNorm's output in that output's block). */
+    if (fab && !(sure_fwd && !bwd_weight) && !sure_bwd)
         res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
     int64_t expect = *cursor >= 0 ? next_forward_call(s, *cursor, t_bwd) : -1;
     *cursor = -1;
@@ -546,7 +593,7 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
          * weight was recomputed before in the segment, forward otherwise,
          * and the segment is marked unsure either way. */
         res->unsure |= FC_UNSURE_FWD_AFTER_BWD;
-        if (again == 2) {
+        if (again == 2 || thr == FC_THR_BWD) { /* no second forward on the backward's thread */
             *cursor = -1;
             return FC_CLS_REC;
         }
@@ -558,6 +605,10 @@ static uint8_t label_backward_call(const fc_pend *s, const fc_phase_ctx *ctx, ui
                 cls[j] = FC_CLS_FWD;
         st->run_start = -1;
         return FC_CLS_FWD;
+    }
+    if (thr == FC_THR_BWD && st->again) {
+        st->again = 0; /* the backward's thread: the second forward is over */
+        res->thread_used = 1;
     }
     if (st->again) { /* the second forward goes on until a backward use */
         if (!reused_new_role)
@@ -635,29 +686,6 @@ static void track(aent *e, int fresh, uint32_t k, uint32_t i, uint8_t c)
         e->bwd_roles |= bit;
 }
 
-/* An attention call is labelled by what its kernel is and where it ran,
- * never by addresses (it reads no weight): a backward kernel is backward;
- * a forward kernel is forward before the segment's backward starts and a
- * recomputation after it (activation checkpointing runs the forward
- * kernel again inside the backward), unless the program declared its
- * phase. In a segment without a backward it is an evaluation forward. */
-static uint8_t attn_class(const fc_irec *r, int64_t i, int64_t t_bwd, const fc_seg_result *res)
-{
-    if (r->flags & FC_IREC_XEVAL)
-        return FC_CLS_XEVAL;
-    if (r->flags & FC_IREC_ATTN_BWD)
-        return FC_CLS_BWD;
-    if (r->phase == FC_PH_FWD)
-        return FC_CLS_FWD;
-    if (r->phase == FC_PH_REC)
-        return FC_CLS_REC;
-    if (r->phase == FC_PH_BWD)
-        return (r->flags & FC_IREC_RECDECL) ? FC_CLS_BWD : FC_CLS_REC;
-    if (t_bwd < 0)
-        return res->declared ? FC_CLS_FWD : FC_CLS_EVAL;
-    return i < t_bwd ? FC_CLS_FWD : FC_CLS_REC;
-}
-
 void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc_seg_result *res)
 {
     uint64_t n = s->end - s->start;
@@ -670,7 +698,8 @@ void fc_phase_label(const fc_pend *s, const fc_phase_ctx *ctx, int64_t t_bwd, fc
         const fc_irec *r = fc_seg_rec(s->start + i);
         weighted[i] = 0;
         if (r->kind != FC_IREC_GEMM) {
-            cls[i] = r->kind == FC_IREC_ATTN ? attn_class(r, (int64_t)i, t_bwd, res) : FC_CLS_MARK;
+            cls[i] = r->kind == FC_IREC_ATTN ? fc_attn_class(r, (int64_t)i, t_bwd, res->declared)
+                                              : FC_CLS_MARK;
             continue;
         }
         if (r->flags & FC_IREC_XEVAL) {
@@ -759,6 +788,7 @@ void fc_phase_reset(void)
     agen = 0;
     n_alist = 0;
     rec_slot = 0;
+    fc_threads_reset();
     fc_repeat_reset();
     fc_weights_reset();
     if (mem == NULL)

@@ -37,6 +37,7 @@ typedef struct fc_seg_result {
     unsigned unsure;      /* FC_UNSURE_* */
     uint64_t fwd_redone;  /* weight uses in the forward that the open iteration differentiated already */
     int anchor_bwd;       /* the anchor weight was used the backward way */
+    int thread_used;      /* the launching thread decided the backward's start or a label */
 } fc_seg_result;
 
 /* The record at buffer index idx (segment.c). */

@@ -28,6 +28,7 @@
 #include "profile.h"
 #include "repeat.h"
 #include "steps.h"
+#include "threads.h"
 
 #define SEG_MIN 1024u /* records of the buffer at first */
 #define MAX_PEND 16
@@ -162,6 +163,30 @@ static int decide_kind(const fc_pend *s, int64_t t_bwd, const fc_seg_result *res
     return forward_is_prefix(s, t_bwd) && res->fwd_redone == 0 ? FC_SEG_CONT : FC_SEG_NEW;
 }
 
+/* FC_UNSURE_MFU when a doubt of s (labelled, of kind `kind`) can move
+ * FLOPs into or out of recompute. A lone repeat (backward or recompute), a
+ * forward after a backward (forward or recompute), a cut segment can;
+ * where the forward ends can, when the segment is a continuation (its
+ * forward calls are the first layer's recompute) or labelled recompute
+ * somewhere (the forward held back: what came after it, recompute
+ * included, may be forward), or when the backward may have begun earlier
+ * over calls that could replay the forward (phase.c sets the bit then).
+ * Otherwise such a doubt moves FLOPs between forward and backward only. */
+static unsigned mfu_doubt(const fc_pend *s, int kind, unsigned unsure)
+{
+    if (unsure & (FC_UNSURE_LONE_REPEAT | FC_UNSURE_FWD_AFTER_BWD | FC_UNSURE_TRUNCATED |
+                  FC_UNSURE_LOST | FC_UNSURE_MFU))
+        return FC_UNSURE_MFU;
+    if (!(unsure & (FC_UNSURE_EARLY_BWD | FC_UNSURE_HELD_BACK)))
+        return 0;
+    if (kind == FC_SEG_CONT)
+        return FC_UNSURE_MFU;
+    for (uint64_t x = s->start; x < s->end; x++)
+        if (fc_phase_class(x - s->start) == FC_CLS_REC)
+            return FC_UNSURE_MFU;
+    return 0;
+}
+
 static void emit(const fc_pend *s)
 {
     fc_seg_result res = {0};
@@ -194,6 +219,8 @@ static void emit(const fc_pend *s)
     } else {
         group_anchor_bwd |= res.anchor_bwd;
     }
+    res.unsure |= mfu_doubt(s, kind, res.unsure);
+    fc_threads_learn(s, kind, t_bwd, res.unsure, res.thread_used);
     fc_steps_segment_begin(kind, s->t0, res.unsure);
     for (uint64_t x = s->start; x < s->end; x++) {
         uint8_t c = fc_phase_class(x - s->start);
@@ -239,7 +266,7 @@ static uint64_t content_hash(const fc_pend *s)
         h = (h ^ (uint64_t)(uintptr_t)r->c) * m;
         h = (h ^ ((uint64_t)r->sig | (uint64_t)r->ka << 32)) * m;
         h = (h ^ ((uint64_t)r->kb | (uint64_t)r->kind << 32 | (uint64_t)r->flags << 40 |
-                  (uint64_t)r->phase << 48)) * m;
+                  (uint64_t)r->phase << 48 | (uint64_t)r->thread << 56)) * m;
         h ^= h >> 29;
     }
     return h;

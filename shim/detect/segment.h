@@ -29,6 +29,12 @@ enum fc_seg_kind {
 #define FC_UNSURE_LOST 0x10u         /* records lost to the detector (threads, full rings) */
 #define FC_UNSURE_HELD_BACK 0x20u    /* the backward found at an unconfirmed weight's first use */
 #define FC_UNSURE_COUNT 6
+/* Not a reason: some doubt of the segment (iteration) can move FLOPs into or
+ * out of recompute, so MFU (which leaves recompute out) is unsure too. Set
+ * with every reason but a doubt about where the forward ends that is
+ * shown to move FLOPs between forward and backward only (segment.c,
+ * mfu_doubt). */
+#define FC_UNSURE_MFU 0x40u
 
 /* Label of one call. */
 enum fc_cls { FC_CLS_FWD = 0, FC_CLS_BWD, FC_CLS_REC, FC_CLS_EVAL, FC_CLS_XEVAL, FC_CLS_MARK };

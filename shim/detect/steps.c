@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* steps.c - iterations from labelled segments and markers, three ways at
+/* steps.c - iterations from labelled segments and markers, four ways at
  * once: automatic (a segment of kind NEW starts one), flopcount_step()
- * markers (one ends at each marker) and NVTX step ranges (push to pop).
- * The report shows the best the program gave: markers, else NVTX, else
- * automatic. Evaluation passes are counted apart and their time is taken
- * out of the iteration they fall in. The lists of iterations are mapped at
+ * markers (one ends at each marker), NVTX step ranges (push to pop) and
+ * optimizer steps (one ends with each run of optimizer kernels the launch
+ * layer saw, FC_IREC_OPTIM). The report shows the best the program gave:
+ * markers, else NVTX, else optimizer steps, else automatic. Each iteration
+ * counts the micro-batches in it (training forwards: segments of kind
+ * NEW). Evaluation passes are counted apart and their time is taken out of
+ * the iteration they fall in. The lists of iterations are mapped at
  * the process's first GEMM (fc_steps_init) and grow in pages with the
  * iterations stored. */
 #include "steps.h"
@@ -24,13 +27,14 @@ typedef struct mode_state {
     fc_iteration cur;
     uint64_t count, stored;
     fc_u128 fwd, bwd, rec, xs, other;
-    uint64_t unsure;
+    uint64_t unsure, unsure_mfu;
     unsigned unsure_bits;
     fc_iteration *list;          /* LIST_CAP entries, in lists (NULL: not mapped) */
     fc_iteration recent[RECENT]; /* iteration i (1-based) at [(i - 1) % RECENT] */
 } mode_state;
 
-static mode_state modes[4]; /* indexed by enum fc_steps_mode */
+#define NMODES (FC_MODE_LAST + 1)
+static mode_state modes[NMODES]; /* indexed by enum fc_steps_mode */
 static fc_iteration *lists; /* modes[m].list = lists + m * LIST_CAP */
 static int seg_kind = -1;   /* kind of the segment being received */
 static uint64_t seg_t0, last_t;
@@ -41,6 +45,10 @@ static unsigned phase_sources;
 static uint64_t train_calls, declared_calls;
 static int marker_seen, nvtx_seen, nvtx_depth, xeval_depth;
 static uint64_t eval_since, xeval_since; /* start of the evaluation being timed, 0 if none */
+/* Optimizer steps: optim_t is the last FC_IREC_OPTIM record's time while
+ * the step it belongs to has not ended the iteration yet (0: none). */
+static uint64_t optim_t, optim_steps;
+static int micro_pending; /* a segment of kind NEW began, its first training call not yet seen */
 static fc_eval_view eval;
 static fc_u128 by_dtype[FC_DT_COUNT];
 static fc_u128 by_dtype_closed[FC_DT_COUNT]; /* by_dtype when an iteration last finished */
@@ -53,9 +61,9 @@ double fc_iteration_seconds(const fc_iteration *it)
 
 int fc_steps_init(void)
 {
-    if (lists == NULL && (lists = fc_mem_map(4 * LIST_CAP * sizeof *lists)) == NULL)
+    if (lists == NULL && (lists = fc_mem_map(NMODES * LIST_CAP * sizeof *lists)) == NULL)
         return -1;
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < NMODES; m++)
         modes[m].list = lists + m * LIST_CAP;
     return 0;
 }
@@ -63,7 +71,7 @@ int fc_steps_init(void)
 void fc_steps_reset(void)
 {
     memset(modes, 0, sizeof modes);
-    fc_mem_clear(lists, 4 * LIST_CAP * sizeof *lists);
+    fc_mem_clear(lists, NMODES * LIST_CAP * sizeof *lists);
     if (lists != NULL)
         fc_steps_init();
     seg_kind = -1;
@@ -75,6 +83,8 @@ void fc_steps_reset(void)
     train_calls = declared_calls = 0;
     marker_seen = nvtx_seen = nvtx_depth = xeval_depth = 0;
     eval_since = xeval_since = 0;
+    optim_t = optim_steps = 0;
+    micro_pending = 0;
     memset(&eval, 0, sizeof eval);
     memset(by_dtype, 0, sizeof by_dtype);
     memset(by_dtype_closed, 0, sizeof by_dtype_closed);
@@ -86,6 +96,8 @@ int fc_steps_mode(void)
         return FC_MODE_MARKER;
     if (nvtx_seen)
         return FC_MODE_NVTX;
+    if (optim_steps > 0 || optim_t > 0)
+        return FC_MODE_OPTIM;
     return FC_MODE_AUTO;
 }
 
@@ -116,6 +128,7 @@ static void close_iter(int mode, uint64_t t1, int open_end)
     m->xs = fc_u128_sat_add(m->xs, m->cur.xs);
     if (m->cur.unsure) {
         m->unsure++;
+        m->unsure_mfu += (m->cur.unsure & FC_UNSURE_MFU) != 0;
         m->unsure_bits |= m->cur.unsure;
     }
     if (m->list != NULL && m->stored < LIST_CAP)
@@ -131,9 +144,26 @@ static void exclude(uint64_t from, uint64_t to)
 {
     if (to <= from)
         return;
-    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++)
+    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_LAST; mode++)
         if (modes[mode].open)
             modes[mode].cur.excluded += to - from;
+}
+
+/* An optimizer step was seen (optim_t) and what comes now starts a new
+ * forward or an evaluation pass: the optimizer-step iteration ends with the
+ * step's last kernel. Optimizer kernels followed by more of the backward
+ * (an optimizer run inside the backward, per parameter) or by a second
+ * forward in the same segment (a GAN's discriminator step before the
+ * generator's) end nothing yet: the iteration ends at the last run before
+ * the next training forward. */
+static void end_optim_step(void)
+{
+    if (optim_t == 0)
+        return;
+    close_iter(FC_MODE_OPTIM, optim_t, 0);
+    open_iter(FC_MODE_OPTIM, optim_t);
+    optim_t = 0;
+    optim_steps++;
 }
 
 void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure)
@@ -142,6 +172,8 @@ void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure)
     seg_t0 = t0;
     seg_has_eval = 0;
     seg_unsure = unsure;
+    if (kind != FC_SEG_CONT)
+        end_optim_step();
     if (kind != FC_SEG_CONT)
         close_iter(FC_MODE_AUTO, t0, 0);
     if (kind == FC_SEG_EVAL) {
@@ -152,6 +184,21 @@ void fc_steps_segment_begin(int kind, uint64_t t0, unsigned unsure)
         open_iter(FC_MODE_AUTO, t0);
     if (!modes[FC_MODE_MARKER].open)
         open_iter(FC_MODE_MARKER, t0);
+    if (!modes[FC_MODE_OPTIM].open)
+        open_iter(FC_MODE_OPTIM, t0);
+    micro_pending = kind == FC_SEG_NEW;
+}
+
+/* The first training call of a segment that starts a training forward:
+ * one more micro-batch in the iterations open in every mode (an NVTX step
+ * range pushed before it, in the same segment, included). */
+static void note_micro_batch(void)
+{
+    if (!micro_pending)
+        return;
+    micro_pending = 0;
+    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_LAST; mode++)
+        modes[mode].cur.micro += modes[mode].open;
 }
 
 static void add_flops(fc_iteration *it, int cls, const fc_irec *r)
@@ -203,13 +250,16 @@ static void on_marker(const fc_irec *r)
         lost_seen = 1;
         if (xeval_depth > 0 || seg_kind == FC_SEG_EVAL)
             eval.unsure++;
-        for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++)
+        for (int mode = FC_MODE_AUTO; mode <= FC_MODE_LAST; mode++)
             if (modes[mode].open)
-                modes[mode].cur.unsure |= FC_UNSURE_LOST;
+                modes[mode].cur.unsure |= FC_UNSURE_LOST | FC_UNSURE_MFU;
         break;
     case FC_IREC_NVTX_POP:
         if (nvtx_depth > 0 && --nvtx_depth == 0)
             close_iter(FC_MODE_NVTX, r->t, 0);
+        break;
+    case FC_IREC_OPTIM: /* a run of them is one step; it ends at the last */
+        optim_t = r->t ? r->t : 1;
         break;
     default:
         break;
@@ -231,7 +281,8 @@ void fc_steps_record(const fc_irec *r, int cls)
     by_dtype[r->dtype % FC_DT_COUNT] = fc_u128_sat_add(by_dtype[r->dtype % FC_DT_COUNT], r->flops);
     train_calls++;
     declared_calls += r->phase != FC_PH_NONE;
-    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_NVTX; mode++) {
+    note_micro_batch();
+    for (int mode = FC_MODE_AUTO; mode <= FC_MODE_LAST; mode++) {
         mode_state *m = &modes[mode];
         if (m->open) {
             add_flops(&m->cur, cls, r);
@@ -263,7 +314,8 @@ void fc_steps_segment_end(uint64_t t1, int group_final, int at_end)
 void fc_steps_finish(void)
 {
     close_iter(FC_MODE_AUTO, last_t, 1);
-    for (int mode = FC_MODE_MARKER; mode <= FC_MODE_NVTX; mode++) {
+    end_optim_step(); /* the stream ended after an optimizer step */
+    for (int mode = FC_MODE_MARKER; mode <= FC_MODE_LAST; mode++) {
         mode_state *m = &modes[mode];
         if (m->open) { /* work after the last marker: no iteration of its own */
             m->other = fc_u128_sat_add(m->other,
@@ -277,7 +329,7 @@ void fc_steps_get(int mode, fc_steps_view *out)
 {
     memset(out, 0, sizeof *out);
     out->mode = mode;
-    if (mode < FC_MODE_AUTO || mode > FC_MODE_NVTX)
+    if (mode < FC_MODE_AUTO || mode > FC_MODE_LAST)
         return;
     const mode_state *m = &modes[mode];
     out->count = m->count;
@@ -288,11 +340,13 @@ void fc_steps_get(int mode, fc_steps_view *out)
     out->rec = m->rec;
     out->xs = m->xs;
     out->unsure = m->unsure;
+    out->unsure_mfu = m->unsure_mfu;
     out->unsure_bits = m->unsure_bits;
     out->lost = lost_seen;
     out->train_calls = train_calls;
     out->declared_calls = declared_calls;
     out->phase_sources = phase_sources;
+    out->optim_steps = optim_steps;
 }
 
 void fc_steps_eval(fc_eval_view *out)
@@ -302,7 +356,7 @@ void fc_steps_eval(fc_eval_view *out)
 
 fc_u128 fc_steps_other(int mode)
 {
-    return mode >= FC_MODE_AUTO && mode <= FC_MODE_NVTX ? modes[mode].other : 0;
+    return mode >= FC_MODE_AUTO && mode <= FC_MODE_LAST ? modes[mode].other : 0;
 }
 
 int fc_steps_dominant_dtype(void)
@@ -321,7 +375,7 @@ void fc_steps_by_dtype(fc_u128 *out)
 
 int fc_steps_iteration(int mode, uint64_t index, fc_iteration *out)
 {
-    if (mode < FC_MODE_AUTO || mode > FC_MODE_NVTX || index == 0)
+    if (mode < FC_MODE_AUTO || mode > FC_MODE_LAST || index == 0)
         return -1;
     const mode_state *m = &modes[mode];
     if (index <= m->stored) {

@@ -15,12 +15,16 @@
 #define FC_PHASES_MARKERS 0x1u /* flopcount_forward_begin & co */
 #define FC_PHASES_NVTX 0x2u    /* NVTX phase ranges */
 
-enum fc_steps_mode { FC_MODE_NONE = 0, FC_MODE_AUTO, FC_MODE_MARKER, FC_MODE_NVTX };
+/* OPTIM: an iteration ends with each optimizer step the launch layer saw
+ * (a run of FC_IREC_OPTIM records: optimizer kernels launched). */
+enum fc_steps_mode { FC_MODE_NONE = 0, FC_MODE_AUTO, FC_MODE_MARKER, FC_MODE_NVTX, FC_MODE_OPTIM };
+#define FC_MODE_LAST FC_MODE_OPTIM
 
 /* One training iteration. */
 typedef struct fc_iteration {
     uint64_t t0, t1;   /* ticks: start, end */
     uint64_t excluded; /* ticks of evaluation inside [t0, t1) */
+    uint32_t micro;    /* micro-batches: training forwards that began in it (automatic: 1) */
     fc_u128 fwd, bwd, rec;
     fc_u128 xs;        /* of bwd: attention FLOPs beyond the model convention (irec.xs) */
     uint64_t calls;
@@ -39,12 +43,14 @@ typedef struct fc_steps_view {
     const fc_iteration *list;    /* the first `stored` iterations */
     fc_u128 fwd, bwd, rec;       /* over all finished iterations */
     fc_u128 xs;                  /* of bwd: attention beyond the model convention */
-    uint64_t unsure;             /* finished iterations whose split is unsure */
+    uint64_t unsure;             /* finished iterations whose split is unsure ... */
+    uint64_t unsure_mfu;         /* ... of which some doubt can move recompute (FC_UNSURE_MFU) */
     unsigned unsure_bits;        /* FC_UNSURE_* over them */
     int lost;                    /* records were lost to the detector */
     uint64_t train_calls;        /* calls in iterations (all modes alike) ... */
     uint64_t declared_calls;     /* ... of which the program declared the phase of */
     unsigned phase_sources;      /* FC_PHASES_*: how the program declared phases */
+    uint64_t optim_steps;        /* optimizer steps seen (runs of FC_IREC_OPTIM records) */
 } fc_steps_view;
 
 typedef struct fc_eval_view {
@@ -69,7 +75,8 @@ void fc_steps_segment_end(uint64_t t1, int group_final, int at_end);
 void fc_steps_finish(void);
 
 /* The mode iterations come from: markers once flopcount_step() was seen,
- * else NVTX step ranges once one was seen, else automatic. */
+ * else NVTX step ranges once one was seen, else optimizer steps once the
+ * launch layer saw an optimizer kernel, else automatic. */
 int fc_steps_mode(void);
 void fc_steps_get(int mode, fc_steps_view *out);
 void fc_steps_eval(fc_eval_view *out);

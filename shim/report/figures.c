@@ -10,6 +10,7 @@
 
 #include "core/api.h"
 #include "core/options.h"
+#include "detect/segment.h"
 #include "dtype.h"
 #include "peak.h"
 #include "stats.h"
@@ -18,6 +19,7 @@
 static double secs_buf[FC_FIGURES_MAX_LIST];
 static fc_u128 flops_buf[FC_FIGURES_MAX_LIST], rec_buf[FC_FIGURES_MAX_LIST], fwd_buf[FC_FIGURES_MAX_LIST];
 static fc_u128 xs_buf[FC_FIGURES_MAX_LIST];
+static fc_u128 micro_buf[FC_FIGURES_MAX_LIST];
 
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to)
 {
@@ -33,10 +35,12 @@ static void steady_of(fc_figures *f)
     uint64_t stored = v->stored < FC_FIGURES_MAX_LIST ? v->stored : FC_FIGURES_MAX_LIST, from, to;
     fc_figures_steady_range(v, stored, &from, &to);
     uint64_t n = 0;
-    f->unsure_steady = 0;
+    f->unsure_steady = f->unsure_mfu_steady = 0;
     for (uint64_t i = from; i < to; i++) {
         const fc_iteration *it = &v->list[i];
         f->unsure_steady += it->unsure != 0;
+        f->unsure_mfu_steady += (it->unsure & FC_UNSURE_MFU) != 0;
+        micro_buf[n] = it->micro;
         secs_buf[n] = fc_iteration_seconds(it);
         flops_buf[n] = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
         rec_buf[n] = it->rec;
@@ -52,6 +56,7 @@ static void steady_of(fc_figures *f)
     f->rec = fc_median_u128(rec_buf, n);
     f->fwd = fc_median_u128(fwd_buf, n);
     f->xs = fc_median_u128(xs_buf, n);
+    f->micro = (uint64_t)fc_median_u128(micro_buf, n);
 }
 
 /* FLOPs by dtype and whether they ran on a GPU, over every counted call

@@ -26,6 +26,8 @@ typedef struct fc_figures {
     double last_seconds;       /* the last finished iteration */
     uint64_t steady;           /* steady iterations the medians are over (0: none) */
     uint64_t unsure_steady;    /* ... whose forward/backward/recompute split is a guess */
+    uint64_t unsure_mfu_steady; /* ... of which a doubt can move recompute (and so MFU) */
+    uint64_t micro;            /* median micro-batches (training forwards) per steady iteration */
     double median_seconds;
     fc_u128 flops, rec;        /* medians per steady iteration, taken apart */
     fc_u128 xs;                /* ... and of the attention beyond the model convention */

@@ -7,10 +7,15 @@
  * count exactly. With --hw-flops the line ends with hwHFU, the
  * hardware-measured FLOPs of the latest iteration whose counter samples are
  * all in ("(step N)" when that is an earlier one: samples arrive up to a
- * second late). An iteration whose forward/backward/recompute split is a
- * guess gets " (split unsure)" after the recompute. When the training
- * FLOPs ran in more than one dtype, the HFU is followed by the dtype of its
- * peak and the HFU at the dtype mix:
+ * second late). An iteration whose recompute is a guess gets " (split
+ * unsure)" after the recompute (a doubt between forward and backward only
+ * changes nothing the line shows). An iteration of several micro-batches
+ * (markers, NVTX ranges or optimizer steps around gradient accumulation)
+ * ends with " micro-batches N". Automatic iterations get one line first
+ * saying what they are (a micro-batch if the program accumulates
+ * gradients: the GEMMs cannot tell). When the training FLOPs ran in more
+ * than one dtype, the HFU is followed by the dtype of its peak and the HFU
+ * at the dtype mix:
  *   ... HFU 41.2% (fp8_e4m3) mix 52.1% MFU 38.0% ...
  * With counted fused attention MFU also leaves out attention's backward
  * beyond 2x its forward (as figures.c), and " attn N%" gives its share of
@@ -27,6 +32,7 @@
 #include "cupti/hwflops.h"
 #include "inferred.h"
 #include "live_attention.h"
+#include "detect/segment.h"
 #include "detect/steps.h"
 #include "dtype.h"
 #include "figures.h"
@@ -37,6 +43,15 @@
 
 static uint64_t printed_up_to; /* iterations of the reported mode already looked at */
 static int printed_mode;
+static int said_auto; /* the line on what an automatic iteration is was printed */
+
+static void say_line(const char *line, int n, size_t size)
+{
+    if (n > 0) {
+        ssize_t w = write(2, line, (size_t)n < size ? (size_t)n : size - 1);
+        (void)w;
+    }
+}
 
 /* " hwHFU 41.0%" for the latest iteration with hardware FLOPs; empty
  * when they are not measured. */
@@ -99,19 +114,19 @@ static void print_line(uint64_t index, const fc_iteration *it)
     } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
     }
-    char hwl[64] = "";
+    char hwl[64] = "", micro[40] = "";
     hw_part(index, pc_ok ? pc.flops : 0, hwl, sizeof hwl);
     fc_live_attention(it, attn, sizeof attn);
     char rate[32];
     fc_rate_text(secs > 0 ? hw / secs : 0.0, rate, sizeof rate);
-    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.3f s %s%s recompute %.1f%%%s%s%s%s\n",
-                     who, (unsigned long long)index, secs, rate, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0, it->unsure ? " (split unsure)" : "", attn,
-                     formula, hwl);
-    if (n > 0) {
-        ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-        (void)w;
-    }
+    if (it->micro > 1)
+        snprintf(micro, sizeof micro, " micro-batches %u", (unsigned)it->micro);
+    const char *unsure = (it->unsure & FC_UNSURE_MFU) ? " (split unsure)" : "";
+    int n = snprintf(line, sizeof line,
+                     "flopcount: %sstep %llu %.3f s %s%s recompute %.1f%%%s%s%s%s%s\n", who,
+                     (unsigned long long)index, secs, rate, util, hw > 0 ? 100.0 * rec / hw : 0.0,
+                     unsure, attn, formula, hwl, micro);
+    say_line(line, n, sizeof line);
 }
 
 void fc_live_poll(void)
@@ -130,8 +145,17 @@ void fc_live_poll(void)
         first = v.count - 63;
     for (uint64_t i = first; i <= v.count; i++) {
         fc_iteration it;
-        if (i % fc_opt.log_every == 0 && fc_steps_iteration(mode, i, &it) == 0)
-            print_line(i, &it);
+        if (i % fc_opt.log_every != 0 || fc_steps_iteration(mode, i, &it) != 0)
+            continue;
+        if (mode == FC_MODE_AUTO && !said_auto) {
+            static const char note[] =
+                "flopcount: the live lines count automatic iterations: one forward and backward "
+                "each, one micro-batch if the program accumulates gradients (flopcount_step() "
+                "after optimizer.step() makes them optimizer steps)\n";
+            say_line(note, (int)sizeof note - 1, sizeof note);
+            said_auto = 1;
+        }
+        print_line(i, &it);
     }
     printed_up_to = v.count;
 }
@@ -140,4 +164,5 @@ void fc_live_reset(void)
 {
     printed_up_to = 0;
     printed_mode = 0;
+    said_auto = 0;
 }

@@ -17,6 +17,7 @@
 #include "core/options.h"
 #include "detect/segment.h"
 #include "detect/steps.h"
+#include "detect/threads.h"
 #include "dtype.h"
 #include "figures.h"
 #include "inferred.h"
@@ -62,6 +63,7 @@ static const char *mode_name(int mode, uint64_t count)
     switch (mode) {
     case FC_MODE_MARKER: return "marker";
     case FC_MODE_NVTX: return "nvtx";
+    case FC_MODE_OPTIM: return "optimizer";
     default: return count ? "auto" : "none";
     }
 }
@@ -72,9 +74,30 @@ static void method_text(int mode, char *out, size_t size)
         snprintf(out, size, "flopcount_step() markers: one iteration ends at each call");
     else if (mode == FC_MODE_NVTX)
         snprintf(out, size, "NVTX ranges named '%.64s': one iteration from push to pop", fc_opt.nvtx_step);
+    else if (mode == FC_MODE_OPTIM)
+        snprintf(out, size, "optimizer steps: one iteration ends with each run of optimizer "
+                            "kernels launched (its micro-batches counted in micro_batches)");
     else
-        snprintf(out, size, "automatic: the first forward GEMM's weight recurring starts an iteration; "
-                            "forward, backward and recompute told apart by how weights are used");
+        snprintf(out, size, "automatic: the first forward GEMM's weight recurring starts an "
+                            "iteration (one forward and backward: a micro-batch if the program "
+                            "accumulates gradients); forward, backward and recompute told apart by "
+                            "how weights are used");
+}
+
+/* What an iteration is next to the optimizer step: "may be" a micro-batch
+ * (automatic: no marker, no optimizer kernel seen, and the GEMMs do not
+ * show gradient accumulation), "no" (an optimizer step, or what the
+ * program marks as a step); NULL without iterations. */
+static const char *micro_batch(const fc_steps_view *v)
+{
+    if (v->count == 0)
+        return NULL;
+    return v->mode == FC_MODE_AUTO ? "may be" : "no";
+}
+
+static const char *thread_state_name(int st)
+{
+    return st == FC_THR_ON ? "on" : st == FC_THR_CONTRADICTED ? "contradicted" : "off";
 }
 
 /* ---- how sure the forward / backward / recompute split is ---- */
@@ -155,6 +178,7 @@ static void write_split(fc_jw *w, const fc_steps_view *v)
     fc_jw_str(w, "split", split_name(v));
     fc_jw_str(w, "phase_markers", sources_name(v->phase_sources));
     fc_jw_u64(w, "ambiguous_iterations", v->unsure);
+    fc_jw_u64(w, "ambiguous_recompute_iterations", v->unsure_mfu);
     fc_jw_arr_begin(w, "ambiguous_reasons");
     for (int b = 0; b < FC_UNSURE_COUNT; b++)
         if (bits >> b & 1u)
@@ -200,6 +224,11 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         if (f->by_dtype[d])
             fc_jw_u128(w, fc_dtype_name(d), f->by_dtype[d]);
     fc_jw_obj_end(w);
+    if (f->steady > 0)
+        fc_jw_u64(w, "micro_batches", f->micro);
+    else
+        fc_jw_null(w, "micro_batches");
+    fc_jw_str(w, "micro_batch", micro_batch(v));
     fc_jw_obj_begin(w, "detector");
     fc_jw_u64(w, "segments", st.segments);
     fc_jw_u64(w, "truncated_segments", st.truncated);
@@ -211,6 +240,9 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_u64(w, "weights", st.weights);
     fc_jw_bool(w, "anchor_found", st.anchor);
     fc_jw_u64(w, "dropped_records", fc_ring_dropped());
+    fc_jw_u64(w, "optimizer_steps", v->optim_steps);
+    fc_jw_str(w, "thread_evidence", thread_state_name(fc_threads_state()));
+    fc_jw_u64(w, "thread_decided_segments", fc_threads_used());
     fc_jw_obj_end(w);
     write_split(w, v);
     fc_jw_bool(w, "list_truncated", v->stored < v->count);
@@ -232,10 +264,13 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         fc_jw_u128(w, "recompute_flops", it->rec);
         fc_jw_u128(w, "attention_excess_flops", it->xs);
         fc_jw_u64(w, "calls", it->calls);
+        fc_jw_u64(w, "micro_batches", it->micro);
         fc_jw_bool(w, "ambiguous", it->unsure != 0);
         if (it->unsure) {
             unsure_reason(it->unsure, why, sizeof why);
             fc_jw_str(w, "ambiguous_reason", why);
+            /* false: the doubt moves FLOPs between forward and backward only */
+            fc_jw_bool(w, "ambiguous_recompute", (it->unsure & FC_UNSURE_MFU) != 0);
         }
         if (it->open_end)
             fc_jw_bool(w, "open_end", 1);
@@ -270,6 +305,8 @@ static void write_utilization(fc_jw *w, const fc_figures *f)
      * the split of a steady iteration is */
     fc_jw_bool(w, "split_ambiguous", f->unsure_steady > 0);
     fc_mix_json(w, &f->mix); /* HFU at the dtype mix, its terms, or why not */
+    /* ... and that guess can move FLOPs into or out of recompute */
+    fc_jw_bool(w, "mfu_ambiguous", f->unsure_mfu_steady > 0);
     fc_jw_obj_end(w);
 }
 
@@ -298,7 +335,7 @@ void fc_report_sections_json(fc_jw *w, int final, int interrupted)
     fc_jw_obj_begin(w, "recompute");
     fc_jw_u128(w, "flops", f.v.rec);
     fc_jw_double(w, "fraction", f.recompute_fraction);
-    fc_jw_bool(w, "ambiguous", f.v.unsure != 0);
+    fc_jw_bool(w, "ambiguous", f.v.unsure_mfu != 0); /* some iteration's recompute is a guess */
     fc_jw_obj_end(w);
     write_utilization(w, &f);
     fc_callsite_report_json(w);
@@ -322,6 +359,35 @@ static void say(int fd, const char *line, int n)
     (void)wr;
 }
 
+/* What an iteration is (a micro-batch, an optimizer step of several), and
+ * whether the launching thread told phases apart: so the figures are read
+ * right. */
+static void text_units(int fd, const fc_steps_view *v, const fc_figures *x)
+{
+    char line[1024];
+    if (v->mode == FC_MODE_AUTO)
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: an automatic iteration is one forward and backward: if the "
+                     "program accumulates gradients it is one micro-batch (its time, FLOPs and "
+                     "the inferred batch B are one micro-batch's; an optimizer step is several); "
+                     "flopcount_step() after optimizer.step() counts optimizer steps\n"));
+    else if (x->steady > 0 && x->micro > 1)
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: %llu micro-batches (forward and backward passes) per iteration%s; "
+                     "the inferred batch B is the iteration's (%llu x one forward's)\n",
+                     (unsigned long long)x->micro,
+                     v->mode == FC_MODE_OPTIM ? ", iterations ending with each optimizer step" : "",
+                     (unsigned long long)x->micro));
+    if (fc_threads_used() > 0)
+        say(fd, line,
+            snprintf(line, sizeof line,
+                     "flopcount: the launching thread told forward from backward in %llu segments "
+                     "(PyTorch's autograd runs a GPU backward on a thread of its own)\n",
+                     (unsigned long long)fc_threads_used()));
+}
+
 void fc_report_sections_text(int fd, int interrupted)
 {
     char line[LINE_SIZE];
@@ -341,12 +407,16 @@ void fc_report_sections_text(int fd, int interrupted)
                                "forward %.1f%% backward %.1f%% recompute %.1f%%\n",
                                (unsigned long long)v->count, mode_name(v->mode, v->count), x.median_seconds, gpu,
                                fc_u128_to_double(x.flops), 100 * f / hw, 100 * b / hw, 100 * r / hw));
+        text_units(fd, v, &x);
         if (v->unsure > 0) {
             const char *adv = advice(unsure_bits(v), v->phase_sources);
             say(fd, line, snprintf(line, sizeof line,
                                    "flopcount: the forward/backward/recompute split is a guess in %llu of "
-                                   "%llu iterations: recompute %% and MFU are estimates%s%.400s\n",
+                                   "%llu iterations%s%s%.400s\n",
                                    (unsigned long long)v->unsure, (unsigned long long)v->count,
+                                   v->unsure_mfu ? ": recompute % and MFU are estimates"
+                                                 : " (between forward and backward only: recompute "
+                                                   "and MFU stand)",
                                    adv ? "; to make it exact, " : "", adv ? adv : ""));
         }
         const fc_peak_choice *pc = &x.pc;
@@ -364,7 +434,7 @@ void fc_report_sections_text(int fd, int interrupted)
             say(fd, line,
                 snprintf(line, sizeof line,
                          "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
-                         100 * x.hfu, 100 * x.mfu, x.unsure_steady ? " (split unsure)" : "",
+                         100 * x.hfu, 100 * x.mfu, x.unsure_mfu_steady ? " (split unsure)" : "",
                          pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
                          pc->device[0] ? ": " : "", pc->device, mix));
         }

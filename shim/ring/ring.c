@@ -257,10 +257,12 @@ static fc_irec *attn_irec(const fc_crec *c, fc_irec *ir)
     ir->flags = c->flags & FC_IREC_ATTN_BWD;
     return ir;
 }
+_Static_assert(FC_NRINGS <= FC_THREAD_NONE, "a ring's index fits fc_irec.thread");
 
 /* One record to the counters (unless its caller counted it) and the
- * detector. */
-static void feed(const fc_crec *c)
+ * detector, from ring `ring`: the thread that wrote it, for the detector
+ * (PyTorch's autograd runs a CUDA backward on a thread of its own). */
+static void feed(const fc_crec *c, int ring)
 {
     fc_irec ir;
     if (c->kind == FC_IREC_GEMM && c->status == 0 && run.valid && same_shape(c, &run.shape)) {
@@ -285,7 +287,8 @@ static void feed(const fc_crec *c)
             run.rec = ir;
         }
     } else if (c->kind == FC_IREC_ATTN) {
-        fc_seg_push(attn_irec(c, &ir));
+        attn_irec(c, &ir)->thread = (uint8_t)ring; /* GPU work: its thread may tell its phase */
+        fc_seg_push(&ir);
         return;
     } else {
         memset(&ir, 0, sizeof ir);
@@ -296,6 +299,7 @@ static void feed(const fc_crec *c)
     ir.a = c->a;
     ir.b = c->b;
     ir.c = c->c;
+    ir.thread = (uint8_t)ring;
     fc_seg_push(&ir);
 }
 
@@ -313,6 +317,7 @@ static void tell_lost(void)
     fc_irec ir;
     memset(&ir, 0, sizeof ir);
     ir.kind = FC_IREC_LOST;
+    ir.thread = FC_THREAD_NONE;
     ir.t = fc_ticks();
     fc_seg_push(&ir);
 }
@@ -343,7 +348,7 @@ int fc_ring_drain_some(uint64_t budget)
             stop = *p + budget;
         budget -= stop - *p;
         for (; *p < stop; (*p)++)
-            feed(&r->rec[*p & FC_RING_MASK]);
+            feed(&r->rec[*p & FC_RING_MASK], act[best]);
         atomic_store_explicit(&r->tail, *p, memory_order_release);
         if (*p == end[act[best]])
             act[best] = act[--n_act];

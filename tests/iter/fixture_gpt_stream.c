@@ -46,6 +46,7 @@ struct gpt {
     /* weights and their gradient buffers, per layer: qkv, proj, fc1, fc2 */
     float *w[64][4], *gw[64][4], *w_head, *gw_head;
     float *g_logits; /* torch_head: the loss gradient's block, the same every step */
+    int phase;       /* enum gpt_phase of the GEMMs being issued */
 };
 
 static float *carve(gpt *g, size_t n)
@@ -260,7 +261,9 @@ static float *layer_backward(pass *s, int l, saved *sv, float *gy)
     release(g, sv->y);
     if (sv->core_dropped) { /* selective: run the core again, now keeping it */
         float *o;
+        g->phase = GPT_PH_REC;
         attention_core(s, sv, 1, &o);
+        g->phase = GPT_PH_BWD;
         release(g, o);
     }
     float *g_o = alloc(g, hd); /* tokens to heads */
@@ -309,12 +312,14 @@ void gpt_train_step(gpt *g, gpt_gemm_fn fn, void *ctx)
     saved sv[64];
     memset(sv, 0, sizeof sv);
     float *x = alloc(g, th); /* embeddings */
+    g->phase = GPT_PH_FWD;
     for (int l = 0; l < g->c.layers; l++) {
         sv[l].x_in = x;
         x = layer_forward(&s, l, x, &sv[l], !ckpt(g, l, GPT_FULL), ckpt(g, l, GPT_SELECTIVE));
     }
     float *lnf = alloc(g, th), *logits = alloc(g, (size_t)(T * V));
     linear(&s, GPT_GEMM, g->w_head, h, V, lnf, logits);
+    g->phase = GPT_PH_BWD;
     /* cross-entropy backward */
     float *g_logits = g->c.torch_head ? g->g_logits : alloc(g, (size_t)(T * V));
     release(g, logits);
@@ -329,7 +334,9 @@ void gpt_train_step(gpt *g, gpt_gemm_fn fn, void *ctx)
     release(g, lnf), release(g, x);
     for (int l = g->c.layers - 1; l >= 0; l--) {
         if (!sv[l].have) { /* full checkpoint: run the layer again, keeping all */
+            g->phase = GPT_PH_REC;
             float *x_out = layer_forward(&s, l, sv[l].x_in, &sv[l], 1, 0);
+            g->phase = GPT_PH_BWD;
             release(g, x_out);
         }
         float *gx = layer_backward(&s, l, &sv[l], gy);
@@ -345,6 +352,7 @@ void gpt_eval(gpt *g, gpt_gemm_fn fn, void *ctx, int batch_override)
     pass s = {g, fn, ctx, B, B * g->c.seq};
     int64_t h = g->c.hidden, V = g->c.vocab;
     saved sv;
+    g->phase = GPT_PH_EVAL;
     float *x = alloc(g, (size_t)(s.T * h));
     for (int l = 0; l < g->c.layers; l++) {
         float *next = layer_forward(&s, l, x, &sv, 0, 0);
@@ -355,6 +363,11 @@ void gpt_eval(gpt *g, gpt_gemm_fn fn, void *ctx, int batch_override)
     release(g, x);
     linear(&s, GPT_GEMM, g->w_head, h, V, lnf, logits);
     release(g, lnf), release(g, logits);
+}
+
+int gpt_phase(const gpt *g)
+{
+    return g->phase;
 }
 
 void gpt_expected(const gpt_cfg *c, gpt_flops *out)

@@ -61,6 +61,12 @@ void gpt_train_step(gpt *g, gpt_gemm_fn fn, void *ctx);
  * on that many sequences). */
 void gpt_eval(gpt *g, gpt_gemm_fn fn, void *ctx, int batch_override);
 
+/* The phase of the GEMM being issued, for a callback that wants it (the
+ * thread a framework would issue it from: PyTorch's autograd runs a CUDA
+ * backward, recomputation included, on a thread of its own). */
+enum gpt_phase { GPT_PH_FWD = 0, GPT_PH_BWD, GPT_PH_REC, GPT_PH_EVAL };
+int gpt_phase(const gpt *g);
+
 /* FLOPs per training step, worked out from the shapes (docs in the .c). */
 typedef struct gpt_flops {
     uint64_t fwd, bwd, rec, eval;

@@ -7,26 +7,37 @@ file(MAKE_DIRECTORY ${FC_ITER_WORK})
 # A sanitized libflopcount needs its sanitizer runtime first in LD_PRELOAD.
 set(FC_ITER_PRELOAD "${FC_PRELOAD}")
 
+# The detector's sources, for the programs that link it alone.
+set(FC_DETECT_ALONE ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/attn_label.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/threads.c ${CMAKE_SOURCE_DIR}/shim/detect/steps.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/profile.c ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+
 # The detector alone, fed a GPT training loop's GEMM stream directly.
-add_executable(test_iter_detect ${CMAKE_CURRENT_LIST_DIR}/test_iter_detect.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
-               ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+add_executable(test_iter_detect ${CMAKE_CURRENT_LIST_DIR}/test_iter_detect.c ${FC_DETECT_ALONE})
 target_include_directories(test_iter_detect PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_iter_detect PRIVATE cmocka fc_analysis)
 add_test(NAME iter_detect COMMAND test_iter_detect)
 
+# What the kernel-launch layer gives the detector (test_iter_signals.c):
+# optimizer steps (FC_IREC_OPTIM) between micro-batches, and the launching
+# thread (forward on one, backward on another; never for CPU calls).
+add_executable(test_iter_signals ${CMAKE_CURRENT_LIST_DIR}/test_iter_signals.c ${FC_DETECT_ALONE})
+target_include_directories(test_iter_signals PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_iter_signals PRIVATE cmocka fc_analysis)
+add_test(NAME iter_signals COMMAND test_iter_signals)
+
 # The detector on random training loops (test_iter_random.c): every
 # iteration exact or flagged, repeats the same as labelling in full. A
 # slice here; the full run (seeds 0-20000, each mode) in docs/iterations.md.
-add_executable(test_iter_random ${CMAKE_CURRENT_LIST_DIR}/test_iter_random.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
-               ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+add_executable(test_iter_random ${CMAKE_CURRENT_LIST_DIR}/test_iter_random.c ${FC_DETECT_ALONE})
 target_include_directories(test_iter_random PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_iter_random PRIVATE fc_analysis)
 add_test(NAME iter_random COMMAND test_iter_random 0 1500 1)
 add_test(NAME iter_random_check COMMAND test_iter_random 1500 2500 check)
+add_test(NAME iter_random_threads COMMAND test_iter_random 2500 3500 1 threads)
 
 # The same loop through the real cuBLAS entry points (cublasGemmEx,
 # cublasGemmStridedBatchedEx, cublasLtMatmul) of the CPU emulations, under
@@ -100,10 +111,7 @@ endif()
 
 # Counted fused-attention calls among the GEMMs (FC_IREC_ATTN): labelled
 # forward, backward or recompute by their kernel and place.
-add_executable(test_iter_attention ${CMAKE_CURRENT_LIST_DIR}/test_iter_attention.c ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
-               ${CMAKE_SOURCE_DIR}/shim/detect/steps.c ${CMAKE_SOURCE_DIR}/shim/detect/profile.c
-               ${CMAKE_SOURCE_DIR}/shim/core/lazymem.c)
+add_executable(test_iter_attention ${CMAKE_CURRENT_LIST_DIR}/test_iter_attention.c ${FC_DETECT_ALONE})
 target_include_directories(test_iter_attention PRIVATE ${CMAKE_SOURCE_DIR}/shim ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_iter_attention PRIVATE cmocka fc_analysis)
 add_test(NAME iter_attention COMMAND test_iter_attention)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_iter_attention.c - counted fused-attention calls in the iteration
- * detector (FC_IREC_ATTN records: shim/detect/phase.c attn_class,
+ * detector (FC_IREC_ATTN records: shim/detect/attn_label.c,
  * steps.c, profile.c): a GPT training loop whose attention core runs as
  * one forward and one backward kernel (fixture_gpt_stream.c, gpt_cfg.attn)
  * between its GEMMs. A forward kernel is forward before the backward and

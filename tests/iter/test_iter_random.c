@@ -7,9 +7,13 @@
  * batch every few steps. Every iteration must be counted, and each must be
  * exact (forward, backward, recompute as gpt_expected works them out from
  * the shapes) or flagged unsure: never silently wrong. With repeats
- * checked, no repeat may differ from labelling in full.
+ * checked, no repeat may differ from labelling in full. With `threads`,
+ * every call comes from the thread PyTorch's CUDA run would issue it from
+ * (the forward and evaluation from one, the backward and recompute from
+ * another): the launching thread is used as evidence (detect/threads.c)
+ * and the same must hold.
  *
- * usage: test_iter_random FIRST_SEED END_SEED [0|1|check]
+ * usage: test_iter_random FIRST_SEED END_SEED [0|1|check] [threads]
  * Prints one line per failing seed and a summary; exits 1 on any failure,
  * or when repeats (mode 1) or checks (mode check) never happened. */
 #include <stdio.h>
@@ -21,6 +25,14 @@
 #include "feed_detector.h"
 #include "fixture_gpt_stream.h"
 
+/* The thread of the call being issued: 1 in the backward (recompute
+ * included), 0 in the forward and in evaluation passes. */
+static int thread_of(void *ctx)
+{
+    int p = gpt_phase(ctx);
+    return p == GPT_PH_BWD || p == GPT_PH_REC;
+}
+
 static unsigned rnd(unsigned *x)
 {
     *x = *x * 1103515245u + 12345u;
@@ -29,6 +41,7 @@ static unsigned rnd(unsigned *x)
 
 typedef struct tally {
     int bad_seeds, iterations, flagged, silent;
+    int split_only, rec_off; /* flagged, not FC_UNSURE_MFU; of those, recompute not exact */
     unsigned long repeated, checks, mismatches, reasons[FC_UNSURE_COUNT];
 } tally;
 
@@ -57,9 +70,9 @@ static int run_seed(int seed, int repeat, tally *t)
     for (int i = 0; i < steps; i++) {
         int other = jitter && rnd(&x) % (unsigned)(jitter * 3) == 0;
         gpt_set_lowest_block(g, other ? !c.lowest_block : c.lowest_block);
-        gpt_train_step(g, push_gemm, NULL);
+        gpt_train_step(g, push_gemm, g);
         if (eval_every && i % eval_every == 0)
-            gpt_eval(g, push_gemm, NULL, eval_batch);
+            gpt_eval(g, push_gemm, g, eval_batch);
     }
     fc_seg_flush();
     gpt_free(g);
@@ -80,6 +93,18 @@ static int run_seed(int seed, int repeat, tally *t)
             t->flagged++;
             for (int b = 0; b < FC_UNSURE_COUNT; b++)
                 t->reasons[b] += it->unsure >> b & 1u;
+            /* a doubt said to move FLOPs between forward and backward
+             * only leaves recompute (and so MFU) exact */
+            if (!(it->unsure & FC_UNSURE_MFU)) {
+                t->split_only++;
+                if (it->rec != f.rec) {
+                    t->rec_off++;
+                    printf("seed %d: iteration %lu flagged forward/backward only, recompute %lu, "
+                           "want %lu\n", seed, (unsigned long)k + 1, (unsigned long)it->rec,
+                           (unsigned long)f.rec);
+                    bad = 1;
+                }
+            }
             continue;
         }
         if (it->fwd == f.fwd && it->bwd == f.bwd && it->rec == f.rec)
@@ -111,18 +136,21 @@ static int run_seed(int seed, int repeat, tally *t)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_iter_random FIRST_SEED END_SEED [0|1|check]\n");
+        fprintf(stderr, "usage: test_iter_random FIRST_SEED END_SEED [0|1|check] [threads]\n");
         return 2;
     }
     int from = atoi(argv[1]), to = atoi(argv[2]);
     int repeat = argc < 4 ? 1 : strcmp(argv[3], "check") == 0 ? FC_REPEAT_CHECK : atoi(argv[3]);
+    if (argc > 4 && strcmp(argv[4], "threads") == 0)
+        feed_thread = thread_of;
     tally t = {0};
     for (int seed = from; seed < to; seed++)
         t.bad_seeds += run_seed(seed, repeat, &t);
-    printf("seeds %d: failing %d; iterations %d, flagged %d, silently wrong %d; repeated %lu, "
-           "checked %lu, differing %lu\nflagged by reason (segment.h bit order):",
-           to - from, t.bad_seeds, t.iterations, t.flagged, t.silent, t.repeated, t.checks,
-           t.mismatches);
+    printf("seeds %d: failing %d; iterations %d, flagged %d (%d forward/backward only, %d of them "
+           "with recompute off), silently wrong %d; repeated %lu, checked %lu, differing %lu\n"
+           "flagged by reason (segment.h bit order):",
+           to - from, t.bad_seeds, t.iterations, t.flagged, t.split_only, t.rec_off, t.silent,
+           t.repeated, t.checks, t.mismatches);
     for (int b = 0; b < FC_UNSURE_COUNT; b++)
         printf(" %lu", t.reasons[b]);
     printf("\n");

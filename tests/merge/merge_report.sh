@@ -161,6 +161,40 @@ ranks)
     "$cli" report "$dir/big/rank5.json" >"$dir/ob.txt"
     want_text "$dir/ob.txt" "4611686018427387904 on this rank; 4722366482869645213696 for the job"
     ;;
+split)
+    # The split a guess in iterations 2-4 (the report says why): between
+    # forward and backward only ("ambiguous_recompute": false): recompute
+    # and MFU stand; the field absent (an older report): MFU an estimate.
+    # Automatic iterations: "may be" a micro-batch, said once.
+    for rec in false absent; do
+        tiny_report "$dir/r-$rec.json" 43253760
+        "$py" - "$dir/r-$rec.json" "$rec" <<'PY'
+import json, sys
+p, rec = sys.argv[1], sys.argv[2]
+j = json.load(open(p))
+it = j["iterations"]
+it.update(detected_by="auto", micro_batch="may be", ambiguous_iterations=3,
+          ambiguous_reasons=["where the forward ends"])
+for e in it["list"][1:]:
+    e.update(ambiguous=True, ambiguous_reason="where the forward ends")
+    if rec == "false":
+        e["ambiguous_recompute"] = False
+json.dump(j, open(p, "w"))
+PY
+        "$cli" report "$dir/r-$rec.json" "${MODEL[@]}" --peak-tflops 0.1 >"$dir/o-$rec.txt"
+        "$cli" report "$dir/r-$rec.json" "${MODEL[@]}" --peak-tflops 0.1 --json >"$dir/o-$rec.json"
+        want_text "$dir/o-$rec.txt" "an iteration   one forward and backward: one micro-batch if"
+        want_text "$dir/o-$rec.txt" "split          a guess in 3 of 4 iterations (3 of the 3 steady"
+    done
+    want_text "$dir/o-false.txt" "between forward and backward only: recompute and MFU stand"
+    grep -q "an estimate" "$dir/o-false.txt" && fail "MFU marked an estimate: $(cat "$dir/o-false.txt")"
+    want_text "$dir/o-absent.txt" "(an estimate: the recompute it leaves out is a guess)"
+    check "$dir/o-false.json" 'j["iterations"]["ambiguous_steady"] == 3' \
+        'j["iterations"]["ambiguous_recompute_steady"] == 0' \
+        'j["iterations"]["micro_batch"] == "may be"' 'j["measured"]["split_ambiguous"] is False'
+    check "$dir/o-absent.json" 'j["iterations"]["ambiguous_recompute_steady"] == 3' \
+        'j["measured"]["split_ambiguous"] is True'
+    ;;
 noiter)
     "$gen" "$dir" --ranks 2 --iterations 0
     "$cli" report "$dir/rank1.json" "${MODEL[@]}" --json >"$dir/o.json"

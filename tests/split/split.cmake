@@ -69,3 +69,14 @@ add_test(NAME split_pymodule
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/split_pymodule.py ${FC_PRELOAD}
                  ${CMAKE_BINARY_DIR}/lib/flopcount/python ${FC_SPLIT_WORK}/pymodule)
 set_tests_properties(split_pymodule PROPERTIES LABELS torch TIMEOUT 600)
+
+# nanoGPT's own train.py (issue 29) against its per-phase count, when a
+# checkout of github.com/karpathy/nanoGPT is named by FC_NANOGPT_DIR at test
+# time (nothing is fetched; without it the test says why and passes): three
+# configurations, one run each way here; the 20-run figures are the command
+# in docs/iterations.md.
+add_test(NAME split_nanogpt
+         COMMAND sh -c [=[exec /usr/bin/python3 "$1" "$2" "$3" "${FC_NANOGPT_DIR:-}" "$4" --runs 1]=]
+                 split_nanogpt ${CMAKE_CURRENT_LIST_DIR}/split_nanogpt.py $<TARGET_FILE:flopcount_cli>
+                 ${FC_PRELOAD} ${FC_SPLIT_WORK}/nanogpt)
+set_tests_properties(split_nanogpt PROPERTIES LABELS torch TIMEOUT 900)

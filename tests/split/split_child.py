@@ -73,19 +73,27 @@ def gemm_flops(kind, args):
     return 2 * bs * m * n * k, (b,), bs
 
 
+def product(func, args):
+    """(FLOPs, the weight operand's storage pointers, sgemm_ calls) of an
+    aten GEMM that reaches BLAS; None for any other op."""
+    kind = GEMMS.get(func)
+    if kind is None:
+        return None
+    flops, weights, calls = gemm_flops(kind, args)
+    return (flops, [storage_ptr(w) for w in weights], calls) if flops else None
+
+
 class Counter(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kind = GEMMS.get(func)
-        if kind is not None:
-            flops, weights, calls = gemm_flops(kind, args)
-            if flops:
-                ptrs = [storage_ptr(w) for w in weights]
-                if State.anchor is None:
-                    for p in ptrs:
-                        if p in State.params:
-                            State.anchor = p
-                State.events.append(["gemm", State.phase, flops, int(State.anchor in ptrs), calls])
-                State.total += flops
+        got = product(func, args)
+        if got is not None:
+            flops, ptrs, calls = got
+            if State.anchor is None:
+                for p in ptrs:
+                    if p in State.params:
+                        State.anchor = p
+            State.events.append(["gemm", State.phase, flops, int(State.anchor in ptrs), calls])
+            State.total += flops
         if func is aten.detach.default and not isinstance(args[0], torch.Tensor):
             # torch 1.13: a non-reentrant checkpoint saving a wrapped Python
             # number (x * 0.5) hands the mode a float to detach

@@ -11,7 +11,10 @@ Verdict of one run (judge()):
            an evaluation that is off, the iterations section's
            "ambiguous_iterations" or "ambiguous_reasons", or
            "eval_passes.ambiguous")
-  wrong    something differs and the report does not say so
+  wrong    something differs and the report does not say so, or an
+           iteration's recompute differs where the report says its doubt
+           moves FLOPs between forward and backward only
+           ("ambiguous_recompute": false: MFU is then taken as sure)
 The process total must always equal the counter's total (else: error)."""
 import json
 import os
@@ -126,6 +129,11 @@ def run(shim, spec, mode, workdir, tag, extra_env=None):
                        capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError("child failed (%s): %s" % (tag, p.stderr[-3000:]))
+    return load(report, counted)
+
+
+def load(report, counted):
+    """(report, counted): the shim's report and the program's own count."""
     with open(report) as f:
         rep = json.load(f)
     with open(counted) as f:
@@ -154,11 +162,8 @@ class Server:
         report = os.path.join(self.workdir, "fork.%d.json" % reply["pid"])
         if reply["status"] != 0:
             raise RuntimeError("forked child failed (%s): status %d" % (tag, reply["status"]))
-        with open(report) as f:
-            rep = json.load(f)
+        rep, cnt = load(report, counted)
         os.replace(report, os.path.join(self.workdir, "%s.report.json" % tag))
-        with open(counted) as f:
-            cnt = json.load(f)
         return rep, cnt
 
     def close(self):
@@ -227,9 +232,11 @@ def judge(counted, rep, mode):
     else:
         for i, (g, w) in enumerate(zip(got, want)):
             if g != w:
+                rec_sure = flags[i] and not it["list"][i].get("ambiguous_recompute", True)
                 problems.append("iteration %d: f/b/r %s want %s%s" % (
-                    i + 1, g, w, " (flagged)" if flags[i] else ""))
-                unflagged |= not flags[i]
+                    i + 1, g, w, (" (flagged, recompute said sure)" if rec_sure else " (flagged)")
+                    if flags[i] else ""))
+                unflagged |= not flags[i] or (rec_sure and g[2] != w[2])
     if not problems:
         needless = any(flags) or section_flag
         return "exact", "(exact, yet flagged)" if needless else ""

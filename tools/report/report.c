@@ -136,7 +136,8 @@ static int steady_medians(fc_report_view *v)
         rc[i] = it->recompute_flops;
         fw[i] = it->forward_flops;
         xs[i] = it->attention_excess_flops;
-        v->n_ambiguous += it->ambiguous != 0;
+        v->n_ambiguous += it->ambiguous_recompute != 0;
+        v->n_ambiguous_split += it->ambiguous != 0;
         if (!isnan(it->seconds))
             t[nt++] = it->seconds;
     }

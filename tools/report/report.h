@@ -68,7 +68,8 @@ typedef struct fc_report_view {
     fc_inferred inf;
     const char *model_from;   /* "the stream", "flags", "the stream and flags" */
     char formula_reason[300]; /* no formula: why */
-    size_t n_ambiguous;       /* steady iterations whose split is a guess (recompute, MFU) */
+    size_t n_ambiguous;       /* steady iterations whose recompute (so MFU) is a guess */
+    size_t n_ambiguous_split; /* steady iterations whose split is a guess at all */
     /* formula */
     int has_model;
     fc_model model;

@@ -110,7 +110,9 @@ static void json_iterations(fc_jw *w, const fc_report_view *v)
     fc_jw_double(w, "median_seconds", v->seconds);
     fc_jw_str(w, "split", r->iterations.split[0] ? r->iterations.split : NULL);
     fc_jw_u64(w, "ambiguous_iterations", r->iterations.ambiguous_iterations);
-    fc_jw_u64(w, "ambiguous_steady", v->n_ambiguous);
+    fc_jw_u64(w, "ambiguous_steady", v->n_ambiguous_split);
+    fc_jw_u64(w, "ambiguous_recompute_steady", v->n_ambiguous);
+    fc_jw_str(w, "micro_batch", r->iterations.micro_batch[0] ? r->iterations.micro_batch : NULL);
     fc_jw_str(w, "ambiguous_reasons", r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : NULL);
     fc_jw_str(w, "advice", r->iterations.advice[0] ? r->iterations.advice : NULL);
     fc_jw_obj_end(w);

@@ -118,15 +118,19 @@ static int steps_marked(const fc_report *r)
            strcmp(r->iterations.detected_by, "nvtx") == 0;
 }
 
-/* How sure the split is: one line when some iteration's is a guess. */
+/* How sure the split is: one line when some iteration's is a guess (and
+ * whether the guess can move recompute, so MFU). */
 static void text_split(const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
-    if (r->iterations.ambiguous_iterations == 0 && v->n_ambiguous == 0)
+    if (r->iterations.ambiguous_iterations == 0 && v->n_ambiguous_split == 0)
         return;
-    printf("  split          a guess in %llu of %llu iterations (%zu of the %zu steady): %s\n",
+    printf("  split          a guess in %llu of %llu iterations (%zu of the %zu steady%s): %s\n",
            (unsigned long long)r->iterations.ambiguous_iterations,
-           (unsigned long long)r->iterations.count, v->n_ambiguous, v->n_steady,
+           (unsigned long long)r->iterations.count, v->n_ambiguous_split, v->n_steady,
+           v->n_ambiguous_split && !v->n_ambiguous
+               ? ", between forward and backward only: recompute and MFU stand"
+               : "",
            r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : "see the report");
     if (r->iterations.advice[0])
         printf("                 to make it exact: %s\n", r->iterations.advice);
@@ -146,6 +150,9 @@ static void text_iterations(const fc_report_view *v)
            r->iterations.detected_by[0] ? r->iterations.detected_by : "?", v->n_steady,
            r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
            fc_fmt_seconds(v->seconds, t, sizeof t));
+    if (strcmp(r->iterations.micro_batch, "may be") == 0)
+        printf("  an iteration   one forward and backward: one micro-batch if the program "
+               "accumulates gradients (its time, FLOPs and batch are then a micro-batch's)\n");
     if (r->has_eval && r->eval_passes.count)
         printf("  eval passes    %llu, %s FLOPs (not in the iterations)\n",
                (unsigned long long)r->eval_passes.count,
