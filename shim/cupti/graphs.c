@@ -59,6 +59,7 @@ typedef struct capture_rec {
 static fc_spin lock;
 static graph_rec graphs[GRAPHS_CAP];
 static exec_rec execs[EXECS_CAP];
+static uint32_t execs_hi; /* slots execs[0, execs_hi) ever held an exec (lock held) */
 static capture_rec captures[CAPTURES_CAP];
 static fc_idmap_slot graph_slots[GRAPHS_CAP * 2], exec_slots[EXECS_CAP * 2];
 static fc_idmap_slot node_slots[NODES_SLOTS];
@@ -99,6 +100,7 @@ void fc_graphs_reset(void)
     if (fc_gitems_used() > 0 || graph_map.used || exec_map.used || node_map.used) {
         memset(graphs, 0, sizeof graphs);
         memset(execs, 0, sizeof execs);
+        execs_hi = 0;
         memset(captures, 0, sizeof captures);
         fc_idmap_clear(&graph_map);
         fc_idmap_clear(&exec_map);
@@ -402,6 +404,8 @@ void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
             x = &execs[i];
     if (x != NULL) {
         graph_rec *g = gid ? graph_find(gid) : NULL;
+        if ((uint32_t)(x - execs) + 1 > execs_hi)
+            execs_hi = (uint32_t)(x - execs) + 1;
         memset(x, 0, sizeof *x);
         x->id = xid;
         x->graph_id = (uint32_t)(gid ? gid - 1 : 0);
@@ -536,9 +540,11 @@ void fc_graphs_get(fc_graphs_view *out)
     out->added_calls = st.added_calls;
     out->added_attn = st.added_attn;
     fc_gitems_never_launched(&out->never_launched_calls, &out->never_launched_flops);
-    /* live execs and destroyed ones: the most launched rows */
+    /* live execs and destroyed ones: the most launched rows. Only the
+     * slots ever used are read: reading the rest would fault in pages of
+     * a table a program without CUDA graphs never touched. */
     out->more_execs = st.more_gone;
-    for (size_t i = 0; i < st.n_gone + EXECS_CAP; i++) {
+    for (size_t i = 0; i < st.n_gone + execs_hi; i++) {
         fc_graph_exec_row r;
         if (i < st.n_gone) {
             r = st.gone[i];
