@@ -58,6 +58,14 @@ CONFIGS = {
           "--always_save_checkpoint=False"],
     "d": ["--n_layer=6", "--n_head=6", "--n_embd=192", "--block_size=64", "--batch_size=4",
           "--gradient_accumulation_steps=1", "--max_iters=10", "--eval_interval=4"],
+    # dropout, three micro-batches a step, an odd head count
+    "e": ["--n_layer=3", "--n_head=3", "--n_embd=96", "--block_size=48", "--batch_size=5",
+          "--gradient_accumulation_steps=3", "--max_iters=12", "--eval_interval=4",
+          "--dropout=0.1", "--bias=True"],
+    # five layers, no gradient clipping, no weight decay, a rare evaluation
+    "f": ["--n_layer=5", "--n_head=2", "--n_embd=80", "--block_size=40", "--batch_size=3",
+          "--gradient_accumulation_steps=1", "--max_iters=18", "--eval_interval=6",
+          "--grad_clip=0.0", "--weight_decay=0.0"],
 }
 VOCAB = 65
 
@@ -140,7 +148,8 @@ def main():
     total = {"its": 0, "flagged": 0, "silent": 0}
     try:
         for cfg in a.configs.split(","):
-            micro = any(x == "--gradient_accumulation_steps=2" for x in CONFIGS[cfg])
+            micro = any(x.startswith("--gradient_accumulation_steps=") and
+                        int(x.split("=")[1]) > 1 for x in CONFIGS[cfg])
             for way in a.ways.split(","):
                 its = flagged = silent = 0
                 verdicts = {}
