@@ -220,16 +220,39 @@ static void window_rule(const fc_model_opts *o, fc_model *m)
         m->q_lora_rank = m->qk_nope_dim = m->qk_rope_dim = m->v_head_dim = 0;
 }
 
+/* A config's windowed layers are counted for its own num_hidden_layers.
+ * Under another --layers, "every layer" still holds; any other count
+ * (gpt-oss's alternation, Gemma's 5 in 6) no longer says which layers are
+ * windowed: refused unless --window-layers says it. */
+static int layers_rule(const fc_model_opts *o, const fc_model *cfg, fc_model *m, char *err,
+                       size_t n)
+{
+    if (!(o->set & (1ull << flag_index("--layers"))) || m->layers == cfg->layers ||
+        cfg->window_layers == 0 || (o->set & (1ull << flag_index("--window-layers"))))
+        return 0;
+    if (cfg->window_layers == cfg->layers) {
+        m->window_layers = m->layers;
+        return 0;
+    }
+    snprintf(err, n,
+             "--layers %lld differs from the config's %lld layers, %lld of them windowed: give "
+             "--window-layers",
+             (long long)m->layers, (long long)cfg->layers, (long long)cfg->window_layers);
+    return -1;
+}
+
 int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given, char *err, size_t n)
 {
-    fc_model m;
+    fc_model m, cfg;
     uint64_t keys = 0;
     memset(&m, 0, sizeof m);
+    memset(&cfg, 0, sizeof cfg);
     if (o->config != NULL) {
         if (fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
             return -1;
         /* a config gives the architecture; sequence, batch and the
          * conventions are training choices */
+        cfg = m;
         for (int k = 0; k < FC_IK_COUNT; k++)
             if (k != FC_IK_SEQ && k != FC_IK_BATCH && k != FC_IK_RECOMPUTE && k != FC_IK_CAUSAL)
                 keys |= FC_IK_BIT(k);
@@ -242,6 +265,8 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given
         if (defs[i].key >= 0) /* the window flags: nothing the stream could say */
             keys |= FC_IK_BIT(defs[i].key);
     }
+    if (layers_rule(o, &cfg, &m, err, n) != 0)
+        return -1;
     drop_moe_if_dense(&m);
     window_rule(o, &m);
     *out = m;
@@ -252,7 +277,8 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given
 
 int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, size_t n)
 {
-    fc_model m = *base;
+    fc_model m = *base, cfg;
+    memset(&cfg, 0, sizeof cfg);
     if (o->config != NULL) {
         fc_model c;
         memset(&c, 0, sizeof c);
@@ -260,6 +286,7 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
             return -1;
         c.seq = m.seq, c.batch = m.batch, c.recompute = m.recompute, c.causal = m.causal;
         m = c; /* the config's architecture, the base's training choices */
+        cfg = c;
     }
     for (size_t i = 0; i < NDEFS; i++) {
         if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
@@ -267,6 +294,8 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off,
                field_size(&defs[i]));
     }
+    if (layers_rule(o, &cfg, &m, err, n) != 0)
+        return -1;
     drop_moe_if_dense(&m);
     window_rule(o, &m);
     *base = m;

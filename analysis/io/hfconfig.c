@@ -76,6 +76,19 @@ int fc_hf_int(rd *r, const char *const *keys, int64_t min, int64_t *out)
                    min > 0 ? " (must be positive)" : " (must not be negative)");
         return -1;
     }
+    /* Every other spelling present must say the same (gpt-oss writes
+     * num_experts_per_tok and experts_per_token): which one a reader
+     * takes must not decide the count. */
+    for (const char *const *k = keys; *k != NULL; k++) {
+        json_object *o;
+        if (*k == which || !json_object_object_get_ex(r->o, *k, &o) || o == NULL)
+            continue;
+        if (!json_object_is_type(o, json_type_int) || json_object_get_int64(o) != x) {
+            fc_hf_fail(r, "%s and %s disagree", which, *k);
+            return -1;
+        }
+        fc_hf_use(r, *k);
+    }
     *out = x;
     return 1;
 }
@@ -168,12 +181,24 @@ static void read_activation(rd *r, fc_model *m, unsigned *found)
     *found |= FC_HF_SWIGLU;
 }
 
+/* Multi-query attention, one K and one V head: GPT-BigCode (StarCoder) and
+ * Falcon say "multi_query": true. Falcon's new decoder (40B, 180B) takes
+ * num_kv_heads instead, as transformers' FalconAttention does. */
+static void read_multi_query(rd *r, fc_model *m, unsigned *found)
+{
+    int mq = fc_hf_bool(r, "multi_query");
+    if (mq != 1 || fc_hf_bool(r, "new_decoder_architecture") == 1)
+        return;
+    m->kv_heads = 1;
+    *found |= FC_HF_KV_HEADS;
+}
+
 static void read_dense(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const layers[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
     static const char *const hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
     static const char *const heads[] = {"num_attention_heads", "n_head", NULL};
-    static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", NULL};
+    static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv", NULL};
     static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", NULL};
     static const char *const head_dim[] = {"head_dim", "attention_head_dim", NULL};
     static const char *const vocab[] = {"vocab_size", NULL};
@@ -185,6 +210,7 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     set_int(r, head_dim, 1, &m->head_dim, FC_HF_HEAD_DIM, found);
     set_int(r, vocab, 1, &m->vocab, FC_HF_VOCAB, found);
     read_activation(r, m, found);
+    read_multi_query(r, m, found);
 
     int tie = fc_hf_bool(r, "tie_word_embeddings");
     if (tie >= 0) {
@@ -212,7 +238,8 @@ static void read_shared(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const count_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
     static const char *const size_keys[] = {"shared_expert_intermediate_size",
-                                            "moe_shared_expert_intermediate_size", NULL};
+                                            "moe_shared_expert_intermediate_size",
+                                            "shared_intermediate_size", NULL};
     int64_t count = 0, size = 0;
     int has_count = get_int(r, count_keys, 0, &count) == 1;
     int has_size = get_int(r, size_keys, 0, &size) == 1;
@@ -233,6 +260,23 @@ static void read_shared(rd *r, fc_model *m, unsigned *found)
     }
 }
 
+/* An expert count of 0 (Granite 4.0's dense models): the top-k and the
+ * experts' width describe no layer; Granite's one MLP is then its shared
+ * MLP, shared_intermediate_size wide (intermediate_size is the experts'). */
+static void read_no_experts(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const topk[] = {"num_experts_per_tok", "experts_per_token", NULL};
+    static const char *const shared[] = {"shared_intermediate_size", NULL};
+    int64_t k = 0, f = 0;
+    if (get_int(r, topk, 0, &k) < 0 || get_int(r, shared, 0, &f) < 0)
+        return;
+    fc_hf_get(r, "moe_intermediate_size");
+    if (f > 0) {
+        m->ffn = f;
+        *found |= FC_HF_FFN;
+    }
+}
+
 static void read_moe(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
@@ -242,8 +286,11 @@ static void read_moe(rd *r, fc_model *m, unsigned *found)
     static const char *const every[] = {"moe_layer_freq", NULL};
     static const char *const first[] = {"first_k_dense_replace", NULL};
     int64_t e = 0;
-    if (get_int(r, experts, 0, &e) != 1 || e == 0)
-        return; /* dense; expert fields of a dense config mean nothing */
+    int has = get_int(r, experts, 0, &e);
+    if (has == 1 && e == 0)
+        read_no_experts(r, m, found);
+    if (has != 1 || e == 0)
+        return; /* dense (any other expert field is refused by fc_hf_watch) */
     m->experts = e;
     *found |= FC_HF_EXPERTS;
     set_int(r, topk, 1, &m->topk, FC_HF_TOPK, found);

@@ -330,6 +330,30 @@ static json_object *list_or_fail(rd *r, const char *key)
     return l;
 }
 
+/* MiniMax: attn_type_list holds 1 for a softmax attention layer and 0 for
+ * a lightning (linear) attention layer. All 1 (MiniMax-M2) is the default
+ * stack; a 0 (MiniMax-01, M1: 7 layers in 8) is refused, not counted as
+ * softmax attention. */
+static void minimax(rd *r, const fc_model *m)
+{
+    json_object *t = list_or_fail(r, "attn_type_list");
+    int64_t L, v;
+    if (t == NULL || r->bad || (L = layers_for(r, m, "attn_type_list")) < 0 ||
+        length_is(r, "attn_type_list", json_object_array_length(t), L) != 0)
+        return;
+    for (int64_t i = 0; i < L; i++) {
+        if (int_entry(r, t, (size_t)i, 2, "attn_type_list", &v) != 0)
+            return;
+        if (v == 0) {
+            char a[48];
+            snprintf(a, sizeof a, "layer %lld is 0", (long long)(i + 1));
+            fail(r, "attn_type_list: %s (lightning attention, %s)", a,
+                 "a linear attention the formula does not model");
+            return;
+        }
+    }
+}
+
 /* Llama 4: RoPE layers chunked, NoPE layers global; MoE layers listed
  * (moe_layers) or every interleave_moe_layer_step-th (from step - 1);
  * intermediate_size is the experts' and the shared expert's width,
@@ -338,8 +362,12 @@ static json_object *list_or_fail(rd *r, const char *key)
  * in every layer). */
 static void llama4(rd *r, fc_model *m, pat *p, unsigned *found)
 {
-    if (!starts(fc_hf_model_type(r), "llama4"))
+    if (!starts(fc_hf_model_type(r), "llama4")) {
+        /* SmolLM3: which layers skip RoPE, an elementwise rotation */
+        fc_hf_get(r, "no_rope_layers");
+        fc_hf_get(r, "no_rope_layer_interval");
         return;
+    }
     int64_t chunk = 0, every = 4, step = 1, L = m->layers, v;
     json_object *nope = list_or_fail(r, "no_rope_layers");
     if (fc_hf_int1(r, "attention_chunk_size", 1, &chunk) < 0 ||
@@ -512,6 +540,7 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
     nemotron(r, m, p);
     jamba(r, m, p);
     types(r, m, p);
+    minimax(r, m);
     llama4(r, m, p, found);
     qwen_sparse(r, m, p);
     /* Qwen3-Next gates its attention output (Q projection 2x); Qwen3.5
@@ -545,6 +574,20 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
 }
 
 /* ---- nothing that changes the FLOPs left unread ---- */
+
+/* A list of num_hidden_layers entries (two or more) other than the
+ * architectures' names: one value per layer, which can change each
+ * layer's kind or width. */
+static int per_layer_list(rd *r, const char *key, json_object *val)
+{
+    json_object *n;
+    if (!json_object_is_type(val, json_type_array) || strcmp(key, "architectures") == 0 ||
+        !json_object_object_get_ex(r->o, "num_hidden_layers", &n) ||
+        !json_object_is_type(n, json_type_int))
+        return 0;
+    int64_t L = json_object_get_int64(n);
+    return L >= 2 && (int64_t)json_object_array_length(val) == L;
+}
 
 void fc_hf_watch(rd *r)
 {
@@ -580,8 +623,16 @@ void fc_hf_watch(rd *r)
                                         "chunk_size",
                                         "mlp_only_layers",
                                         "decoder_sparse_step",
+                                        "attn_type_list",
+                                        "mlp_layer_types",
+                                        "indexer_types",
+                                        "ffn_config",
+                                        "attn_config",
+                                        "num_mtp_modules",
+                                        "shared_intermediate_size",
                                         NULL};
-    static const char *const prefixes[] = {"mamba_", "ssm_", "linear_", NULL};
+    static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_", "moe_",
+                                           "mtp_",   "index_", NULL};
     if (r->bad)
         return;
     json_object_object_foreach(r->o, key, val)
@@ -594,6 +645,10 @@ void fc_hf_watch(rd *r)
             watched = strcmp(key, *k) == 0;
         for (const char *const *k = prefixes; *k && !watched; k++)
             watched = starts(key, *k);
+        /* any expert field (ERNIE's moe_num_experts, Hunyuan's
+         * num_shared_expert), and any list with one entry per layer
+         * (a per-layer schedule), are read or refused */
+        watched = watched || strstr(key, "expert") != NULL || per_layer_list(r, key, val);
         for (size_t i = 0; watched && i < r->n_used && !used; i++)
             used = strcmp(r->used[i], key) == 0;
         if (watched && !used) {

@@ -83,6 +83,11 @@ run_json "$WORK/tiny-win-cfg.json" --config "$WORK/mistral-like.json" --seq 32 -
 expect tiny-window-config 262144 "$WORK/tiny-win-cfg.json" forward_breakdown attention_core
 run_json "$WORK/tiny-win-off.json" --config "$WORK/mistral-like.json" --seq 32 --batch 2 --sliding-window 0
 expect tiny-window-off 1048576 "$WORK/tiny-win-off.json" forward_breakdown attention_core
+# --layers over a config whose every layer is windowed: still every layer
+# (4 x 4*2*32*8*64 = 524,288); gpt-oss's 12 of 24 no longer says which.
+run_json "$WORK/tiny-win-l4.json" --config "$WORK/mistral-like.json" --seq 32 --batch 2 --layers 4
+expect tiny-window-layers 4 "$WORK/tiny-win-l4.json" model window_layers
+expect tiny-window-layers 524288 "$WORK/tiny-win-l4.json" forward_breakdown attention_core
 
 # GPT-2 small (REFERENCE.md §2), by flags and by its config.json.
 run_json "$WORK/gpt2.json" --layers 12 --hidden 768 --heads 12 --vocab 50257 --seq 1024 --batch 8 \
@@ -240,6 +245,9 @@ printf '{"model_type": "nemotron_h", "num_hidden_layers": 2, "hidden_size": 64, 
 expect_error "Mamba-2 layers needs chunk_size" --config "$WORK/nemo-bad.json" --seq 32 --batch 2
 printf '{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*"}' >"$WORK/llama-hybrid.json"
 expect_error "mamba" --config "$WORK/llama-hybrid.json" --seq 32 --batch 2
+expect_error "--layers 20 differs from the config's 24 layers, 12 of them windowed: give --window-layers" \
+    --config "$CFG/gpt-oss-20b.json" --seq 32 --batch 2 --layers 20
+expect_error "attn_type_list: layer 1 is 0" --config "$CFG/minimax-m1.json" --seq 32 --batch 2
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"

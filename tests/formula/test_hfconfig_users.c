@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_hfconfig_users.c - configs a user brought that the shipped tests had
+ * not seen, each once counted wrong without a word:
+ *
+ *   - Falcon-7B and StarCoder say "multi_query": true (one K and one V
+ *     head); the reader took 71 (48) K/V heads.
+ *   - Granite 4.0-H's always-on MLP is shared_intermediate_size wide; the
+ *     reader dropped it from the MoE layers, and took the experts' width
+ *     for the dense models' MLP.
+ *   - MiniMax-M1's attn_type_list (0: lightning attention in 7 layers of
+ *     8) was unread: every layer counted as softmax attention.
+ *   - Expert fields of other spellings (ERNIE 4.5's moe_num_experts), MTP
+ *     modules (MiniMax-M2's num_mtp_modules), nested configs (DBRX) and
+ *     per-layer lists (GLM-5's mlp_layer_types) were ignored: dense, no
+ *     MTP, uniform layers.
+ *   - Two spellings of one field could disagree; the first one won.
+ *
+ * Expected forwards are written from the layers' matrix shapes
+ * (gemm(m, n, k) = 2*m*n*k), never taken from the tool. The fixtures
+ * falcon-7b.json, granite-4.0-h-tiny.json and minimax-m1.json hold the
+ * published config.json values (trimmed of tokenizer and rope fields). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../analysis/formula.h"
+#include "../analysis/io/hfconfig.h"
+#include "formula_test.h"
+
+#ifndef FC_TEST_CONFIGS
+#error "FC_TEST_CONFIGS must name tests/data/configs"
+#endif
+
+typedef fc_u128 u128;
+
+/* A shipped config read, with sequence s and one sequence; rc and err. */
+static int read_cfg(const char *name, int64_t s, fc_model *m, char *err, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", FC_TEST_CONFIGS, name);
+    memset(m, 0, sizeof *m);
+    int rc = fc_hfconfig_read(path, m, NULL, err, n);
+    m->seq = s, m->batch = 1;
+    return rc;
+}
+
+static fc_model load(const char *name, int64_t s)
+{
+    fc_model m;
+    char err[300] = "";
+    int rc = read_cfg(name, s, &m, err, sizeof err);
+    if (rc != 0)
+        print_message("%s\n", err);
+    assert_int_equal(rc, 0);
+    return m;
+}
+
+static fc_model parsed(const char *json, int64_t s)
+{
+    fc_model m = parse_ok(json, NULL);
+    m.seq = s, m.batch = 1;
+    return m;
+}
+
+/* One attention layer's forward: QKV, output projection, QK^T and AV of
+ * every query head over s x s (full causal convention), T = s tokens. */
+static u128 attention(int64_t s, int64_t h, int64_t a, int64_t g, int64_t d)
+{
+    return gemm(s, (a + 2 * g) * d, h) + gemm(s, h, a * d) +
+           (u128)a * (gemm(s, s, d) + gemm(s, d, s));
+}
+
+/* A gated MLP of width f on s tokens: gate, up, down. */
+static u128 gated(int64_t s, int64_t h, int64_t f)
+{
+    return 2 * gemm(s, f, h) + gemm(s, h, f);
+}
+
+static void test_multi_query(void **state)
+{
+    (void)state;
+    /* Falcon-7B, s = 2048: 71 query heads of 64, ONE K and V head; plain
+     * MLP 4h = 18176 (GELU); logits 4544 -> 65024. */
+    const int64_t s = 2048, h = 4544;
+    fc_model m = load("falcon-7b.json", s);
+    assert_int_equal(m.kv_heads, 1);
+    u128 layer = attention(s, h, 71, 1, 64) + gemm(s, 18176, h) + gemm(s, h, 18176);
+    EQ(run(&m).forward_flops_per_iteration, 32 * layer + gemm(s, 65024, h));
+
+    /* StarCoder (GPT-BigCode): multi_query too. */
+    fc_model sc = parse_ok("{\"model_type\": \"gpt_bigcode\", \"n_embd\": 6144, \"n_head\": 48, "
+                           "\"n_layer\": 40, \"n_inner\": 24576, \"multi_query\": true, "
+                           "\"vocab_size\": 49152}",
+                           NULL);
+    assert_int_equal(sc.kv_heads, 1);
+    /* Falcon-40B's new decoder takes num_kv_heads whatever multi_query says
+     * (transformers' FalconAttention); the old RW configs say n_head_kv. */
+    fc_model f40 = parse_ok("{\"model_type\": \"falcon\", \"hidden_size\": 8192, "
+                            "\"num_attention_heads\": 128, \"num_kv_heads\": 8, "
+                            "\"multi_query\": true, \"new_decoder_architecture\": true}",
+                            NULL);
+    assert_int_equal(f40.kv_heads, 8);
+    fc_model rw = parse_ok("{\"hidden_size\": 8192, \"n_head\": 128, \"n_head_kv\": 8}", NULL);
+    assert_int_equal(rw.kv_heads, 8);
+    fc_model mha = parse_ok("{\"hidden_size\": 64, \"n_head\": 4, \"multi_query\": false}", NULL);
+    assert_int_equal(mha.kv_heads, 0); /* the default: as many as the query heads */
+}
+
+/* Granite 4.0-H-Tiny, s = 4096: 36 Mamba-2 and 4 attention layers (NoPE),
+ * each with 64 experts of 512 (top 6), a router, and the shared MLP of
+ * 1024; h = 1536. */
+static void test_granite_shared_mlp(void **state)
+{
+    (void)state;
+    const int64_t s = 4096, h = 1536, q = 256, H = 48, P = 64, N = 128, G = 1;
+    const int64_t di = H * P, chunks = s / q;
+    fc_model m = load("granite-4.0-h-tiny.json", s);
+    assert_int_equal(m.shared_experts, 1);
+    assert_int_equal(m.shared_ffn, 1024);
+    assert_int_equal(m.ffn, 512); /* the experts' width (moe_ffn 0: the --ffn default) */
+    /* Mamba-2: in_proj h -> z, x, B, C, dt; out_proj; per chunk C B^T per
+     * group and (C B^T o L) X per head; per chunk and head B^T X and C S. */
+    u128 mamba = gemm(s, 2 * di + 2 * G * N + H, h) + gemm(s, h, di) +
+                 (u128)chunks * (G * gemm(q, q, N) + H * gemm(q, P, q)) +
+                 (u128)chunks * H * (gemm(N, P, q) + gemm(q, P, N));
+    u128 moe = gemm(s, 64, h) + 6 * gated(s, h, 512) + gated(s, h, 1024);
+    u128 want = 36 * mamba + 4 * attention(s, h, 12, 4, 128) + 40 * moe + gemm(s, 100352, h);
+    EQ(run(&m).forward_flops_per_iteration, want);
+    EQ(want, (u128)12884096581632ull); /* the same sum, by an independent script */
+
+    /* The dense models (num_local_experts 0): the one MLP is the shared
+     * one; intermediate_size (here 512, the experts') describes nothing. */
+    fc_model d = parsed("{\"model_type\": \"granitemoehybrid\", \"hidden_size\": 1536, "
+                        "\"num_hidden_layers\": 2, \"num_attention_heads\": 12, "
+                        "\"num_key_value_heads\": 4, \"vocab_size\": 100352, \"hidden_act\": "
+                        "\"silu\", \"intermediate_size\": 512, \"shared_intermediate_size\": 4096, "
+                        "\"num_local_experts\": 0, \"num_experts_per_tok\": 0}",
+                        s);
+    assert_int_equal(d.experts, 0);
+    assert_int_equal(d.ffn, 4096);
+    EQ(run(&d).forward_flops_per_iteration,
+       2 * (attention(s, h, 12, 4, 128) + gated(s, h, 4096)) + gemm(s, 100352, h));
+}
+
+#define TINY                                                                                       \
+    "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "                  \
+    "\"vocab_size\": 128, \"intermediate_size\": 256, "
+
+static void test_minimax_attn_type_list(void **state)
+{
+    (void)state;
+    fc_model m;
+    char err[300] = "";
+    assert_int_equal(read_cfg("minimax-m1.json", 4096, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "attn_type_list: layer 1 is 0 (lightning attention"));
+    assert_null(strchr(err, '\n'));
+    /* All softmax (MiniMax-M2's list): the same model as without the list. */
+    fc_model all = parsed("{" TINY "\"attn_type_list\": [1, 1]}", 32);
+    fc_model none = parsed("{" TINY "\"model_type\": \"x\"}", 32);
+    EQ(run(&all).forward_flops_per_iteration, run(&none).forward_flops_per_iteration);
+    EQ(run(&all).forward_flops_per_iteration,
+       2 * (attention(32, 64, 4, 4, 16) + gemm(32, 256, 64) + gemm(32, 64, 256)) +
+           gemm(32, 128, 64));
+    expect_parse_error("{" TINY "\"attn_type_list\": [1, 0]}", "layer 2 is 0");
+    expect_parse_error("{" TINY "\"attn_type_list\": [1, 2]}", "attn_type_list: entry 2");
+    expect_parse_error("{" TINY "\"attn_type_list\": [1]}", "attn_type_list has 1 entries");
+    expect_parse_error("{" TINY "\"attn_type_list\": 1}", "attn_type_list is not a list");
+}
+
+static void test_unread_fields_refused(void **state)
+{
+    (void)state;
+    /* ERNIE 4.5 MoE spells its experts moe_*: refused, not counted dense. */
+    expect_parse_error("{" TINY "\"model_type\": \"ernie4_5_moe\", \"moe_num_experts\": 64, "
+                       "\"moe_k\": 6}",
+                       "moe_num_experts is not modelled");
+    /* A top-k without an expert count; Hunyuan's per-layer shared count. */
+    expect_parse_error("{" TINY "\"num_experts_per_tok\": 2}", "num_experts_per_tok is not");
+    expect_parse_error("{" TINY "\"num_shared_expert\": [1, 1]}", "num_shared_expert is not");
+    /* MiniMax-M2's MTP modules. */
+    expect_parse_error("{" TINY "\"num_mtp_modules\": 3}", "num_mtp_modules is not modelled");
+    expect_parse_error("{" TINY "\"mtp_transformer_layers\": 1}", "mtp_transformer_layers is not");
+    /* DBRX keeps attention and experts in nested objects. */
+    expect_parse_error("{" TINY "\"ffn_config\": {\"moe_num_experts\": 16}}", "ffn_config is not");
+    expect_parse_error("{" TINY "\"attn_config\": {\"kv_n_heads\": 8}}", "attn_config is not");
+    /* GLM-5's MLP kinds, and any list with one entry per layer. */
+    expect_parse_error("{" TINY "\"mlp_layer_types\": [\"dense\", \"sparse\"]}",
+                       "mlp_layer_types is not modelled");
+    expect_parse_error("{" TINY "\"layer_widths\": [256, 512]}", "layer_widths is not modelled");
+    expect_parse_error("{" TINY "\"shared_intermediate_size\": 64}",
+                       "shared_intermediate_size is not modelled");
+    /* Lists of another length, and the architectures' names, are not. */
+    parse_ok("{" TINY "\"eos_token_id\": [1, 2, 3], \"architectures\": [\"A\", \"B\"]}", NULL);
+    /* An expert count of 0: its top-k describes nothing. */
+    fc_model d = parse_ok("{" TINY "\"num_local_experts\": 0, \"num_experts_per_tok\": 0}", NULL);
+    assert_int_equal(d.experts, 0);
+}
+
+static void test_spellings_agree(void **state)
+{
+    (void)state;
+    expect_parse_error("{" TINY "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, "
+                       "\"experts_per_token\": 1}",
+                       "num_experts_per_tok and experts_per_token disagree");
+    expect_parse_error("{" TINY "\"n_layer\": 3}", "num_hidden_layers and n_layer disagree");
+    fc_model m = parse_ok("{" TINY "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, "
+                          "\"experts_per_token\": 2}",
+                          NULL);
+    assert_int_equal(m.topk, 2);
+}
+
+/* SmolLM3's no_rope_layers only says which layers skip RoPE (elementwise):
+ * the count is the config's without it. Llama 4's, which chooses chunked
+ * layers, is read as before (test_hfconfig_kinds.c). */
+static void test_no_rope_outside_llama4(void **state)
+{
+    (void)state;
+    fc_model a = parsed("{" TINY "\"model_type\": \"smollm3\", \"no_rope_layers\": [1, 0], "
+                        "\"no_rope_layer_interval\": 4}",
+                        32);
+    fc_model b = parsed("{" TINY "\"model_type\": \"smollm3\"}", 32);
+    EQ(run(&a).forward_flops_per_iteration, run(&b).forward_flops_per_iteration);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_multi_query),
+        cmocka_unit_test(test_granite_shared_mlp),
+        cmocka_unit_test(test_minimax_attn_type_list),
+        cmocka_unit_test(test_unread_fields_refused),
+        cmocka_unit_test(test_spellings_agree),
+        cmocka_unit_test(test_no_rope_outside_llama4),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
