@@ -199,7 +199,8 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     static const char *const hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
     static const char *const heads[] = {"num_attention_heads", "n_head", NULL};
     static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv", NULL};
-    static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", NULL};
+    static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim",
+                                      NULL};
     static const char *const head_dim[] = {"head_dim", "attention_head_dim", NULL};
     static const char *const vocab[] = {"vocab_size", NULL};
     set_int(r, layers, 1, &m->layers, FC_HF_LAYERS, found);

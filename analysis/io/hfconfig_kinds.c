@@ -630,9 +630,13 @@ void fc_hf_watch(rd *r)
                                         "attn_config",
                                         "num_mtp_modules",
                                         "shared_intermediate_size",
+                                        "dense_attention_every_n_layers",
                                         NULL};
-    static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_", "moe_",
-                                           "mtp_",   "index_", NULL};
+    static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_",      "moe_",
+                                           "mtp_",   "index_", "blocksparse_", NULL};
+    /* names that hold a width or an expert count, in any family's spelling
+     * (ERNIE's moe_num_experts, Phi-3-small's ff_intermediate_size) */
+    static const char *const parts[] = {"expert", "intermediate", "ffn", NULL};
     if (r->bad)
         return;
     json_object_object_foreach(r->o, key, val)
@@ -645,16 +649,16 @@ void fc_hf_watch(rd *r)
             watched = strcmp(key, *k) == 0;
         for (const char *const *k = prefixes; *k && !watched; k++)
             watched = starts(key, *k);
-        /* any expert field (ERNIE's moe_num_experts, Hunyuan's
-         * num_shared_expert), and any list with one entry per layer
-         * (a per-layer schedule), are read or refused */
-        watched = watched || strstr(key, "expert") != NULL || per_layer_list(r, key, val);
+        for (const char *const *k = parts; *k && !watched; k++)
+            watched = strstr(key, *k) != NULL && !json_object_is_type(val, json_type_boolean);
+        /* a list with one entry per layer is a per-layer schedule */
+        watched = watched || per_layer_list(r, key, val);
         for (size_t i = 0; watched && i < r->n_used && !used; i++)
             used = strcmp(r->used[i], key) == 0;
         if (watched && !used) {
             fail(r, "%s is not modelled for this config (%s)", key,
-                 "it changes the FLOPs: refused rather than ignored; give the layer kinds as "
-                 "flags");
+                 "it can change the FLOPs: refused rather than ignored; give the model as "
+                 "flags, without --config");
             return;
         }
     }

@@ -194,6 +194,20 @@ static void test_unread_fields_refused(void **state)
     expect_parse_error("{" TINY "\"layer_widths\": [256, 512]}", "layer_widths is not modelled");
     expect_parse_error("{" TINY "\"shared_intermediate_size\": 64}",
                        "shared_intermediate_size is not modelled");
+    /* Phi-3-small: its MLP width under another name, block-sparse layers. */
+    expect_parse_error(
+        "{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+        "\"vocab_size\": 128, \"ff_intermediate_size\": 224}",
+        "ff_intermediate_size is not modelled");
+    expect_parse_error("{" TINY "\"dense_attention_every_n_layers\": 2}",
+                       "dense_attention_every_n_layers is not");
+    expect_parse_error("{" TINY "\"blocksparse_vert_stride\": 8}",
+                       "blocksparse_vert_stride is not");
+    /* OPT's ffn_dim is the MLP width; a switch named after the MLP is not a width. */
+    fc_model opt = parse_ok("{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"ffn_dim\": 100, "
+                            "\"enable_ffn_bias\": true}",
+                            NULL);
+    assert_int_equal(opt.ffn, 100);
     /* Lists of another length, and the architectures' names, are not. */
     parse_ok("{" TINY "\"eos_token_id\": [1, 2, 3], \"architectures\": [\"A\", \"B\"]}", NULL);
     /* An expert count of 0: its top-k describes nothing. */
