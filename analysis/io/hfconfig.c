@@ -225,9 +225,9 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
 static void refuse_unmodelled(rd *r)
 {
     static const char *const other[] = {
-        "mamba", "mamba2", "falcon_mamba", "falcon_h1", "zamba",   "zamba2",          "rwkv",
-        "rwkv5", "rwkv6",  "rwkv7",        "xlstm",     "lfm2",    "minimax",         "bamba",
-        "jamba_mamba2",    "recurrent_gemma",           NULL};
+        "mamba",   "mamba2", "falcon_mamba", "falcon_h1",       "zamba", "zamba2",
+        "rwkv",    "rwkv5",  "rwkv6",        "rwkv7",           "xlstm", "lfm2",
+        "minimax", "bamba",  "jamba_mamba2", "recurrent_gemma", NULL};
     const char *type = fc_hf_model_type(r);
     if (in_list(type, other))
         rd_fail(r, "model_type '%s' is not modelled by the formula (%s)", type,
@@ -410,6 +410,36 @@ static json_object *language_part(json_object *root)
     return root;
 }
 
+/* Gemma 3's multimodal configs keep only the fields that differ from
+ * transformers' Gemma3TextConfig (gemma-3-4b-it names no heads, head
+ * width, vocabulary or window pattern; gemma-3-12b-it no head_dim, which
+ * is 256, not h/a = 240): those defaults fill what the file leaves out, as
+ * transformers does. A key present, even null, is the file's. */
+static void gemma3_defaults(json_object *o)
+{
+    static const struct {
+        const char *key;
+        int64_t v;
+    } defs[] = {{"vocab_size", 262208},    {"hidden_size", 2304},      {"intermediate_size", 9216},
+                {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+                {"head_dim", 256},         {"sliding_window", 4096}};
+    json_object *t, *v;
+    if (!json_object_object_get_ex(o, "model_type", &t) ||
+        !json_object_is_type(t, json_type_string) ||
+        strcmp(json_object_get_string(t), "gemma3_text") != 0)
+        return;
+    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
+        if (!json_object_object_get_ex(o, defs[i].key, &v))
+            json_object_object_add(o, defs[i].key, json_object_new_int64(defs[i].v));
+    /* every sixth layer global unless listed (Gemma3TextConfig's pattern 6) */
+    if (!json_object_object_get_ex(o, "layer_types", &v) &&
+        !json_object_object_get_ex(o, "sliding_window_pattern", &v))
+        json_object_object_add(o, "sliding_window_pattern", json_object_new_int64(6));
+    if (!json_object_object_get_ex(o, "hidden_activation", &v) &&
+        !json_object_object_get_ex(o, "hidden_act", &v))
+        json_object_object_add(o, "hidden_activation", json_object_new_string("gelu_pytorch_tanh"));
+}
+
 int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
                       size_t errlen)
 {
@@ -447,6 +477,7 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     rd r;
     memset(&r, 0, sizeof r);
     r.o = language_part(root), r.err = err, r.n = errlen;
+    gemma3_defaults(r.o);
     fc_model tmp = *m; /* all or nothing: m is untouched on error */
     refuse_unmodelled(&r);
     read_dense(&r, &tmp, found);

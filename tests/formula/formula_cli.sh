@@ -221,7 +221,7 @@ expect_error "cannot open" $TINY --config "$WORK/missing.json"
 expect_error "--kv-heads 3 must divide --heads 4" $TINY --kv-heads 3
 expect_error "--topk" $TINY --experts 8
 expect_error "--window-layers needs --sliding-window" $TINY --window-layers 1
-printf '{"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 64, "sliding_window": 8}' >"$WORK/gemma3.json"
+printf '{"model_type": "gemma3n_text", "num_hidden_layers": 2, "hidden_size": 64, "sliding_window": 8}' >"$WORK/gemma3.json"
 expect_error "which layers are windowed is not known" $TINY --config "$WORK/gemma3.json"
 printf '{"hidden_size": "big"}' >"$WORK/bad.json"
 expect_error "hidden_size is not an integer" $TINY --config "$WORK/bad.json"

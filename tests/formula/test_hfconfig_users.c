@@ -14,11 +14,14 @@
  *     per-layer lists (GLM-5's mlp_layer_types) were ignored: dense, no
  *     MTP, uniform layers.
  *   - Two spellings of one field could disagree; the first one won.
+ *   - Gemma 3's multimodal configs leave out what equals transformers'
+ *     defaults; a head_dim left out was taken as h/a (240, not 256).
  *
  * Expected forwards are written from the layers' matrix shapes
  * (gemm(m, n, k) = 2*m*n*k), never taken from the tool. The fixtures
  * falcon-7b.json, granite-4.0-h-tiny.json and minimax-m1.json hold the
- * published config.json values (trimmed of tokenizer and rope fields). */
+ * published config.json values (trimmed of tokenizer and rope fields);
+ * gemma-3-4b-it.json is the published file's model fields as they are. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -241,6 +244,41 @@ static void test_no_rope_outside_llama4(void **state)
     EQ(run(&a).forward_flops_per_iteration, run(&b).forward_flops_per_iteration);
 }
 
+/* gemma-3-4b-it's config.json as published names no heads, head width,
+ * vocabulary or window pattern: transformers' Gemma3TextConfig defaults
+ * (8 heads, 4 K/V heads of 256, V = 262208, one global layer in 6) fill
+ * them. s = 4096: layers 5, 11, 17, 23, 29 global, 29 windowed to 1024
+ * keys; gated MLP 10240; h = 2560. */
+static void test_gemma3_omitted_defaults(void **state)
+{
+    (void)state;
+    const int64_t s = 4096, h = 2560, w = 1024;
+    fc_model m = load("gemma-3-4b-it.json", s);
+    assert_int_equal(m.head_dim, 256);
+    assert_int_equal(m.window_layers, 29);
+    u128 proj = gemm(s, (8 + 2 * 4) * 256, h) + gemm(s, h, 8 * 256);
+    u128 full = proj + 8 * (gemm(s, s, 256) + gemm(s, 256, s));
+    u128 windowed = proj + 8 * (gemm(s, w, 256) + gemm(s, 256, w));
+    u128 want = 5 * full + 29 * windowed + 34 * gated(s, h, 10240) + gemm(s, 262208, h);
+    EQ(run(&m).forward_flops_per_iteration, want);
+    EQ(want, (u128)33467727347712ull); /* by an independent script */
+    /* gemma-3-12b-it leaves out head_dim only: 256, not 3840 / 16 = 240 */
+    fc_model d = parse_ok("{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 3840, "
+                          "\"intermediate_size\": 15360, \"model_type\": \"gemma3_text\", "
+                          "\"num_attention_heads\": 16, \"num_hidden_layers\": 48, "
+                          "\"num_key_value_heads\": 8, \"sliding_window\": 1024}}",
+                          NULL);
+    assert_int_equal(d.head_dim, 256);
+    assert_int_equal(d.vocab, 262208);
+    assert_int_equal(d.window_layers, 40);
+    /* a value the file gives is the file's, null included (no window) */
+    fc_model n = parse_ok("{\"model_type\": \"gemma3_text\", \"hidden_size\": 64, "
+                          "\"num_hidden_layers\": 2, \"head_dim\": 16, \"sliding_window\": null}",
+                          NULL);
+    assert_int_equal(n.head_dim, 16);
+    assert_int_equal(n.window_layers, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_unread_fields_refused),
         cmocka_unit_test(test_spellings_agree),
         cmocka_unit_test(test_no_rope_outside_llama4),
+        cmocka_unit_test(test_gemma3_omitted_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
