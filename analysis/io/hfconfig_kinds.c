@@ -35,6 +35,12 @@ static int starts(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
+static int ends(const char *s, const char *p)
+{
+    size_t n = strlen(s), k = strlen(p);
+    return n >= k && strcmp(s + n - k, p) == 0;
+}
+
 /* ---- multi-latent attention ---- */
 
 void fc_hf_read_mla(rd *r, fc_model *m, unsigned *found)
@@ -647,10 +653,15 @@ void fc_hf_watch(rd *r)
         int watched = 0, used = 0;
         for (const char *const *k = exact; *k && !watched; k++)
             watched = strcmp(key, *k) == 0;
-        for (const char *const *k = prefixes; *k && !watched; k++)
+        /* by prefix or part of the name, sizes and kinds only: a switch
+         * (Qwen3.5's mtp_use_dedicated_embeddings) or a state's dtype
+         * (its mamba_ssm_dtype, with no Mamba layer) is no product */
+        int by_name = !json_object_is_type(val, json_type_boolean) &&
+                      !(json_object_is_type(val, json_type_string) && ends(key, "_dtype"));
+        for (const char *const *k = prefixes; *k && !watched && by_name; k++)
             watched = starts(key, *k);
-        for (const char *const *k = parts; *k && !watched; k++)
-            watched = strstr(key, *k) != NULL && !json_object_is_type(val, json_type_boolean);
+        for (const char *const *k = parts; *k && !watched && by_name; k++)
+            watched = strstr(key, *k) != NULL;
         /* a list with one entry per layer is a per-layer schedule */
         watched = watched || per_layer_list(r, key, val);
         for (size_t i = 0; watched && i < r->n_used && !used; i++)

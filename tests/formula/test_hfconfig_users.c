@@ -279,6 +279,21 @@ static void test_gemma3_omitted_defaults(void **state)
     assert_int_equal(n.window_layers, 0);
 }
 
+/* Qwen3.5 / 3.6 configs carry a Mamba state dtype without Mamba layers and
+ * an MTP switch: neither is a product, neither refuses the config. A size
+ * under those prefixes still does. */
+static void test_switches_and_dtypes_pass(void **state)
+{
+    (void)state;
+    fc_model a = parsed("{" TINY "\"mamba_ssm_dtype\": \"float32\", "
+                        "\"mtp_use_dedicated_embeddings\": false, \"mrope_interleaved\": true}",
+                        32);
+    fc_model b = parsed("{" TINY "\"model_type\": \"x\"}", 32);
+    EQ(run(&a).forward_flops_per_iteration, run(&b).forward_flops_per_iteration);
+    expect_parse_error("{" TINY "\"mamba_d_state\": 16}", "mamba_d_state is not modelled");
+    expect_parse_error("{" TINY "\"mtp_hidden_layers\": 1}", "mtp_hidden_layers is not modelled");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_spellings_agree),
         cmocka_unit_test(test_no_rope_outside_llama4),
         cmocka_unit_test(test_gemma3_omitted_defaults),
+        cmocka_unit_test(test_switches_and_dtypes_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
