@@ -329,6 +329,9 @@ static void text_kinds(const fc_model *m)
         if (m->mlps[0])
             printf("            --mlp-pattern %.72s%s\n", m->mlps, strlen(m->mlps) > 72 ? "..." : "");
     }
+    if (m->kv_lora_rank > 0)
+        printf("mla         counted in the training (non-absorbed) form: K and V up-projected from the "
+               "latent;\n            the absorbed form of inference kernels is not this count\n");
     if (c.chunked > 0)
         printf("chunked     attention within chunks of %lld keys on %lld of %lld layers\n",
                (long long)m->attn_chunk, (long long)c.chunked, (long long)m->layers);
