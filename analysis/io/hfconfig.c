@@ -487,11 +487,14 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     fc_hf_read_kinds(&r, &tmp, found);
     read_window(&r, &tmp, found);
     fc_hf_watch(&r);
+    int text_part = r.o != root;
     json_object_put(root);
     if (r.bad) {
         *found = 0;
         return -1;
     }
+    if (text_part)
+        *found |= FC_HF_TEXT_PART;
     *m = tmp;
     return 0;
 }

@@ -156,11 +156,19 @@ grep -q "mixers: 4 attention, 24 Mamba, 24 none" "$WORK/nemo.txt" || fail "text:
 grep -q "Mamba-2: 128 heads of 64 (d_inner 8192), state 128, 8 groups, chunk 128" "$WORK/nemo.txt" ||
     fail "text: no Mamba line"
 grep -q "scans (chunked, matrix part)" "$WORK/nemo.txt" || fail "text: no scan line"
+# A multimodal config: only its language model is counted, and the output says so.
+"$FC" formula --config "$CFG/gemma-3-4b-it.json" --seq 64 --batch 1 >"$WORK/gemma.txt" 2>&1 ||
+    fail "text output (gemma-3-4b-it): exit $?"
+grep -q "^config      the language model of a multimodal config" "$WORK/gemma.txt" ||
+    fail "text: no multimodal line"
+run_json "$WORK/gemma.json" --config "$CFG/gemma-3-4b-it.json" --seq 64 --batch 1
+jget "$WORK/gemma.json" conventions config >/dev/null 2>&1 || fail "gemma: no conventions.config"
 # Multi-latent attention: the text says which form it counts.
 "$FC" formula --config "$CFG/deepseek-v3.json" --seq 64 --batch 1 >"$WORK/dsv3.txt" 2>&1 ||
     fail "text output (DeepSeek-V3): exit $?"
 grep -q "^mla         counted in the training (non-absorbed) form" "$WORK/dsv3.txt" ||
     fail "text: no MLA form line"
+grep -q "^config " "$WORK/dsv3.txt" && fail "text: a multimodal line for a text config"
 
 # Flags override the config, wherever they stand on the line.
 run_json "$WORK/l2-over.json" --layers 2 --config "$CFG/llama-2-7b.json" --seq 8 --batch 1 \

@@ -256,6 +256,12 @@ static void test_gemma3_omitted_defaults(void **state)
     fc_model m = load("gemma-3-4b-it.json", s);
     assert_int_equal(m.head_dim, 256);
     assert_int_equal(m.window_layers, 29);
+    unsigned found = 0;
+    fc_model t = parse_ok("{\"text_config\": {\"hidden_size\": 64}}", &found);
+    assert_true(found & FC_HF_TEXT_PART); /* the verb says the towers are not counted */
+    t = parse_ok("{\"hidden_size\": 64, \"text_config\": {\"hidden_size\": 8}}", &found);
+    assert_false(found & FC_HF_TEXT_PART);
+    assert_int_equal(t.hidden, 64);
     u128 proj = gemm(s, (8 + 2 * 4) * 256, h) + gemm(s, h, 8 * 256);
     u128 full = proj + 8 * (gemm(s, s, 256) + gemm(s, 256, s));
     u128 windowed = proj + 8 * (gemm(s, w, 256) + gemm(s, 256, w));
