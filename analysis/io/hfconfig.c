@@ -172,7 +172,7 @@ static void read_activation(rd *r, fc_model *m, unsigned *found)
     static const char *const gated_types[] = {
         "llama",     "mistral", "mixtral", "qwen2",  "qwen2_moe",   "qwen3",
         "qwen3_moe", "gemma",   "gemma2",  "gemma3", "gemma3_text", "deepseek",
-        "phi3",      "olmo",    "olmo2",   "olmoe",  NULL};
+        "phi3",      "olmo",    "olmo2",   "olmoe",  "chatglm",     NULL};
     const char *act = get_str(r, act_keys);
     const char *type = get_str(r, type_keys);
     if (act == NULL && !in_list(type, gated_types))
@@ -186,11 +186,38 @@ static void read_activation(rd *r, fc_model *m, unsigned *found)
  * num_kv_heads instead, as transformers' FalconAttention does. */
 static void read_multi_query(rd *r, fc_model *m, unsigned *found)
 {
+    /* ChatGLM / GLM-4-9B (chatglm): multi_query_attention with
+     * multi_query_group_num K/V heads */
+    int groups = fc_hf_bool(r, "multi_query_attention");
+    if (groups == 1) {
+        if (fc_hf_need(r, "multi_query_group_num", 1, "multi_query_attention", &m->kv_heads) == 1)
+            *found |= FC_HF_KV_HEADS;
+        return;
+    }
+    if (groups == 0)
+        fc_hf_get(r, "multi_query_group_num"); /* groups of nothing */
     int mq = fc_hf_bool(r, "multi_query");
     if (mq != 1 || fc_hf_bool(r, "new_decoder_architecture") == 1)
         return;
     m->kv_heads = 1;
     *found |= FC_HF_KV_HEADS;
+}
+
+/* Qwen (v1, model_type "qwen") writes intermediate_size as the two gated
+ * halves together: w1 and w2 are h -> intermediate_size / 2 each, c_proj
+ * back from intermediate_size / 2 (transformers-remote QWenMLP). */
+static void qwen1_mlp(rd *r, fc_model *m, unsigned *found)
+{
+    if (strcmp(fc_hf_model_type(r), "qwen") != 0 || !(*found & FC_HF_FFN))
+        return;
+    if (m->ffn % 2 != 0) {
+        rd_fail(r, "%s of model_type qwen is not even (%s)", "intermediate_size",
+                "it holds the two gated halves");
+        return;
+    }
+    m->ffn /= 2;
+    m->swiglu = 1;
+    *found |= FC_HF_SWIGLU;
 }
 
 static void read_dense(rd *r, fc_model *m, unsigned *found)
@@ -201,8 +228,8 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv", NULL};
     static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim",
                                       NULL};
-    static const char *const head_dim[] = {"head_dim", "attention_head_dim", NULL};
-    static const char *const vocab[] = {"vocab_size", NULL};
+    static const char *const head_dim[] = {"head_dim", "attention_head_dim", "kv_channels", NULL};
+    static const char *const vocab[] = {"vocab_size", "padded_vocab_size", NULL};
     set_int(r, layers, 1, &m->layers, FC_HF_LAYERS, found);
     set_int(r, hidden, 1, &m->hidden, FC_HF_HIDDEN, found);
     set_int(r, heads, 1, &m->heads, FC_HF_HEADS, found);
@@ -212,6 +239,7 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     set_int(r, vocab, 1, &m->vocab, FC_HF_VOCAB, found);
     read_activation(r, m, found);
     read_multi_query(r, m, found);
+    qwen1_mlp(r, m, found);
 
     int tie = fc_hf_bool(r, "tie_word_embeddings");
     if (tie >= 0) {
@@ -233,6 +261,10 @@ static void refuse_unmodelled(rd *r)
         rd_fail(r, "model_type '%s' is not modelled by the formula (%s)", type,
                 "its layers are not attention, gated delta-net, Mamba-2 or Jamba's Mamba-1 as "
                 "the formula counts them");
+    /* T5, BART, Whisper: an encoder, and cross-attention in the decoder */
+    if (fc_hf_bool(r, "is_encoder_decoder") == 1)
+        rd_fail(r, "is_encoder_decoder is true: %s%s",
+                "the formula counts decoder-only transformers, not an encoder and a decoder", "");
 }
 
 static void read_shared(rd *r, fc_model *m, unsigned *found)

@@ -637,6 +637,8 @@ void fc_hf_watch(rd *r)
                                         "num_mtp_modules",
                                         "shared_intermediate_size",
                                         "dense_attention_every_n_layers",
+                                        "multi_query_group_num",
+                                        "num_decoder_layers",
                                         NULL};
     static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_",      "moe_",
                                            "mtp_",   "index_", "blocksparse_", NULL};

@@ -300,6 +300,41 @@ static void test_switches_and_dtypes_pass(void **state)
     expect_parse_error("{" TINY "\"mtp_hidden_layers\": 1}", "mtp_hidden_layers is not modelled");
 }
 
+/* Families whose configs spell the shapes their own way:
+ * GLM-4-9B (chatglm): multi_query_attention with multi_query_group_num = 2
+ * K/V heads of kv_channels = 128, a gated MLP of ffn_hidden_size 13696,
+ * padded_vocab_size 151552 logits; 40 layers of h = 4096, 32 heads.
+ * Qwen-7B (v1, qwen): intermediate_size 22016 holds both gated halves:
+ * w1, w2 h -> 11008, c_proj 11008 -> h.
+ * T5: an encoder-decoder, refused. */
+static void test_family_spellings(void **state)
+{
+    (void)state;
+    const int64_t s = 128, h = 4096;
+    fc_model g = parsed("{\"model_type\": \"chatglm\", \"ffn_hidden_size\": 13696, "
+                        "\"hidden_size\": 4096, \"kv_channels\": 128, \"multi_query_attention\": "
+                        "true, \"multi_query_group_num\": 2, \"num_attention_heads\": 32, "
+                        "\"num_layers\": 40, \"padded_vocab_size\": 151552}",
+                        s);
+    EQ(run(&g).forward_flops_per_iteration,
+       40 * (attention(s, h, 32, 2, 128) + gated(s, h, 13696)) + gemm(s, 151552, h));
+    fc_model q = parsed("{\"model_type\": \"qwen\", \"hidden_size\": 4096, \"intermediate_size\": "
+                        "22016, \"num_attention_heads\": 32, \"num_hidden_layers\": 32, "
+                        "\"vocab_size\": 151936, \"kv_channels\": 128}",
+                        s);
+    EQ(run(&q).forward_flops_per_iteration,
+       32 * (attention(s, h, 32, 32, 128) + gated(s, h, 11008)) + gemm(s, 151936, h));
+    expect_parse_error(
+        "{\"model_type\": \"qwen\", \"hidden_size\": 64, \"intermediate_size\": 257}",
+        "intermediate_size of model_type qwen is not even");
+    expect_parse_error("{" TINY "\"multi_query_attention\": true}",
+                       "multi_query_attention needs multi_query_group_num");
+    expect_parse_error("{" TINY "\"multi_query_group_num\": 2}", "multi_query_group_num is not");
+    expect_parse_error("{\"model_type\": \"t5\", \"d_model\": 512, \"num_layers\": 6, "
+                       "\"is_encoder_decoder\": true}",
+                       "is_encoder_decoder is true");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_no_rope_outside_llama4),
         cmocka_unit_test(test_gemma3_omitted_defaults),
         cmocka_unit_test(test_switches_and_dtypes_pass),
+        cmocka_unit_test(test_family_spellings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
