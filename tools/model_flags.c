@@ -241,6 +241,35 @@ static int layers_rule(const fc_model_opts *o, const fc_model *cfg, fc_model *m,
     return -1;
 }
 
+/* A multimodal config writes its text_config as a diff against the
+ * family's transformers config: a width it leaves out is that class's
+ * default (LLaVA's llama part names no intermediate_size: 11008), which
+ * the formula's own defaults (4h, as many K/V heads as heads, h/a) are
+ * not. Each such gap needs its flag. */
+static int text_part_gaps(const fc_model_opts *o, const fc_model *m, unsigned found, char *err,
+                          size_t n)
+{
+    static const struct {
+        unsigned bit;
+        const char *key, *flag;
+    } need[] = {{FC_HF_FFN, "intermediate_size", "--ffn"},
+                {FC_HF_KV_HEADS, "num_key_value_heads", "--kv-heads"},
+                {FC_HF_HEAD_DIM, "head_dim", "--head-dim"}};
+    if (!(found & FC_HF_TEXT_PART))
+        return 0;
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        if ((found & need[i].bit) || (o->set & (1ull << flag_index(need[i].flag))) ||
+            (need[i].bit != FC_HF_FFN && m->kv_lora_rank > 0)) /* MLA has neither */
+            continue;
+        snprintf(err, n,
+                 "the config's text_config leaves out %s (transformers then takes its model "
+                 "class's default, not the formula's): give %s",
+                 need[i].key, need[i].flag);
+        return -1;
+    }
+    return 0;
+}
+
 int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given, char *err, size_t n)
 {
     fc_model m, cfg;
@@ -248,7 +277,9 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given
     memset(&m, 0, sizeof m);
     memset(&cfg, 0, sizeof cfg);
     if (o->config != NULL) {
-        if (fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
+        unsigned found = 0;
+        if (fc_hfconfig_read(o->config, &m, &found, err, n) != 0 ||
+            text_part_gaps(o, &m, found, err, n) != 0)
             return -1;
         /* a config gives the architecture; sequence, batch and the
          * conventions are training choices */
@@ -282,7 +313,9 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
     if (o->config != NULL) {
         fc_model c;
         memset(&c, 0, sizeof c);
-        if (fc_hfconfig_read(o->config, &c, NULL, err, n) != 0)
+        unsigned found = 0;
+        if (fc_hfconfig_read(o->config, &c, &found, err, n) != 0 ||
+            text_part_gaps(o, &c, found, err, n) != 0)
             return -1;
         c.seq = m.seq, c.batch = m.batch, c.recompute = m.recompute, c.causal = m.causal;
         m = c; /* the config's architecture, the base's training choices */

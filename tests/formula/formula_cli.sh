@@ -261,6 +261,14 @@ expect_error "mamba" --config "$WORK/llama-hybrid.json" --seq 32 --batch 2
 expect_error "--layers 20 differs from the config's 24 layers, 12 of them windowed: give --window-layers" \
     --config "$CFG/gpt-oss-20b.json" --seq 32 --batch 2 --layers 20
 expect_error "attn_type_list: layer 1 is 0" --config "$CFG/minimax-m1.json" --seq 32 --batch 2
+# LLaVA-1.5's text_config (as published) names only what differs from
+# LlamaConfig: its MLP (11008, not 4h) and K/V heads must be given.
+printf '{"model_type": "llava", "text_config": {"architectures": ["LlamaForCausalLM"], "max_position_embeddings": 4096, "model_type": "llama", "rms_norm_eps": 1e-05, "vocab_size": 32064}, "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024}}' >"$WORK/llava.json"
+LLAVA="--config $WORK/llava.json --layers 32 --hidden 4096 --heads 32 --seq 32 --batch 2"
+expect_error "text_config leaves out intermediate_size (transformers then takes its model class's default, not the formula's): give --ffn" $LLAVA
+expect_error "leaves out num_key_value_heads" $LLAVA --ffn 11008
+run_json "$WORK/llava-ok.json" $LLAVA --ffn 11008 --kv-heads 32 --head-dim 128
+expect llava 11008 "$WORK/llava-ok.json" model ffn
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"
