@@ -335,10 +335,42 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
     return 0;
 }
 
+/* A size flag for a kind the model has none of (--shared-experts without
+ * experts, --mamba-heads without M layers) would change nothing: refused
+ * by name rather than dropped, since it says the user meant another model. */
+static int unused_flags(const fc_model_opts *o, const fc_model *m, char *err, size_t n)
+{
+    static const struct {
+        const char *flag;
+        int kind; /* 0 MoE, 1 MTP, 2 gated delta-net, 3 Mamba */
+    } deps[] = {{"--topk", 0},          {"--moe-ffn", 0},       {"--shared-experts", 0},
+                {"--shared-ffn", 0},    {"--moe-every", 0},     {"--moe-first-dense", 0},
+                {"--mtp-block", 1},     {"--gdn-key-heads", 2}, {"--gdn-value-heads", 2},
+                {"--gdn-key-dim", 2},   {"--gdn-value-dim", 2}, {"--gdn-chunk", 2},
+                {"--mamba-version", 3}, {"--mamba-heads", 3},   {"--mamba-head-dim", 3},
+                {"--mamba-state", 3},   {"--mamba-groups", 3},  {"--mamba-chunk", 3},
+                {"--mamba-inner", 3},   {"--mamba-dt-rank", 3}};
+    static const char *const needs[] = {"--experts (a mixture of experts)", "--mtp-layers",
+                                        "gated delta-net layers (G in --layer-pattern)",
+                                        "Mamba layers (M in --layer-pattern)"};
+    int has[] = {m->experts > 0, m->mtp_layers > 0, strchr(m->mixers, FC_MIX_GDN) != NULL,
+                 strchr(m->mixers, FC_MIX_MAMBA) != NULL};
+    for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++) {
+        size_t k = flag_index(deps[i].flag);
+        if (strcmp(defs[k].name, deps[i].flag) != 0 || !(o->set & (1ull << k)) || has[deps[i].kind])
+            continue;
+        snprintf(err, n, "%s needs %s: without it the flag changes nothing", deps[i].flag,
+                 needs[deps[i].kind]);
+        return -1;
+    }
+    return 0;
+}
+
 int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n)
 {
     fc_model m;
-    if (fc_model_opts_collect(o, &m, NULL, err, n) != 0 || fc_model_check(&m, err, n) != 0)
+    if (fc_model_opts_collect(o, &m, NULL, err, n) != 0 || unused_flags(o, &m, err, n) != 0 ||
+        fc_model_check(&m, err, n) != 0)
         return -1;
     *out = m;
     return 0;

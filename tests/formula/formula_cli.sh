@@ -254,6 +254,12 @@ expect_error "Mamba-2 layers need --mamba-chunk" $TINY --layer-pattern MA --mamb
 expect_error "gated delta-net layers (G) need --gdn-key-heads" $TINY --layer-pattern GA
 expect_error "--attn-chunk needs chunked-attention layers" $TINY --attn-chunk 8
 expect_error "--layer-pattern has 3 layers: --layers 2 is not a multiple" $TINY --layer-pattern AAA
+# A size for a kind the model has none of changes nothing: refused, not dropped.
+expect_error "--shared-experts needs --experts (a mixture of experts): without it the flag changes nothing" $TINY --shared-experts 2
+expect_error "--topk needs --experts" $TINY --experts 0 --topk 2
+expect_error "--mtp-block needs --mtp-layers" $TINY --mtp-block AD
+expect_error "--gdn-chunk needs gated delta-net layers" $TINY --gdn-chunk 32
+expect_error "--mamba-heads needs Mamba layers" $TINY --mamba-heads 4
 printf '{"model_type": "nemotron_h", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2}' >"$WORK/nemo-bad.json"
 expect_error "Mamba-2 layers needs chunk_size" --config "$WORK/nemo-bad.json" --seq 32 --batch 2
 printf '{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*"}' >"$WORK/llama-hybrid.json"
