@@ -429,16 +429,19 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
     *found |= FC_HF_WINDOW;
 }
 
-/* Multimodal configs keep the language model under "text_config". */
+/* Multimodal configs keep the language model under "text_config"
+ * (DeepSeek-VL2 "language_config", InternVL "llm_config"). */
 static json_object *language_part(json_object *root)
 {
+    static const char *const parts[] = {"text_config", "language_config", "llm_config", NULL};
     json_object *v, *text;
     if (json_object_object_get_ex(root, "hidden_size", &v) ||
         json_object_object_get_ex(root, "n_embd", &v))
         return root;
-    if (json_object_object_get_ex(root, "text_config", &text) &&
-        json_object_is_type(text, json_type_object))
-        return text;
+    for (const char *const *k = parts; *k != NULL; k++)
+        if (json_object_object_get_ex(root, *k, &text) &&
+            json_object_is_type(text, json_type_object))
+            return text;
     return root;
 }
 

@@ -639,6 +639,7 @@ void fc_hf_watch(rd *r)
                                         "dense_attention_every_n_layers",
                                         "multi_query_group_num",
                                         "num_decoder_layers",
+                                        "cross_attention_layers",
                                         NULL};
     static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_",      "moe_",
                                            "mtp_",   "index_", "blocksparse_", NULL};

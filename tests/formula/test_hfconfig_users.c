@@ -259,6 +259,15 @@ static void test_gemma3_omitted_defaults(void **state)
     unsigned found = 0;
     fc_model t = parse_ok("{\"text_config\": {\"hidden_size\": 64}}", &found);
     assert_true(found & FC_HF_TEXT_PART); /* the verb says the towers are not counted */
+    t = parse_ok("{\"language_config\": {\"hidden_size\": 32}}", &found); /* DeepSeek-VL2 */
+    assert_true(found & FC_HF_TEXT_PART);
+    assert_int_equal(t.hidden, 32);
+    t = parse_ok("{\"llm_config\": {\"hidden_size\": 16}}", &found); /* InternVL */
+    assert_int_equal(t.hidden, 16);
+    /* Llama 3.2 Vision: 8 of its 40 layers attend to the image tokens */
+    expect_parse_error("{\"text_config\": {\"hidden_size\": 64, \"num_hidden_layers\": 40, "
+                       "\"cross_attention_layers\": [3, 8, 13, 18, 23, 28, 33, 38]}}",
+                       "cross_attention_layers is not modelled");
     t = parse_ok("{\"hidden_size\": 64, \"text_config\": {\"hidden_size\": 8}}", &found);
     assert_false(found & FC_HF_TEXT_PART);
     assert_int_equal(t.hidden, 64);
