@@ -581,17 +581,22 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
 
 /* ---- nothing that changes the FLOPs left unread ---- */
 
-/* A list of num_hidden_layers entries (two or more) other than the
- * architectures' names: one value per layer, which can change each
- * layer's kind or width. */
+/* A list that sets layers apart: one named *_layers or *_layer_ids (layer
+ * indices: GPT-Neo's attention_layers, Zamba's hybrid_layer_ids), or one
+ * with an entry per layer (two or more layers; the architectures' names
+ * aside), which can change each layer's kind or width. */
 static int per_layer_list(rd *r, const char *key, json_object *val)
 {
-    json_object *n;
-    if (!json_object_is_type(val, json_type_array) || strcmp(key, "architectures") == 0 ||
-        !json_object_object_get_ex(r->o, "num_hidden_layers", &n) ||
-        !json_object_is_type(n, json_type_int))
+    static const char *const layer_keys[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
+    json_object *n = NULL;
+    if (!json_object_is_type(val, json_type_array) || strcmp(key, "architectures") == 0)
         return 0;
-    int64_t L = json_object_get_int64(n);
+    if (ends(key, "_layers") || ends(key, "_layer_ids"))
+        return 1;
+    for (const char *const *k = layer_keys; *k && n == NULL; k++)
+        if (!json_object_object_get_ex(r->o, *k, &n) || !json_object_is_type(n, json_type_int))
+            n = NULL;
+    int64_t L = n ? json_object_get_int64(n) : 0;
     return L >= 2 && (int64_t)json_object_array_length(val) == L;
 }
 
@@ -640,6 +645,10 @@ void fc_hf_watch(rd *r)
                                         "multi_query_group_num",
                                         "num_decoder_layers",
                                         "cross_attention_layers",
+                                        "window_size",
+                                        "attention_window",
+                                        "attention_types",
+                                        "block_types",
                                         NULL};
     static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_",      "moe_",
                                            "mtp_",   "index_", "blocksparse_", NULL};

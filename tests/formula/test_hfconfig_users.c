@@ -211,6 +211,17 @@ static void test_unread_fields_refused(void **state)
                             "\"enable_ffn_bias\": true}",
                             NULL);
     assert_int_equal(opt.ffn, 100);
+    /* GPT-Neo: local attention (window_size 256) on every other layer,
+     * listed per layer under num_layers, and in a compact form too. */
+    expect_parse_error(
+        "{\"hidden_size\": 64, \"num_layers\": 2, \"num_heads\": 4, \"vocab_size\": 128, "
+        "\"attention_layers\": [\"global\", \"local\"]}",
+        "attention_layers is not modelled");
+    expect_parse_error("{" TINY "\"attention_types\": [[[\"global\", \"local\"], 1]]}",
+                       "attention_types is not modelled");
+    expect_parse_error("{" TINY "\"window_size\": 256}", "window_size is not modelled");
+    /* a list of layer indices of any length (here one) */
+    expect_parse_error("{" TINY "\"full_attn_layers\": [1]}", "full_attn_layers is not modelled");
     /* Lists of another length, and the architectures' names, are not. */
     parse_ok("{" TINY "\"eos_token_id\": [1, 2, 3], \"architectures\": [\"A\", \"B\"]}", NULL);
     /* An expert count of 0: its top-k describes nothing. */
