@@ -429,6 +429,25 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
     *found |= FC_HF_WINDOW;
 }
 
+/* Counts the file contradicts itself on, named as the file's (fc_model_check
+ * would name the flags, which the user did not give). */
+static void check_counts(rd *r, const fc_model *m)
+{
+    char a[96];
+    if (r->bad)
+        return;
+    if (m->experts > 1 && m->topk > m->experts) {
+        snprintf(a, sizeof a, "%lld experts per token of %lld", (long long)m->topk,
+                 (long long)m->experts);
+        rd_fail(r, "the config routes %s (num_experts_per_tok above the expert count)%s", a, "");
+    } else if (m->kv_heads > 0 && m->heads > 0 && m->heads % m->kv_heads != 0) {
+        snprintf(a, sizeof a, "%lld K/V heads for %lld query heads", (long long)m->kv_heads,
+                 (long long)m->heads);
+        rd_fail(r, "the config has %s (num_key_value_heads must divide num_attention_heads)%s", a,
+                "");
+    }
+}
+
 /* Multimodal configs keep the language model under "text_config"
  * (DeepSeek-VL2 "language_config", InternVL "llm_config"). */
 static json_object *language_part(json_object *root)
@@ -521,6 +540,7 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     fc_hf_read_mtp(&r, &tmp, found);
     fc_hf_read_kinds(&r, &tmp, found);
     read_window(&r, &tmp, found);
+    check_counts(&r, &tmp);
     fc_hf_watch(&r);
     int text_part = r.o != root;
     json_object_put(root);

@@ -236,6 +236,11 @@ static void test_spellings_agree(void **state)
                        "\"experts_per_token\": 1}",
                        "num_experts_per_tok and experts_per_token disagree");
     expect_parse_error("{" TINY "\"n_layer\": 3}", "num_hidden_layers and n_layer disagree");
+    /* a file contradicting itself is refused in its own terms, not a flag's */
+    expect_parse_error("{" TINY "\"num_local_experts\": 4, \"num_experts_per_tok\": 8}",
+                       "the config routes 8 experts per token of 4");
+    expect_parse_error("{" TINY "\"num_key_value_heads\": 3}",
+                       "the config has 3 K/V heads for 4 query heads");
     fc_model m = parse_ok("{" TINY "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, "
                           "\"experts_per_token\": 2}",
                           NULL);
