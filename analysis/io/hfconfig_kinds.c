@@ -655,6 +655,7 @@ void fc_hf_watch(rd *r)
     /* names that hold a width or an expert count, in any family's spelling
      * (ERNIE's moe_num_experts, Phi-3-small's ff_intermediate_size) */
     static const char *const parts[] = {"expert", "intermediate", "ffn", NULL};
+    static const char *const schedule[] = {"interval", "period", "every_n", "dense", NULL};
     if (r->bad)
         return;
     json_object_object_foreach(r->o, key, val)
@@ -674,6 +675,10 @@ void fc_hf_watch(rd *r)
             watched = starts(key, *k);
         for (const char *const *k = parts; *k && !watched && by_name; k++)
             watched = strstr(key, *k) != NULL;
+        /* a count that schedules layers (AFMoE's global_attn_every_n_layers,
+         * num_dense_layers; any *_interval, *_period) */
+        for (const char *const *k = schedule; *k && !watched; k++)
+            watched = strstr(key, *k) != NULL && json_object_is_type(val, json_type_int);
         /* a list with one entry per layer is a per-layer schedule */
         watched = watched || per_layer_list(r, key, val);
         for (size_t i = 0; watched && i < r->n_used && !used; i++)

@@ -220,6 +220,12 @@ static void test_unread_fields_refused(void **state)
     expect_parse_error("{" TINY "\"attention_types\": [[[\"global\", \"local\"], 1]]}",
                        "attention_types is not modelled");
     expect_parse_error("{" TINY "\"window_size\": 256}", "window_size is not modelled");
+    /* AFMoE (Arcee Trinity): global attention every 4th layer, dense
+     * first layers, as counts */
+    expect_parse_error("{" TINY "\"global_attn_every_n_layers\": 4}",
+                       "global_attn_every_n_layers is not modelled");
+    expect_parse_error("{" TINY "\"num_dense_layers\": 2}", "num_dense_layers is not modelled");
+    expect_parse_error("{" TINY "\"local_attention_period\": 2}", "local_attention_period is not");
     /* a list of layer indices of any length (here one) */
     expect_parse_error("{" TINY "\"full_attn_layers\": [1]}", "full_attn_layers is not modelled");
     /* Lists of another length, and the architectures' names, are not. */
