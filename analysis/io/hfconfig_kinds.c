@@ -679,7 +679,7 @@ void fc_hf_watch(rd *r)
          * num_dense_layers; any *_interval, *_period) */
         for (const char *const *k = schedule; *k && !watched; k++)
             watched = strstr(key, *k) != NULL && json_object_is_type(val, json_type_int);
-        /* a list with one entry per layer is a per-layer schedule */
+        /* a list of layers: one entry per layer, or layer indices */
         watched = watched || per_layer_list(r, key, val);
         for (size_t i = 0; watched && i < r->n_used && !used; i++)
             used = strcmp(r->used[i], key) == 0;
