@@ -429,6 +429,26 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
     *found |= FC_HF_WINDOW;
 }
 
+/* A nested text_config leaves out what equals its class's defaults; for
+ * these families the defaults are experts (and DeepSeek's multi-latent
+ * attention), so a part without them would be counted dense with plain
+ * attention. Refused rather than guessed. */
+static void nested_family_gaps(rd *r, unsigned found)
+{
+    static const char *const moe_types[] = {"deepseek_v2", "deepseek_v3", "kimi_k2",    "mixtral",
+                                            "qwen2_moe",   "qwen3_moe",   "qwen3_next", "gpt_oss",
+                                            "llama4_text", "olmoe",       "phimoe",     NULL};
+    const char *type = fc_hf_model_type(r);
+    if (r->bad || !in_list(type, moe_types))
+        return;
+    if (!(found & FC_HF_EXPERTS))
+        rd_fail(r, "text_config of model_type %s names no expert count: %s", type,
+                "transformers then takes its class's default; give the model as flags");
+    else if (strncmp(type, "deepseek", 8) == 0 && !(found & FC_HF_MLA))
+        rd_fail(r, "text_config of model_type %s names no kv_lora_rank: %s", type,
+                "transformers then takes its class's default; give the model as flags");
+}
+
 /* Counts the file contradicts itself on, named as the file's (fc_model_check
  * would name the flags, which the user did not give). */
 static void check_counts(rd *r, const fc_model *m)
@@ -541,6 +561,8 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     fc_hf_read_kinds(&r, &tmp, found);
     read_window(&r, &tmp, found);
     check_counts(&r, &tmp);
+    if (r.o != root)
+        nested_family_gaps(&r, *found);
     fc_hf_watch(&r);
     int text_part = r.o != root;
     json_object_put(root);

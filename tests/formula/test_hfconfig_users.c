@@ -290,6 +290,16 @@ static void test_gemma3_omitted_defaults(void **state)
     expect_parse_error("{\"text_config\": {\"hidden_size\": 64, \"num_hidden_layers\": 40, "
                        "\"cross_attention_layers\": [3, 8, 13, 18, 23, 28, 33, 38]}}",
                        "cross_attention_layers is not modelled");
+    /* a nested MoE or MLA family's part without its experts or latent:
+     * the class's defaults, not a dense model */
+    expect_parse_error("{\"text_config\": {\"model_type\": \"deepseek_v3\", \"hidden_size\": 64}}",
+                       "text_config of model_type deepseek_v3 names no expert count");
+    expect_parse_error("{\"text_config\": {\"model_type\": \"deepseek_v3\", \"hidden_size\": 64, "
+                       "\"n_routed_experts\": 8, \"num_experts_per_tok\": 2}}",
+                       "names no kv_lora_rank");
+    expect_parse_error("{\"text_config\": {\"model_type\": \"mixtral\", \"hidden_size\": 64}}",
+                       "model_type mixtral names no expert count");
+    parse_ok("{\"model_type\": \"mixtral\", \"hidden_size\": 64}", NULL); /* flat: all written */
     t = parse_ok("{\"hidden_size\": 64, \"text_config\": {\"hidden_size\": 8}}", &found);
     assert_false(found & FC_HF_TEXT_PART);
     assert_int_equal(t.hidden, 64);
