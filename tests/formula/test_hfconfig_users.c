@@ -271,7 +271,7 @@ static void test_no_rope_outside_llama4(void **state)
  * (8 heads, 4 K/V heads of 256, V = 262208, one global layer in 6) fill
  * them. s = 4096: layers 5, 11, 17, 23, 29 global, 29 windowed to 1024
  * keys; gated MLP 10240; h = 2560. */
-static void test_gemma3_omitted_defaults(void **state)
+static void test_nested_text_config(void **state)
 {
     (void)state;
     const int64_t s = 4096, h = 2560, w = 1024;
@@ -385,7 +385,7 @@ int main(void)
         cmocka_unit_test(test_unread_fields_refused),
         cmocka_unit_test(test_spellings_agree),
         cmocka_unit_test(test_no_rope_outside_llama4),
-        cmocka_unit_test(test_gemma3_omitted_defaults),
+        cmocka_unit_test(test_nested_text_config),
         cmocka_unit_test(test_switches_and_dtypes_pass),
         cmocka_unit_test(test_family_spellings),
     };
