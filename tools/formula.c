@@ -24,7 +24,7 @@ typedef struct job {
     double peak;   /* FLOP/s per GPU; 0: no utilization */
     fc_util util;
     int json;
-    int text_part; /* --config was a multimodal config: its language model only */
+    int towers; /* --config has vision or audio towers: its language model only */
 } job;
 
 static void usage(FILE *out)
@@ -80,7 +80,7 @@ static int parse(int argc, char **argv, job *j)
         memset(&c, 0, sizeof c);
         if (fc_hfconfig_read(mo.config, &c, &found, err, sizeof err) != 0)
             return bad(err);
-        j->text_part = (found & FC_HF_TEXT_PART) != 0;
+        j->towers = (found & FC_HF_TOWERS) != 0;
     }
     if (fc_util_opts_peak(&j->uo, &j->peak, err, sizeof err) != 0)
         return bad(err);
@@ -186,16 +186,16 @@ static void json_model(fc_jw *w, const job *j)
     fc_jw_obj_end(w);
 }
 
-static void json_conventions(fc_jw *w, const fc_model *m, int text_part)
+static void json_conventions(fc_jw *w, const fc_model *m, int towers)
 {
     fc_jw_obj_begin(w, "conventions");
     fc_jw_str(w, "causal_attention", fc_causal_name(m->causal));
     fc_jw_str(w, "recompute", fc_recompute_name(m->recompute));
     fc_jw_str(w, "backward", "2x forward (data and weight gradients)");
-    if (text_part)
+    if (towers)
         fc_jw_str(w, "config",
-                  "the language model of a multimodal config (its text_config); the "
-                  "vision and audio towers are not counted");
+                  "the language model of a multimodal config; its vision and audio towers are "
+                  "not counted");
     fc_jw_str(w, "mlp", m->swiglu ? "gated, 3 matrices" : "plain, 2 matrices");
     fc_jw_str(w, "attention_core", m->window > 0
                                        ? "query heads; QK^T and attention*V; min(seq, window) keys per "
@@ -261,7 +261,7 @@ static int print_json(const job *j)
     fc_jw_obj_begin(&w, NULL);
     fc_jw_str(&w, "schema", SCHEMA);
     json_model(&w, j);
-    json_conventions(&w, &j->m, j->text_part);
+    json_conventions(&w, &j->m, j->towers);
     json_flops(&w, &j->f);
     if (j->peak > 0) {
         if (j->uo.gpu != NULL) {
@@ -389,9 +389,9 @@ static void text_model(const job *j)
                (long long)m->layers);
     }
     text_kinds(m);
-    if (j->text_part)
-        printf("config      the language model of a multimodal config (its text_config): the vision "
-               "and\n            audio towers are not counted\n");
+    if (j->towers)
+        printf("config      the language model of a multimodal config: its vision and audio towers "
+               "are\n            not counted\n");
     printf("iteration   s=%lld B=%lld sequences (all GPUs)\n", (long long)m->seq,
            (long long)m->batch);
     if (m->window > 0)

@@ -564,7 +564,14 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     if (r.o != root)
         nested_family_gaps(&r, *found);
     fc_hf_watch(&r);
-    int text_part = r.o != root;
+    int text_part = r.o != root, towers = text_part;
+    static const char *const tower_keys[] = {"vision_config", "audio_config", "speech_config",
+                                             NULL};
+    for (const char *const *k = tower_keys; *k != NULL; k++) {
+        json_object *t;
+        towers |=
+            json_object_object_get_ex(root, *k, &t) && json_object_is_type(t, json_type_object);
+    }
     json_object_put(root);
     if (r.bad) {
         *found = 0;
@@ -572,6 +579,8 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     }
     if (text_part)
         *found |= FC_HF_TEXT_PART;
+    if (towers)
+        *found |= FC_HF_TOWERS;
     *m = tmp;
     return 0;
 }

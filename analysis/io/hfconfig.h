@@ -44,6 +44,10 @@ enum {
     /* read from text_config: the language model of a multimodal config,
      * whose other towers (vision, audio) are not read */
     FC_HF_TEXT_PART = 1u << 25,
+    /* the config has a vision or audio tower (vision_config, audio_config,
+     * speech_config), nested or beside a flat language model (Qwen2.5-VL):
+     * not read, not counted */
+    FC_HF_TOWERS = 1u << 26,
 };
 
 /* Parses JSON text (len bytes). 0 on success; -1 with a one-line reason in

@@ -163,6 +163,9 @@ grep -q "^config      the language model of a multimodal config" "$WORK/gemma.tx
     fail "text: no multimodal line"
 run_json "$WORK/gemma.json" --config "$CFG/gemma-3-4b-it.json" --seq 64 --batch 1
 jget "$WORK/gemma.json" conventions config >/dev/null 2>&1 || fail "gemma: no conventions.config"
+printf '{"model_type": "qwen2_5_vl", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 128, "intermediate_size": 256, "vision_config": {"depth": 32}}' >"$WORK/qwen-vl.json"
+"$FC" formula --config "$WORK/qwen-vl.json" --seq 32 --batch 1 | grep -q "^config      the language model of a multimodal config" ||
+    fail "text: no multimodal line for a flat config with a vision tower"
 # Multi-latent attention: the text says which form it counts.
 "$FC" formula --config "$CFG/deepseek-v3.json" --seq 64 --batch 1 >"$WORK/dsv3.txt" 2>&1 ||
     fail "text output (DeepSeek-V3): exit $?"

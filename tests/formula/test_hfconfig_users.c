@@ -302,6 +302,11 @@ static void test_nested_text_config(void **state)
     parse_ok("{\"model_type\": \"mixtral\", \"hidden_size\": 64}", NULL); /* flat: all written */
     t = parse_ok("{\"hidden_size\": 64, \"text_config\": {\"hidden_size\": 8}}", &found);
     assert_false(found & FC_HF_TEXT_PART);
+    assert_false(found & FC_HF_TOWERS);
+    /* Qwen2.5-VL: a flat language model beside its vision tower */
+    t = parse_ok("{\"hidden_size\": 64, \"vision_config\": {\"depth\": 32}}", &found);
+    assert_false(found & FC_HF_TEXT_PART);
+    assert_true(found & FC_HF_TOWERS);
     assert_int_equal(t.hidden, 64);
     u128 proj = gemm(s, (8 + 2 * 4) * 256, h) + gemm(s, h, 8 * 256);
     u128 full = proj + 8 * (gemm(s, s, 256) + gemm(s, 256, s));
