@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../analysis/formula.h"
+#include "../analysis/io/hfconfig.h"
 #include "../analysis/jsonw.h"
 #include "../analysis/peak.h"
 #include "../analysis/utilization.h"
@@ -23,6 +24,7 @@ typedef struct job {
     double peak;   /* FLOP/s per GPU; 0: no utilization */
     fc_util util;
     int json;
+    int towers; /* --config has vision or audio towers: its language model only */
 } job;
 
 static void usage(FILE *out)
@@ -72,6 +74,14 @@ static int parse(int argc, char **argv, job *j)
     }
     if (fc_model_opts_finish(&mo, &j->m, err, sizeof err) != 0)
         return bad(err);
+    if (mo.config != NULL) { /* read once more for what the model does not hold */
+        fc_model c;
+        unsigned found = 0;
+        memset(&c, 0, sizeof c);
+        if (fc_hfconfig_read(mo.config, &c, &found, err, sizeof err) != 0)
+            return bad(err);
+        j->towers = (found & FC_HF_TOWERS) != 0;
+    }
     if (fc_util_opts_peak(&j->uo, &j->peak, err, sizeof err) != 0)
         return bad(err);
     return 0;
@@ -176,12 +186,16 @@ static void json_model(fc_jw *w, const job *j)
     fc_jw_obj_end(w);
 }
 
-static void json_conventions(fc_jw *w, const fc_model *m)
+static void json_conventions(fc_jw *w, const fc_model *m, int towers)
 {
     fc_jw_obj_begin(w, "conventions");
     fc_jw_str(w, "causal_attention", fc_causal_name(m->causal));
     fc_jw_str(w, "recompute", fc_recompute_name(m->recompute));
     fc_jw_str(w, "backward", "2x forward (data and weight gradients)");
+    if (towers)
+        fc_jw_str(w, "config",
+                  "the language model of a multimodal config; its vision and audio towers are "
+                  "not counted");
     fc_jw_str(w, "mlp", m->swiglu ? "gated, 3 matrices" : "plain, 2 matrices");
     fc_jw_str(w, "attention_core", m->window > 0
                                        ? "query heads; QK^T and attention*V; min(seq, window) keys per "
@@ -247,7 +261,7 @@ static int print_json(const job *j)
     fc_jw_obj_begin(&w, NULL);
     fc_jw_str(&w, "schema", SCHEMA);
     json_model(&w, j);
-    json_conventions(&w, &j->m);
+    json_conventions(&w, &j->m, j->towers);
     json_flops(&w, &j->f);
     if (j->peak > 0) {
         if (j->uo.gpu != NULL) {
@@ -329,6 +343,9 @@ static void text_kinds(const fc_model *m)
         if (m->mlps[0])
             printf("            --mlp-pattern %.72s%s\n", m->mlps, strlen(m->mlps) > 72 ? "..." : "");
     }
+    if (m->kv_lora_rank > 0)
+        printf("mla         counted in the training (non-absorbed) form: K and V up-projected from the "
+               "latent;\n            the absorbed form of inference kernels is not this count\n");
     if (c.chunked > 0)
         printf("chunked     attention within chunks of %lld keys on %lld of %lld layers\n",
                (long long)m->attn_chunk, (long long)c.chunked, (long long)m->layers);
@@ -372,6 +389,9 @@ static void text_model(const job *j)
                (long long)m->layers);
     }
     text_kinds(m);
+    if (j->towers)
+        printf("config      the language model of a multimodal config: its vision and audio towers "
+               "are\n            not counted\n");
     printf("iteration   s=%lld B=%lld sequences (all GPUs)\n", (long long)m->seq,
            (long long)m->batch);
     if (m->window > 0)

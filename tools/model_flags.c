@@ -220,16 +220,70 @@ static void window_rule(const fc_model_opts *o, fc_model *m)
         m->q_lora_rank = m->qk_nope_dim = m->qk_rope_dim = m->v_head_dim = 0;
 }
 
+/* A config's windowed layers are counted for its own num_hidden_layers.
+ * Under another --layers, "every layer" still holds; any other count
+ * (gpt-oss's alternation, Gemma's 5 in 6) no longer says which layers are
+ * windowed: refused unless --window-layers says it. */
+static int layers_rule(const fc_model_opts *o, const fc_model *cfg, fc_model *m, char *err,
+                       size_t n)
+{
+    if (!(o->set & (1ull << flag_index("--layers"))) || m->layers == cfg->layers ||
+        cfg->window_layers == 0 || (o->set & (1ull << flag_index("--window-layers"))))
+        return 0;
+    if (cfg->window_layers == cfg->layers) {
+        m->window_layers = m->layers;
+        return 0;
+    }
+    snprintf(err, n,
+             "--layers %lld differs from the config's %lld layers, %lld of them windowed: give "
+             "--window-layers",
+             (long long)m->layers, (long long)cfg->layers, (long long)cfg->window_layers);
+    return -1;
+}
+
+/* A multimodal config writes its text_config as a diff against the
+ * family's transformers config: a width it leaves out is that class's
+ * default (LLaVA's llama part names no intermediate_size: 11008), which
+ * the formula's own defaults (4h, as many K/V heads as heads, h/a) are
+ * not. Each such gap needs its flag. */
+static int text_part_gaps(const fc_model_opts *o, const fc_model *m, unsigned found, char *err,
+                          size_t n)
+{
+    static const struct {
+        unsigned bit;
+        const char *key, *flag;
+    } need[] = {{FC_HF_FFN, "intermediate_size", "--ffn"},
+                {FC_HF_KV_HEADS, "num_key_value_heads", "--kv-heads"},
+                {FC_HF_HEAD_DIM, "head_dim", "--head-dim"}};
+    if (!(found & FC_HF_TEXT_PART))
+        return 0;
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        if ((found & need[i].bit) || (o->set & (1ull << flag_index(need[i].flag))) ||
+            (need[i].bit != FC_HF_FFN && m->kv_lora_rank > 0)) /* MLA has neither */
+            continue;
+        snprintf(err, n,
+                 "the config's text_config leaves out %s (transformers then takes its model "
+                 "class's default, not the formula's): give %s",
+                 need[i].key, need[i].flag);
+        return -1;
+    }
+    return 0;
+}
+
 int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given, char *err, size_t n)
 {
-    fc_model m;
+    fc_model m, cfg;
     uint64_t keys = 0;
     memset(&m, 0, sizeof m);
+    memset(&cfg, 0, sizeof cfg);
     if (o->config != NULL) {
-        if (fc_hfconfig_read(o->config, &m, NULL, err, n) != 0)
+        unsigned found = 0;
+        if (fc_hfconfig_read(o->config, &m, &found, err, n) != 0 ||
+            text_part_gaps(o, &m, found, err, n) != 0)
             return -1;
         /* a config gives the architecture; sequence, batch and the
          * conventions are training choices */
+        cfg = m;
         for (int k = 0; k < FC_IK_COUNT; k++)
             if (k != FC_IK_SEQ && k != FC_IK_BATCH && k != FC_IK_RECOMPUTE && k != FC_IK_CAUSAL)
                 keys |= FC_IK_BIT(k);
@@ -242,6 +296,8 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given
         if (defs[i].key >= 0) /* the window flags: nothing the stream could say */
             keys |= FC_IK_BIT(defs[i].key);
     }
+    if (layers_rule(o, &cfg, &m, err, n) != 0)
+        return -1;
     drop_moe_if_dense(&m);
     window_rule(o, &m);
     *out = m;
@@ -252,14 +308,18 @@ int fc_model_opts_collect(const fc_model_opts *o, fc_model *out, uint64_t *given
 
 int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, size_t n)
 {
-    fc_model m = *base;
+    fc_model m = *base, cfg;
+    memset(&cfg, 0, sizeof cfg);
     if (o->config != NULL) {
         fc_model c;
         memset(&c, 0, sizeof c);
-        if (fc_hfconfig_read(o->config, &c, NULL, err, n) != 0)
+        unsigned found = 0;
+        if (fc_hfconfig_read(o->config, &c, &found, err, n) != 0 ||
+            text_part_gaps(o, &c, found, err, n) != 0)
             return -1;
         c.seq = m.seq, c.batch = m.batch, c.recompute = m.recompute, c.causal = m.causal;
         m = c; /* the config's architecture, the base's training choices */
+        cfg = c;
     }
     for (size_t i = 0; i < NDEFS; i++) {
         if (!(o->set & (1ull << i)) || defs[i].kind == K_CONFIG)
@@ -267,16 +327,50 @@ int fc_model_opts_overlay(const fc_model_opts *o, fc_model *base, char *err, siz
         memcpy((char *)&m + defs[i].off, (const char *)&o->flags + defs[i].off,
                field_size(&defs[i]));
     }
+    if (layers_rule(o, &cfg, &m, err, n) != 0)
+        return -1;
     drop_moe_if_dense(&m);
     window_rule(o, &m);
     *base = m;
     return 0;
 }
 
+/* A size flag for a kind the model has none of (--shared-experts without
+ * experts, --mamba-heads without M layers) would change nothing: refused
+ * by name rather than dropped, since it says the user meant another model. */
+static int unused_flags(const fc_model_opts *o, const fc_model *m, char *err, size_t n)
+{
+    static const struct {
+        const char *flag;
+        int kind; /* 0 MoE, 1 MTP, 2 gated delta-net, 3 Mamba */
+    } deps[] = {{"--topk", 0},          {"--moe-ffn", 0},       {"--shared-experts", 0},
+                {"--shared-ffn", 0},    {"--moe-every", 0},     {"--moe-first-dense", 0},
+                {"--mtp-block", 1},     {"--gdn-key-heads", 2}, {"--gdn-value-heads", 2},
+                {"--gdn-key-dim", 2},   {"--gdn-value-dim", 2}, {"--gdn-chunk", 2},
+                {"--mamba-version", 3}, {"--mamba-heads", 3},   {"--mamba-head-dim", 3},
+                {"--mamba-state", 3},   {"--mamba-groups", 3},  {"--mamba-chunk", 3},
+                {"--mamba-inner", 3},   {"--mamba-dt-rank", 3}};
+    static const char *const needs[] = {"--experts (a mixture of experts)", "--mtp-layers",
+                                        "gated delta-net layers (G in --layer-pattern)",
+                                        "Mamba layers (M in --layer-pattern)"};
+    int has[] = {m->experts > 0, m->mtp_layers > 0, strchr(m->mixers, FC_MIX_GDN) != NULL,
+                 strchr(m->mixers, FC_MIX_MAMBA) != NULL};
+    for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++) {
+        size_t k = flag_index(deps[i].flag);
+        if (strcmp(defs[k].name, deps[i].flag) != 0 || !(o->set & (1ull << k)) || has[deps[i].kind])
+            continue;
+        snprintf(err, n, "%s needs %s: without it the flag changes nothing", deps[i].flag,
+                 needs[deps[i].kind]);
+        return -1;
+    }
+    return 0;
+}
+
 int fc_model_opts_finish(const fc_model_opts *o, fc_model *out, char *err, size_t n)
 {
     fc_model m;
-    if (fc_model_opts_collect(o, &m, NULL, err, n) != 0 || fc_model_check(&m, err, n) != 0)
+    if (fc_model_opts_collect(o, &m, NULL, err, n) != 0 || unused_flags(o, &m, err, n) != 0 ||
+        fc_model_check(&m, err, n) != 0)
         return -1;
     *out = m;
     return 0;

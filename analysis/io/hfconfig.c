@@ -76,6 +76,19 @@ int fc_hf_int(rd *r, const char *const *keys, int64_t min, int64_t *out)
                    min > 0 ? " (must be positive)" : " (must not be negative)");
         return -1;
     }
+    /* Every other spelling present must say the same (gpt-oss writes
+     * num_experts_per_tok and experts_per_token): which one a reader
+     * takes must not decide the count. */
+    for (const char *const *k = keys; *k != NULL; k++) {
+        json_object *o;
+        if (*k == which || !json_object_object_get_ex(r->o, *k, &o) || o == NULL)
+            continue;
+        if (!json_object_is_type(o, json_type_int) || json_object_get_int64(o) != x) {
+            fc_hf_fail(r, "%s and %s disagree", which, *k);
+            return -1;
+        }
+        fc_hf_use(r, *k);
+    }
     *out = x;
     return 1;
 }
@@ -159,7 +172,7 @@ static void read_activation(rd *r, fc_model *m, unsigned *found)
     static const char *const gated_types[] = {
         "llama",     "mistral", "mixtral", "qwen2",  "qwen2_moe",   "qwen3",
         "qwen3_moe", "gemma",   "gemma2",  "gemma3", "gemma3_text", "deepseek",
-        "phi3",      "olmo",    "olmo2",   "olmoe",  NULL};
+        "phi3",      "olmo",    "olmo2",   "olmoe",  "chatglm",     NULL};
     const char *act = get_str(r, act_keys);
     const char *type = get_str(r, type_keys);
     if (act == NULL && !in_list(type, gated_types))
@@ -168,15 +181,55 @@ static void read_activation(rd *r, fc_model *m, unsigned *found)
     *found |= FC_HF_SWIGLU;
 }
 
+/* Multi-query attention, one K and one V head: GPT-BigCode (StarCoder) and
+ * Falcon say "multi_query": true. Falcon's new decoder (40B, 180B) takes
+ * num_kv_heads instead, as transformers' FalconAttention does. */
+static void read_multi_query(rd *r, fc_model *m, unsigned *found)
+{
+    /* ChatGLM / GLM-4-9B (chatglm): multi_query_attention with
+     * multi_query_group_num K/V heads */
+    int groups = fc_hf_bool(r, "multi_query_attention");
+    if (groups == 1) {
+        if (fc_hf_need(r, "multi_query_group_num", 1, "multi_query_attention", &m->kv_heads) == 1)
+            *found |= FC_HF_KV_HEADS;
+        return;
+    }
+    if (groups == 0)
+        fc_hf_get(r, "multi_query_group_num"); /* groups of nothing */
+    int mq = fc_hf_bool(r, "multi_query");
+    if (mq != 1 || fc_hf_bool(r, "new_decoder_architecture") == 1)
+        return;
+    m->kv_heads = 1;
+    *found |= FC_HF_KV_HEADS;
+}
+
+/* Qwen (v1, model_type "qwen") writes intermediate_size as the two gated
+ * halves together: w1 and w2 are h -> intermediate_size / 2 each, c_proj
+ * back from intermediate_size / 2 (transformers-remote QWenMLP). */
+static void qwen1_mlp(rd *r, fc_model *m, unsigned *found)
+{
+    if (strcmp(fc_hf_model_type(r), "qwen") != 0 || !(*found & FC_HF_FFN))
+        return;
+    if (m->ffn % 2 != 0) {
+        rd_fail(r, "%s of model_type qwen is not even (%s)", "intermediate_size",
+                "it holds the two gated halves");
+        return;
+    }
+    m->ffn /= 2;
+    m->swiglu = 1;
+    *found |= FC_HF_SWIGLU;
+}
+
 static void read_dense(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const layers[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
     static const char *const hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
     static const char *const heads[] = {"num_attention_heads", "n_head", NULL};
-    static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", NULL};
-    static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", NULL};
-    static const char *const head_dim[] = {"head_dim", "attention_head_dim", NULL};
-    static const char *const vocab[] = {"vocab_size", NULL};
+    static const char *const kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv", NULL};
+    static const char *const ffn[] = {"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim",
+                                      NULL};
+    static const char *const head_dim[] = {"head_dim", "attention_head_dim", "kv_channels", NULL};
+    static const char *const vocab[] = {"vocab_size", "padded_vocab_size", NULL};
     set_int(r, layers, 1, &m->layers, FC_HF_LAYERS, found);
     set_int(r, hidden, 1, &m->hidden, FC_HF_HIDDEN, found);
     set_int(r, heads, 1, &m->heads, FC_HF_HEADS, found);
@@ -185,6 +238,8 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
     set_int(r, head_dim, 1, &m->head_dim, FC_HF_HEAD_DIM, found);
     set_int(r, vocab, 1, &m->vocab, FC_HF_VOCAB, found);
     read_activation(r, m, found);
+    read_multi_query(r, m, found);
+    qwen1_mlp(r, m, found);
 
     int tie = fc_hf_bool(r, "tie_word_embeddings");
     if (tie >= 0) {
@@ -198,21 +253,26 @@ static void read_dense(rd *r, fc_model *m, unsigned *found)
 static void refuse_unmodelled(rd *r)
 {
     static const char *const other[] = {
-        "mamba", "mamba2", "falcon_mamba", "falcon_h1", "zamba",   "zamba2",          "rwkv",
-        "rwkv5", "rwkv6",  "rwkv7",        "xlstm",     "lfm2",    "minimax",         "bamba",
-        "jamba_mamba2",    "recurrent_gemma",           NULL};
+        "mamba",   "mamba2", "falcon_mamba", "falcon_h1",       "zamba", "zamba2",
+        "rwkv",    "rwkv5",  "rwkv6",        "rwkv7",           "xlstm", "lfm2",
+        "minimax", "bamba",  "jamba_mamba2", "recurrent_gemma", NULL};
     const char *type = fc_hf_model_type(r);
     if (in_list(type, other))
         rd_fail(r, "model_type '%s' is not modelled by the formula (%s)", type,
                 "its layers are not attention, gated delta-net, Mamba-2 or Jamba's Mamba-1 as "
                 "the formula counts them");
+    /* T5, BART, Whisper: an encoder, and cross-attention in the decoder */
+    if (fc_hf_bool(r, "is_encoder_decoder") == 1)
+        rd_fail(r, "is_encoder_decoder is true: %s%s",
+                "the formula counts decoder-only transformers, not an encoder and a decoder", "");
 }
 
 static void read_shared(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const count_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
     static const char *const size_keys[] = {"shared_expert_intermediate_size",
-                                            "moe_shared_expert_intermediate_size", NULL};
+                                            "moe_shared_expert_intermediate_size",
+                                            "shared_intermediate_size", NULL};
     int64_t count = 0, size = 0;
     int has_count = get_int(r, count_keys, 0, &count) == 1;
     int has_size = get_int(r, size_keys, 0, &size) == 1;
@@ -233,6 +293,23 @@ static void read_shared(rd *r, fc_model *m, unsigned *found)
     }
 }
 
+/* An expert count of 0 (Granite 4.0's dense models): the top-k and the
+ * experts' width describe no layer; Granite's one MLP is then its shared
+ * MLP, shared_intermediate_size wide (intermediate_size is the experts'). */
+static void read_no_experts(rd *r, fc_model *m, unsigned *found)
+{
+    static const char *const topk[] = {"num_experts_per_tok", "experts_per_token", NULL};
+    static const char *const shared[] = {"shared_intermediate_size", NULL};
+    int64_t k = 0, f = 0;
+    if (get_int(r, topk, 0, &k) < 0 || get_int(r, shared, 0, &f) < 0)
+        return;
+    fc_hf_get(r, "moe_intermediate_size");
+    if (f > 0) {
+        m->ffn = f;
+        *found |= FC_HF_FFN;
+    }
+}
+
 static void read_moe(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
@@ -242,8 +319,11 @@ static void read_moe(rd *r, fc_model *m, unsigned *found)
     static const char *const every[] = {"moe_layer_freq", NULL};
     static const char *const first[] = {"first_k_dense_replace", NULL};
     int64_t e = 0;
-    if (get_int(r, experts, 0, &e) != 1 || e == 0)
-        return; /* dense; expert fields of a dense config mean nothing */
+    int has = get_int(r, experts, 0, &e);
+    if (has == 1 && e == 0)
+        read_no_experts(r, m, found);
+    if (has != 1 || e == 0)
+        return; /* dense (any other expert field is refused by fc_hf_watch) */
     m->experts = e;
     *found |= FC_HF_EXPERTS;
     set_int(r, topk, 1, &m->topk, FC_HF_TOPK, found);
@@ -349,17 +429,89 @@ static void read_window(rd *r, fc_model *m, unsigned *found)
     *found |= FC_HF_WINDOW;
 }
 
-/* Multimodal configs keep the language model under "text_config". */
+/* A nested text_config leaves out what equals its class's defaults; for
+ * these families the defaults are experts (and DeepSeek's multi-latent
+ * attention), so a part without them would be counted dense with plain
+ * attention. Refused rather than guessed. */
+static void nested_family_gaps(rd *r, unsigned found)
+{
+    static const char *const moe_types[] = {"deepseek_v2", "deepseek_v3", "kimi_k2",    "mixtral",
+                                            "qwen2_moe",   "qwen3_moe",   "qwen3_next", "gpt_oss",
+                                            "llama4_text", "olmoe",       "phimoe",     NULL};
+    const char *type = fc_hf_model_type(r);
+    if (r->bad || !in_list(type, moe_types))
+        return;
+    if (!(found & FC_HF_EXPERTS))
+        rd_fail(r, "text_config of model_type %s names no expert count: %s", type,
+                "transformers then takes its class's default; give the model as flags");
+    else if (strncmp(type, "deepseek", 8) == 0 && !(found & FC_HF_MLA))
+        rd_fail(r, "text_config of model_type %s names no kv_lora_rank: %s", type,
+                "transformers then takes its class's default; give the model as flags");
+}
+
+/* Counts the file contradicts itself on, named as the file's (fc_model_check
+ * would name the flags, which the user did not give). */
+static void check_counts(rd *r, const fc_model *m)
+{
+    char a[96];
+    if (r->bad)
+        return;
+    if (m->experts > 1 && m->topk > m->experts) {
+        snprintf(a, sizeof a, "%lld experts per token of %lld", (long long)m->topk,
+                 (long long)m->experts);
+        rd_fail(r, "the config routes %s (num_experts_per_tok above the expert count)%s", a, "");
+    } else if (m->kv_heads > 0 && m->heads > 0 && m->heads % m->kv_heads != 0) {
+        snprintf(a, sizeof a, "%lld K/V heads for %lld query heads", (long long)m->kv_heads,
+                 (long long)m->heads);
+        rd_fail(r, "the config has %s (num_key_value_heads must divide num_attention_heads)%s", a,
+                "");
+    }
+}
+
+/* Multimodal configs keep the language model under "text_config"
+ * (DeepSeek-VL2 "language_config", InternVL "llm_config"). */
 static json_object *language_part(json_object *root)
 {
+    static const char *const parts[] = {"text_config", "language_config", "llm_config", NULL};
     json_object *v, *text;
     if (json_object_object_get_ex(root, "hidden_size", &v) ||
         json_object_object_get_ex(root, "n_embd", &v))
         return root;
-    if (json_object_object_get_ex(root, "text_config", &text) &&
-        json_object_is_type(text, json_type_object))
-        return text;
+    for (const char *const *k = parts; *k != NULL; k++)
+        if (json_object_object_get_ex(root, *k, &text) &&
+            json_object_is_type(text, json_type_object))
+            return text;
     return root;
+}
+
+/* Gemma 3's multimodal configs keep only the fields that differ from
+ * transformers' Gemma3TextConfig (gemma-3-4b-it names no heads, head
+ * width, vocabulary or window pattern; gemma-3-12b-it no head_dim, which
+ * is 256, not h/a = 240): those defaults fill what the file leaves out, as
+ * transformers does. A key present, even null, is the file's. */
+static void gemma3_defaults(json_object *o)
+{
+    static const struct {
+        const char *key;
+        int64_t v;
+    } defs[] = {{"vocab_size", 262208},    {"hidden_size", 2304},      {"intermediate_size", 9216},
+                {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+                {"head_dim", 256},         {"sliding_window", 4096}};
+    json_object *t, *v;
+    if (!json_object_object_get_ex(o, "model_type", &t) ||
+        !json_object_is_type(t, json_type_string) ||
+        strcmp(json_object_get_string(t), "gemma3_text") != 0)
+        return;
+    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
+        if (!json_object_object_get_ex(o, defs[i].key, &v))
+            json_object_object_add(o, defs[i].key, json_object_new_int64(defs[i].v));
+    /* every sixth layer global unless listed (Gemma3TextConfig's pattern 6) */
+    if (!json_object_object_get_ex(o, "layer_types", &v) &&
+        !json_object_object_get_ex(o, "sliding_window_pattern", &v))
+        json_object_object_add(o, "sliding_window_pattern", json_object_new_int64(6));
+    if (!json_object_object_get_ex(o, "hidden_activation", &v) &&
+        !json_object_object_get_ex(o, "hidden_act", &v))
+        json_object_object_add(o, "hidden_activation", json_object_new_string("gelu_pytorch_tanh"));
 }
 
 int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
@@ -399,6 +551,7 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     rd r;
     memset(&r, 0, sizeof r);
     r.o = language_part(root), r.err = err, r.n = errlen;
+    gemma3_defaults(r.o);
     fc_model tmp = *m; /* all or nothing: m is untouched on error */
     refuse_unmodelled(&r);
     read_dense(&r, &tmp, found);
@@ -407,12 +560,27 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     fc_hf_read_mtp(&r, &tmp, found);
     fc_hf_read_kinds(&r, &tmp, found);
     read_window(&r, &tmp, found);
+    check_counts(&r, &tmp);
+    if (r.o != root)
+        nested_family_gaps(&r, *found);
     fc_hf_watch(&r);
+    int text_part = r.o != root, towers = text_part;
+    static const char *const tower_keys[] = {"vision_config", "audio_config", "speech_config",
+                                             NULL};
+    for (const char *const *k = tower_keys; *k != NULL; k++) {
+        json_object *t;
+        towers |=
+            json_object_object_get_ex(root, *k, &t) && json_object_is_type(t, json_type_object);
+    }
     json_object_put(root);
     if (r.bad) {
         *found = 0;
         return -1;
     }
+    if (text_part)
+        *found |= FC_HF_TEXT_PART;
+    if (towers)
+        *found |= FC_HF_TOWERS;
     *m = tmp;
     return 0;
 }

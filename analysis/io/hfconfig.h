@@ -41,6 +41,13 @@ enum {
     FC_HF_MAMBA = 1u << 22,  /* Mamba sizes */
     FC_HF_GATE = 1u << 23,   /* attention output gate */
     FC_HF_MIXERS = 1u << 24, /* the per-layer mixer pattern (FC_HF_KINDS too) */
+    /* read from text_config: the language model of a multimodal config,
+     * whose other towers (vision, audio) are not read */
+    FC_HF_TEXT_PART = 1u << 25,
+    /* the config has a vision or audio tower (vision_config, audio_config,
+     * speech_config), nested or beside a flat language model (Qwen2.5-VL):
+     * not read, not counted */
+    FC_HF_TOWERS = 1u << 26,
 };
 
 /* Parses JSON text (len bytes). 0 on success; -1 with a one-line reason in

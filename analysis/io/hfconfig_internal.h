@@ -12,7 +12,7 @@
 
 /* Larger sizes are typos, and keep every product inside 128 bits' reach. */
 #define HF_MAX 1000000000000000LL
-#define HF_MAX_USED 96
+#define HF_MAX_USED 256
 
 typedef struct fc_hf_rd {
     json_object *o; /* the language model's part of the config */

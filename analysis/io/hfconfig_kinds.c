@@ -35,6 +35,12 @@ static int starts(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
+static int ends(const char *s, const char *p)
+{
+    size_t n = strlen(s), k = strlen(p);
+    return n >= k && strcmp(s + n - k, p) == 0;
+}
+
 /* ---- multi-latent attention ---- */
 
 void fc_hf_read_mla(rd *r, fc_model *m, unsigned *found)
@@ -330,6 +336,30 @@ static json_object *list_or_fail(rd *r, const char *key)
     return l;
 }
 
+/* MiniMax: attn_type_list holds 1 for a softmax attention layer and 0 for
+ * a lightning (linear) attention layer. All 1 (MiniMax-M2) is the default
+ * stack; a 0 (MiniMax-01, M1: 7 layers in 8) is refused, not counted as
+ * softmax attention. */
+static void minimax(rd *r, const fc_model *m)
+{
+    json_object *t = list_or_fail(r, "attn_type_list");
+    int64_t L, v;
+    if (t == NULL || r->bad || (L = layers_for(r, m, "attn_type_list")) < 0 ||
+        length_is(r, "attn_type_list", json_object_array_length(t), L) != 0)
+        return;
+    for (int64_t i = 0; i < L; i++) {
+        if (int_entry(r, t, (size_t)i, 2, "attn_type_list", &v) != 0)
+            return;
+        if (v == 0) {
+            char a[48];
+            snprintf(a, sizeof a, "layer %lld is 0", (long long)(i + 1));
+            fail(r, "attn_type_list: %s (lightning attention, %s)", a,
+                 "a linear attention the formula does not model");
+            return;
+        }
+    }
+}
+
 /* Llama 4: RoPE layers chunked, NoPE layers global; MoE layers listed
  * (moe_layers) or every interleave_moe_layer_step-th (from step - 1);
  * intermediate_size is the experts' and the shared expert's width,
@@ -338,8 +368,12 @@ static json_object *list_or_fail(rd *r, const char *key)
  * in every layer). */
 static void llama4(rd *r, fc_model *m, pat *p, unsigned *found)
 {
-    if (!starts(fc_hf_model_type(r), "llama4"))
+    if (!starts(fc_hf_model_type(r), "llama4")) {
+        /* SmolLM3: which layers skip RoPE, an elementwise rotation */
+        fc_hf_get(r, "no_rope_layers");
+        fc_hf_get(r, "no_rope_layer_interval");
         return;
+    }
     int64_t chunk = 0, every = 4, step = 1, L = m->layers, v;
     json_object *nope = list_or_fail(r, "no_rope_layers");
     if (fc_hf_int1(r, "attention_chunk_size", 1, &chunk) < 0 ||
@@ -512,6 +546,7 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
     nemotron(r, m, p);
     jamba(r, m, p);
     types(r, m, p);
+    minimax(r, m);
     llama4(r, m, p, found);
     qwen_sparse(r, m, p);
     /* Qwen3-Next gates its attention output (Q projection 2x); Qwen3.5
@@ -545,6 +580,25 @@ void fc_hf_read_kinds(rd *r, fc_model *m, unsigned *found)
 }
 
 /* ---- nothing that changes the FLOPs left unread ---- */
+
+/* A list that sets layers apart: one named *_layers or *_layer_ids (layer
+ * indices: GPT-Neo's attention_layers, Zamba's hybrid_layer_ids), or one
+ * with an entry per layer (two or more layers; the architectures' names
+ * aside), which can change each layer's kind or width. */
+static int per_layer_list(rd *r, const char *key, json_object *val)
+{
+    static const char *const layer_keys[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
+    json_object *n = NULL;
+    if (!json_object_is_type(val, json_type_array) || strcmp(key, "architectures") == 0)
+        return 0;
+    if (ends(key, "_layers") || ends(key, "_layer_ids"))
+        return 1;
+    for (const char *const *k = layer_keys; *k && n == NULL; k++)
+        if (!json_object_object_get_ex(r->o, *k, &n) || !json_object_is_type(n, json_type_int))
+            n = NULL;
+    int64_t L = n ? json_object_get_int64(n) : 0;
+    return L >= 2 && (int64_t)json_object_array_length(val) == L;
+}
 
 void fc_hf_watch(rd *r)
 {
@@ -580,8 +634,28 @@ void fc_hf_watch(rd *r)
                                         "chunk_size",
                                         "mlp_only_layers",
                                         "decoder_sparse_step",
+                                        "attn_type_list",
+                                        "mlp_layer_types",
+                                        "indexer_types",
+                                        "ffn_config",
+                                        "attn_config",
+                                        "num_mtp_modules",
+                                        "shared_intermediate_size",
+                                        "dense_attention_every_n_layers",
+                                        "multi_query_group_num",
+                                        "num_decoder_layers",
+                                        "cross_attention_layers",
+                                        "window_size",
+                                        "attention_window",
+                                        "attention_types",
+                                        "block_types",
                                         NULL};
-    static const char *const prefixes[] = {"mamba_", "ssm_", "linear_", NULL};
+    static const char *const prefixes[] = {"mamba_", "ssm_",   "linear_",      "moe_",
+                                           "mtp_",   "index_", "blocksparse_", NULL};
+    /* names that hold a width or an expert count, in any family's spelling
+     * (ERNIE's moe_num_experts, Phi-3-small's ff_intermediate_size) */
+    static const char *const parts[] = {"expert", "intermediate", "ffn", NULL};
+    static const char *const schedule[] = {"interval", "period", "every_n", "dense", NULL};
     if (r->bad)
         return;
     json_object_object_foreach(r->o, key, val)
@@ -592,14 +666,27 @@ void fc_hf_watch(rd *r)
         int watched = 0, used = 0;
         for (const char *const *k = exact; *k && !watched; k++)
             watched = strcmp(key, *k) == 0;
-        for (const char *const *k = prefixes; *k && !watched; k++)
+        /* by prefix or part of the name, sizes and kinds only: a switch
+         * (Qwen3.5's mtp_use_dedicated_embeddings) or a state's dtype
+         * (its mamba_ssm_dtype, with no Mamba layer) is no product */
+        int by_name = !json_object_is_type(val, json_type_boolean) &&
+                      !(json_object_is_type(val, json_type_string) && ends(key, "_dtype"));
+        for (const char *const *k = prefixes; *k && !watched && by_name; k++)
             watched = starts(key, *k);
+        for (const char *const *k = parts; *k && !watched && by_name; k++)
+            watched = strstr(key, *k) != NULL;
+        /* a count that schedules layers (AFMoE's global_attn_every_n_layers,
+         * num_dense_layers; any *_interval, *_period) */
+        for (const char *const *k = schedule; *k && !watched; k++)
+            watched = strstr(key, *k) != NULL && json_object_is_type(val, json_type_int);
+        /* a list of layers: one entry per layer, or layer indices */
+        watched = watched || per_layer_list(r, key, val);
         for (size_t i = 0; watched && i < r->n_used && !used; i++)
             used = strcmp(r->used[i], key) == 0;
         if (watched && !used) {
             fail(r, "%s is not modelled for this config (%s)", key,
-                 "it changes the FLOPs: refused rather than ignored; give the layer kinds as "
-                 "flags");
+                 "it can change the FLOPs: refused rather than ignored; give the model as "
+                 "flags, without --config");
             return;
         }
     }

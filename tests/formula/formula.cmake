@@ -23,6 +23,12 @@ target_link_libraries(test_hfconfig_kinds PRIVATE fc_analysis_io fc_analysis cmo
 target_compile_definitions(test_hfconfig_kinds PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
 add_test(NAME formula_hfconfig_kinds COMMAND test_hfconfig_kinds)
 
+# Configs users brought beyond the shipped ones: each once counted wrong.
+add_executable(test_hfconfig_users ${CMAKE_CURRENT_LIST_DIR}/test_hfconfig_users.c)
+target_link_libraries(test_hfconfig_users PRIVATE fc_analysis_io fc_analysis cmocka)
+target_compile_definitions(test_hfconfig_users PRIVATE FC_TEST_CONFIGS="${FC_FORMULA_CONFIGS}")
+add_test(NAME formula_hfconfig_users COMMAND test_hfconfig_users)
+
 # Against Megatron-LM's num_floating_point_operations, difference by term.
 add_executable(test_formula_peer ${CMAKE_CURRENT_LIST_DIR}/test_formula_peer.c)
 target_link_libraries(test_formula_peer PRIVATE fc_analysis_io fc_analysis cmocka)

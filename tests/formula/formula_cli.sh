@@ -83,6 +83,11 @@ run_json "$WORK/tiny-win-cfg.json" --config "$WORK/mistral-like.json" --seq 32 -
 expect tiny-window-config 262144 "$WORK/tiny-win-cfg.json" forward_breakdown attention_core
 run_json "$WORK/tiny-win-off.json" --config "$WORK/mistral-like.json" --seq 32 --batch 2 --sliding-window 0
 expect tiny-window-off 1048576 "$WORK/tiny-win-off.json" forward_breakdown attention_core
+# --layers over a config whose every layer is windowed: still every layer
+# (4 x 4*2*32*8*64 = 524,288); gpt-oss's 12 of 24 no longer says which.
+run_json "$WORK/tiny-win-l4.json" --config "$WORK/mistral-like.json" --seq 32 --batch 2 --layers 4
+expect tiny-window-layers 4 "$WORK/tiny-win-l4.json" model window_layers
+expect tiny-window-layers 524288 "$WORK/tiny-win-l4.json" forward_breakdown attention_core
 
 # GPT-2 small (REFERENCE.md §2), by flags and by its config.json.
 run_json "$WORK/gpt2.json" --layers 12 --hidden 768 --heads 12 --vocab 50257 --seq 1024 --batch 8 \
@@ -151,6 +156,22 @@ grep -q "mixers: 4 attention, 24 Mamba, 24 none" "$WORK/nemo.txt" || fail "text:
 grep -q "Mamba-2: 128 heads of 64 (d_inner 8192), state 128, 8 groups, chunk 128" "$WORK/nemo.txt" ||
     fail "text: no Mamba line"
 grep -q "scans (chunked, matrix part)" "$WORK/nemo.txt" || fail "text: no scan line"
+# A multimodal config: only its language model is counted, and the output says so.
+"$FC" formula --config "$CFG/gemma-3-4b-it.json" --seq 64 --batch 1 >"$WORK/gemma.txt" 2>&1 ||
+    fail "text output (gemma-3-4b-it): exit $?"
+grep -q "^config      the language model of a multimodal config" "$WORK/gemma.txt" ||
+    fail "text: no multimodal line"
+run_json "$WORK/gemma.json" --config "$CFG/gemma-3-4b-it.json" --seq 64 --batch 1
+jget "$WORK/gemma.json" conventions config >/dev/null 2>&1 || fail "gemma: no conventions.config"
+printf '{"model_type": "qwen2_5_vl", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 128, "intermediate_size": 256, "vision_config": {"depth": 32}}' >"$WORK/qwen-vl.json"
+"$FC" formula --config "$WORK/qwen-vl.json" --seq 32 --batch 1 | grep -q "^config      the language model of a multimodal config" ||
+    fail "text: no multimodal line for a flat config with a vision tower"
+# Multi-latent attention: the text says which form it counts.
+"$FC" formula --config "$CFG/deepseek-v3.json" --seq 64 --batch 1 >"$WORK/dsv3.txt" 2>&1 ||
+    fail "text output (DeepSeek-V3): exit $?"
+grep -q "^mla         counted in the training (non-absorbed) form" "$WORK/dsv3.txt" ||
+    fail "text: no MLA form line"
+grep -q "^config " "$WORK/dsv3.txt" && fail "text: a multimodal line for a text config"
 
 # Flags override the config, wherever they stand on the line.
 run_json "$WORK/l2-over.json" --layers 2 --config "$CFG/llama-2-7b.json" --seq 8 --batch 1 \
@@ -216,7 +237,7 @@ expect_error "cannot open" $TINY --config "$WORK/missing.json"
 expect_error "--kv-heads 3 must divide --heads 4" $TINY --kv-heads 3
 expect_error "--topk" $TINY --experts 8
 expect_error "--window-layers needs --sliding-window" $TINY --window-layers 1
-printf '{"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 64, "sliding_window": 8}' >"$WORK/gemma3.json"
+printf '{"model_type": "gemma3n_text", "num_hidden_layers": 2, "hidden_size": 64, "sliding_window": 8}' >"$WORK/gemma3.json"
 expect_error "which layers are windowed is not known" $TINY --config "$WORK/gemma3.json"
 printf '{"hidden_size": "big"}' >"$WORK/bad.json"
 expect_error "hidden_size is not an integer" $TINY --config "$WORK/bad.json"
@@ -236,10 +257,27 @@ expect_error "Mamba-2 layers need --mamba-chunk" $TINY --layer-pattern MA --mamb
 expect_error "gated delta-net layers (G) need --gdn-key-heads" $TINY --layer-pattern GA
 expect_error "--attn-chunk needs chunked-attention layers" $TINY --attn-chunk 8
 expect_error "--layer-pattern has 3 layers: --layers 2 is not a multiple" $TINY --layer-pattern AAA
+# A size for a kind the model has none of changes nothing: refused, not dropped.
+expect_error "--shared-experts needs --experts (a mixture of experts): without it the flag changes nothing" $TINY --shared-experts 2
+expect_error "--topk needs --experts" $TINY --experts 0 --topk 2
+expect_error "--mtp-block needs --mtp-layers" $TINY --mtp-block AD
+expect_error "--gdn-chunk needs gated delta-net layers" $TINY --gdn-chunk 32
+expect_error "--mamba-heads needs Mamba layers" $TINY --mamba-heads 4
 printf '{"model_type": "nemotron_h", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2}' >"$WORK/nemo-bad.json"
 expect_error "Mamba-2 layers needs chunk_size" --config "$WORK/nemo-bad.json" --seq 32 --batch 2
 printf '{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*"}' >"$WORK/llama-hybrid.json"
 expect_error "mamba" --config "$WORK/llama-hybrid.json" --seq 32 --batch 2
+expect_error "--layers 20 differs from the config's 24 layers, 12 of them windowed: give --window-layers" \
+    --config "$CFG/gpt-oss-20b.json" --seq 32 --batch 2 --layers 20
+expect_error "attn_type_list: layer 1 is 0" --config "$CFG/minimax-m1.json" --seq 32 --batch 2
+# LLaVA-1.5's text_config (as published) names only what differs from
+# LlamaConfig: its MLP (11008, not 4h) and K/V heads must be given.
+printf '{"model_type": "llava", "text_config": {"architectures": ["LlamaForCausalLM"], "max_position_embeddings": 4096, "model_type": "llama", "rms_norm_eps": 1e-05, "vocab_size": 32064}, "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024}}' >"$WORK/llava.json"
+LLAVA="--config $WORK/llava.json --layers 32 --hidden 4096 --heads 32 --seq 32 --batch 2"
+expect_error "text_config leaves out intermediate_size (transformers then takes its model class's default, not the formula's): give --ffn" $LLAVA
+expect_error "leaves out num_key_value_heads" $LLAVA --ffn 11008
+run_json "$WORK/llava-ok.json" $LLAVA --ffn 11008 --kv-heads 32 --head-dim 128
+expect llava 11008 "$WORK/llava-ok.json" model ffn
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"

@@ -177,7 +177,7 @@ static hybrid_terms hybrid_by_hand(int half)
     /* a window of 6: each query meets 6 keys (full): s x 6 per head, or,
      * causally, sum over i of min(i, 6) in the continuum: s*w - w^2/2 =
      * 120 - 18 = 102 pairs */
-    t.core_s = half ? 2 * B * a * 2 * 102 * 8 : 2 * B * a * gemm(s, 6, 8);
+    t.core_s = half ? (u128)(2 * B * a * 2 * 102 * 8) : 2 * B * a * gemm(s, 6, 8);
     /* chunked: three chunks, 8 x 8, 8 x 8, 4 x 4 (144 pairs; 72 half) */
     t.core_c = 2 * B * a * (gemm(8, 8, 8) * 2 + gemm(4, 4, 8)) / (half ? 2 : 1);
     /* gated delta-net: in_proj_qkvz 32 -> 2*2*4 + 2*4*6 = 64, in_proj_ba

@@ -231,8 +231,13 @@ static void test_sliding_window(void **state)
                  " \"use_sliding_window\": true, \"max_window_layers\": 21}", &found);
     assert_int_equal(m.window, 4096);
     assert_int_equal(m.window_layers, 7);
-    /* refused rather than guessed */
-    expect_parse_error("{\"model_type\": \"gemma3_text\", \"num_hidden_layers\": 26, \"sliding_window\": 512}",
+    /* Gemma 3 without a pattern or a list: transformers' Gemma3TextConfig
+     * pattern 6, as for a config that says it (test_hfconfig_users.c) */
+    m = parse_ok("{\"model_type\": \"gemma3_text\", \"num_hidden_layers\": 26, \"sliding_window\": 512}",
+                 &found);
+    assert_int_equal(m.window_layers, 22);
+    /* another Gemma 3 type without either: refused rather than guessed */
+    expect_parse_error("{\"model_type\": \"gemma3n_text\", \"num_hidden_layers\": 26, \"sliding_window\": 512}",
                        "which layers are windowed is not known");
     expect_parse_error("{\"num_hidden_layers\": 2, \"sliding_window\": 64,"
                        " \"layer_types\": [\"chunked_attention\", \"full_attention\"]}",
