@@ -409,9 +409,14 @@ static void build(fc_inferred *in, const fc_infer_given *g)
     fc_model m;
     memset(&m, 0, sizeof m);
     fc_infer_kind_build(in, g, &m); /* the layer kinds' fields, or what they miss */
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!known(in, required[i]) && !(required[i] == FC_IK_BATCH && !known(in, FC_IK_SEQ)))
-            add_missing(in, required[i]); /* the batch follows from the tokens and --seq */
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        int k = required[i];
+        if (known(in, k) || (k == FC_IK_BATCH && !known(in, FC_IK_SEQ)))
+            continue; /* the batch follows from the tokens and --seq */
+        if ((k == FC_IK_MOE_EVERY || k == FC_IK_MOE_FIRST_DENSE) && m.mlps[0])
+            continue; /* an MLP pattern (given or the stream's) says which layers are MoE */
+        add_missing(in, k);
+    }
     if (attention(in, &m) != 0) {
         if (!known(in, FC_IK_HEADS))
             add_missing(in, FC_IK_HEADS);

@@ -217,12 +217,51 @@ static void test_mamba2_without_scan(void **state)
     assert_false(in.complete);
 }
 
+/* The same unreadable stream with the whole model given as flags, MoE
+ * layers by an MLP pattern ("DE": layer 2's MLP is the experts): complete
+ * without --moe-every / --moe-first-dense, which only say where MoE layers
+ * are when no pattern lists them ('flopcount report' asked for both). */
+static void test_flags_with_mlp_pattern(void **state)
+{
+    (void)state;
+    static fc_inferred in;
+    reset();
+    const int64_t T = 64;
+    lin(64, 2 * 128 + 2 * 16 + 8, T), lin(128, 64, T);
+    lin(64, 128, T), lin(128, 64, T);
+    lin(64, 192, T), lin(64, 64, T);
+    lin(64, 128, T), lin(128, 64, T);
+    lin(64, 100, T);
+    fc_infer_given g = {0};
+    const int keys[] = {FC_IK_LAYERS,         FC_IK_HIDDEN,         FC_IK_HEADS,
+                        FC_IK_KV_HEADS,       FC_IK_HEAD_DIM,       FC_IK_FFN,
+                        FC_IK_SWIGLU,         FC_IK_VOCAB,          FC_IK_SEQ,
+                        FC_IK_BATCH,          FC_IK_EXPERTS,        FC_IK_TOPK,
+                        FC_IK_MOE_FFN,        FC_IK_SHARED_EXPERTS, FC_IK_SHARED_FFN,
+                        FC_IK_MAMBA_VERSION,  FC_IK_MAMBA_HEADS,    FC_IK_MAMBA_HEAD_DIM,
+                        FC_IK_MAMBA_STATE,    FC_IK_MAMBA_GROUPS,   FC_IK_MAMBA_CHUNK};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        g.given |= FC_IK_BIT(keys[i]);
+    g.m.layers = 2, g.m.hidden = 64, g.m.heads = 4, g.m.kv_heads = 4, g.m.head_dim = 16;
+    g.m.ffn = 128, g.m.swiglu = 0, g.m.vocab = 100, g.m.seq = 32, g.m.batch = 2;
+    g.m.experts = 4, g.m.topk = 1, g.m.moe_ffn = 32, g.m.shared_experts = 0, g.m.shared_ffn = 0;
+    g.m.mamba_version = 2, g.m.mamba_heads = 8, g.m.mamba_head_dim = 16, g.m.mamba_state = 16;
+    g.m.mamba_groups = 1, g.m.mamba_chunk = 16;
+    strcpy(g.m.mixers, "MA");
+    strcpy(g.m.mlps, "DE");
+    infer(&g, NULL, &in);
+    if (!in.complete)
+        fail_msg("not complete: %s", in.missing);
+    assert_string_equal(in.model.mlps, "DE");
+    assert_int_equal(fc_formula_moe_layers(&in.model), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mla_fused),           cmocka_unit_test(test_jamba_like),
         cmocka_unit_test(test_gdn_without_scan),    cmocka_unit_test(test_mtp_gpt),
-        cmocka_unit_test(test_mamba2_without_scan),
+        cmocka_unit_test(test_mamba2_without_scan), cmocka_unit_test(test_flags_with_mlp_pattern),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
