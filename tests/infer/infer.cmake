@@ -25,6 +25,13 @@ foreach(case mla mla_moe_mtp hybrid)
   set_tests_properties(infer_kinds_${case} PROPERTIES LABELS torch TIMEOUT 600)
 endforeach()
 
+# A stream the reader gets wrong (a Mamba-2 layer of expand 1) is never
+# shown as the model without a caution (test_infer_doubtful.py).
+add_test(NAME infer_kinds_doubtful
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_infer_doubtful.py
+                 ${FC_PRELOAD} $<TARGET_FILE:flopcount_cli> ${FC_INFER_WORK})
+set_tests_properties(infer_kinds_doubtful PROPERTIES LABELS torch TIMEOUT 600)
+
 # analysis/infer*.c on forward profiles written by hand (dense, GQA, MoE,
 # fused attention, flags given, iterations, what cannot be inferred).
 add_executable(test_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_infer_units.c)

@@ -242,6 +242,13 @@ static void text_formula(const fc_report_view *v)
         printf("  MFU formula    %s   model FLOPs / (%lld GPU%s x peak x measured time)\n",
                fc_fmt_pct(v->formula_mfu, p, sizeof p), (long long)v->gpus,
                v->gpus == 1 ? "" : "s");
+    /* a model read off the stream alone that does not give back the counted
+     * forward is a reading, not the model: say so beside its figure */
+    if (v->has_inferred && v->inf.complete && !v->inf.fits &&
+        strcmp(v->model_from, "the stream") == 0)
+        printf("  %-14s the model read off the stream does not give back the counted forward "
+               "(check, above): its values and this MFU are doubtful; give the model's flags\n",
+               "caution");
 }
 
 static void text_terms(const fc_gap *g)
