@@ -299,6 +299,22 @@ def check_report(work, cli):
              "executed 1892352 FLOPs (1622016 at the model convention)")
     has(out, "flash backward 2 x 4 (kv 4), 32 x 32, d 16, causal: 0 calls (+ 2 failed, that would "
              "have executed 1351680), executed 0")
+    # a program whose kernels register through a static CUDA runtime, CUPTI off: the launch
+    # hooks saw nothing of it; the report's launch note says so, and the text must show it
+    # (a reader of the text alone would otherwise take "no attention" for "none ran")
+    rep = report(16)
+    note = ("/w/train registers its kernels through a statically linked CUDA runtime (nvcc's "
+            "default, -cudart static): the launch hooks do not see them; CUPTI is off "
+            "(FLOPCOUNT_CUPTI=0): those launches are not seen")
+    rep["launch"] = {"registrations": 0, "note": note}
+    path = os.path.join(work, "static.json")
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    has(out, "  launches       not seen: " + note + "\n")
+    rep["launch"]["note"] = None  # everything came through: no line
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    need("  launches " not in out, f"a launch line without a note:\n{out}")
     print("ok: report")
 
 
