@@ -315,6 +315,27 @@ def check_report(work, cli):
     write(path, rep)
     out = run([cli, "report", path]).stdout
     need("  launches " not in out, f"a launch line without a note:\n{out}")
+    # a causal band with s_q != s_k: its alignment decides the count, so the shape says it.
+    # 100 queries over 300 keys, bottom-right (FlashAttention's): query i sees keys up to
+    # i + 200, i.e. 201 + i of them: 201 + ... + 300 = 25,050 pairs per head (top-left would
+    # be 1 + ... + 100 = 5,050); 2 heads, d 128: 2 x 25,050 x (128 + 128) x 2 = 25,651,200
+    rep = report(17)
+    sh = shape("flash", False, False)
+    sh.update(batch=1, heads=2, kv_heads=1, seq_q=100, seq_k=300, head_dim=128, head_dim_v=128,
+              dropout=True, calls=1, flops=25651200, model_flops=25651200)
+    sh["per_call"].update(flops=25651200, model_flops=25651200, pairs=50100)
+    rep["attention"].update(calls=1, flops=25651200, model_flops=25651200, tile_flops=0,
+                            tile_unknown_calls=1, distinct_shapes=1, shapes=[sh],
+                            by_source={"flash": {"calls": 1, "flops": 25651200}})
+    for k in ("iterations", "forward_profile", "recompute"):
+        del rep[k]
+    rep["totals"].update(attention_calls=1, attention_flops=25651200,
+                         counted_flops=160432128 + 25651200)
+    path = os.path.join(work, "cross.json")
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    has(out, "  attn shapes    flash forward 1 x 2 (kv 1), 100 x 300, d 128, causal bottom-right, "
+             "dropout: 1 calls, executed 25651200")
     print("ok: report")
 
 
