@@ -131,6 +131,17 @@ static const char *const source_of[] = {[K_FWD] = "16flash_fwd_kernel",
                                         [K_SPLIT] = "24flash_fwd_splitkv_kernel",
                                         [K_BWD] = "44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"};
 
+/* 1 when the kernel's parameter list, the end of its mangled name, is the
+ * one type `type` (a length-prefixed source name): "...v16Flash_fwd_params"
+ * at global scope, "...vNS_16Flash_fwd_paramsE" in a namespace. */
+static int takes_only(const char *name, const char *type)
+{
+    size_t ln = strlen(name), lt = strlen(type);
+    if (ln > lt && strcmp(name + ln - lt, type) == 0)
+        return 1;
+    return ln > lt + 1 && name[ln - 1] == 'E' && strncmp(name + ln - 1 - lt, type, lt) == 0;
+}
+
 int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t n)
 {
     memset(t, 0, sizeof *t);
@@ -141,6 +152,14 @@ int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t
         return -1;
     }
     int kind = kind_of(family);
+    /* every layout below describes Flash_fwd_params / Flash_bwd_params, at
+     * least 448 bytes: a kernel of FlashAttention's name that takes anything
+     * else is not read (its argument may be smaller than what is read) */
+    const char *ptype = kind == K_BWD ? "16Flash_bwd_params" : "16Flash_fwd_params";
+    if (!takes_only(name, ptype)) {
+        snprintf(why, n, "the kernel's parameter is not %s", ptype + 2);
+        return -1;
+    }
     fc_targ a[16];
     int na = fc_mangled_targs(name, NULL, source_of[kind], a, 16);
     if (na < 2 || na > 16 || a[0].kind != FC_TARG_TYPE) {

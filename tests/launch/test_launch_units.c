@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -262,6 +263,34 @@ static void fa2_head_dims(void **state)
     assert_non_null(strstr(why, "rounded 240"));
 }
 
+/* A kernel of FlashAttention-2's or memory-efficient attention's name whose
+ * parameter is another type (a fork's, a test's): never read as the
+ * struct. Without the parameter size (a failed launch) the FA2 decoder
+ * reads 400 bytes, which a smaller argument does not have. */
+static void foreign_parameter(void **state)
+{
+    (void)state;
+    fc_ktraits t;
+    char why[256], name[512];
+    /* PT25_FWD with its parameter renamed: ...EEEvNS_11SmallParamsE */
+    snprintf(name, sizeof name, "%.*sNS_11SmallParamsE",
+             (int)(strlen(PT25_FWD) - strlen("NS_16Flash_fwd_paramsE")), PT25_FWD);
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, name, &t, why, sizeof why), -1);
+    assert_non_null(strstr(why, "parameter is not Flash_fwd_params"));
+    /* a backward kernel taking the forward struct */
+    snprintf(name, sizeof name, "%.*sNS_16Flash_fwd_paramsE",
+             (int)(strlen(PT25_BWD) - strlen("NS_16Flash_bwd_paramsE")), PT25_BWD);
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_BWD, name, &t, why, sizeof why), -1);
+    /* global scope (no closing E) and namespaced names of the real type pass */
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, FA26_DROPOUT, &t, why, sizeof why), 0);
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, PT25_FWD, &t, why, sizeof why), 0);
+    /* memory-efficient attention: the kernel's nested Params, or nothing */
+    snprintf(name, sizeof name, "%.*sEPv", (int)(strlen(MEM_FWD) - strlen("E6ParamsE")), MEM_FWD);
+    assert_int_equal(fc_memeff_traits(FC_KF_MEMEFF_FWD, name, &t, why, sizeof why), -1);
+    assert_non_null(strstr(why, "parameter is not"));
+    assert_int_equal(fc_memeff_traits(FC_KF_MEMEFF_FWD, MEM_FWD, &t, why, sizeof why), 0);
+}
+
 /* Each check, planted: the launch is not decoded and says why. */
 static void fa2_defence(void **state)
 {
@@ -441,6 +470,7 @@ int main(void)
         cmocka_unit_test(fa2_layouts),
         cmocka_unit_test(fa2_decodes),
         cmocka_unit_test(fa2_head_dims),
+        cmocka_unit_test(foreign_parameter),
         cmocka_unit_test(fa2_defence),
         cmocka_unit_test(memeff_decodes),
         cmocka_unit_test(registry),
