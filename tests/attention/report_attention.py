@@ -336,6 +336,21 @@ def check_report(work, cli):
     out = run([cli, "report", path]).stdout
     has(out, "  attn shapes    flash forward 1 x 2 (kv 1), 100 x 300, d 128, causal bottom-right, "
              "dropout: 1 calls, executed 25651200")
+    # shapes beyond the shim's table, lumped; a varlen call there stays a bound: 1,000 FLOPs
+    # of it are at most that
+    rep["attention"]["shapes"].append(
+        {"source": "flash", "direction": "forward", "overflow": True, "bound": True, "calls": 1,
+         "failed_calls": 0, "flops": 1000, "model_flops": 1000, "tile_flops": None})
+    rep["attention"].update(calls=2, flops=25652200, model_flops=25652200, overflow_calls=1,
+                            tile_unknown_calls=2,
+                            by_source={"flash": {"calls": 2, "flops": 25652200}})
+    rep["totals"].update(attention_calls=2, attention_flops=25652200,
+                         counted_flops=160432128 + 25652200)
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    has(out, "  upper bound    1 calls of shapes whose lengths are maxima (varlen, padding): their "
+             "1000 FLOPs are at most that")
+    need(report_json(cli, path)["attention"]["bound_calls"] == 1, "overflow bound calls")
     print("ok: report")
 
 

@@ -156,7 +156,8 @@ char *fc_report_attn_shape_words(const fc_report_attn_shape *s, char *buf, size_
 {
     const char *dir = s->backward ? "backward" : "forward";
     if (s->overflow) {
-        snprintf(buf, size, "%s %s (shapes beyond the table)", s->source, dir);
+        snprintf(buf, size, "%s %s (shapes beyond the table)%s", s->source, dir,
+                 s->bound ? " (a bound)" : "");
         return buf;
     }
     char dv[32] = "", mask[128];
