@@ -429,6 +429,24 @@ def check_merge(work, cli):
     out = run([cli, "merge", d3]).stdout
     has(out, "  upper bound      16 calls of shapes whose lengths are maxima (varlen, padding): "
              "their 7569408 FLOPs are at most that")
+    # ranks without iterations are compared on their counted totals: the same GEMMs
+    # (160,432,128) but rank 1 ran no attention: 168,001,536 against 160,432,128, not equal
+    d4 = os.path.join(work, "noiter")
+    os.makedirs(d4)
+    for rank in (0, 1):
+        rep = report(20 + rank, "flash", True, rank, 2)
+        for k in ("iterations", "forward_profile", "recompute"):
+            del rep[k]
+        if rank == 1:
+            rep["attention"].update(calls=0, flops=0, model_flops=0, tile_flops=0, shapes=[],
+                                    by_source={}, distinct_shapes=0)
+            rep["totals"].update(attention_calls=0, attention_flops=0, counted_flops=160432128)
+        write(os.path.join(d4, f"rank{rank}.json"), rep)
+    j = json.loads(run([cli, "merge", d4, "--json"]).stdout)
+    c = j["merge"]["flops_consistency"]
+    groups = sorted(g["flops"] for g in c["groups"])
+    need(c["basis"] == "total" and c["verdict"] != "same" and groups == [160432128, 168001536],
+         f"ranks with and without attention compared equal: {c}")
     print("ok: merge")
 
 
