@@ -310,7 +310,7 @@ def check_report(work, cli):
     path = os.path.join(work, "static.json")
     write(path, rep)
     out = run([cli, "report", path]).stdout
-    has(out, "  launches       not seen: " + note + "\n")
+    has(out, "  launches       " + note + "\n")
     rep["launch"]["note"] = None  # everything came through: no line
     write(path, rep)
     out = run([cli, "report", path]).stdout

@@ -336,10 +336,10 @@ void fc_report_attention_text(const fc_report_view *v)
     for (size_t i = 0; i < a->n_uncounted; i++)
         printf("  %-14s %s\n", i ? "" : "not counted",
                fc_report_uncounted_words(&a->uncounted[i], line, sizeof line));
-    /* kernels the launch hooks could not see at all (a static runtime):
-     * neither counted nor in the list above */
+    /* kernels the launch hooks could not see (a static runtime): counted
+     * only where CUPTI saw them, which the note says */
     if (a->launch_note[0])
-        printf("  launches       not seen: %s\n", a->launch_note);
+        printf("  launches       %s\n", a->launch_note);
 }
 
 void fc_report_attention_text_measured(const fc_report_view *v)
