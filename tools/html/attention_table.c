@@ -212,5 +212,9 @@ void fc_html_attention(fc_html *h, const fc_html_attn *s)
         fc_html_para(h, "note", "No fused-attention call was counted.");
     }
     uncounted(h, a);
+    /* kernels past the launch hooks (a static CUDA runtime): the report's
+     * launch note, as the text report gives it */
+    if (a->launch_note[0])
+        fc_html_para(h, "warn", a->launch_note);
     fc_html_section_end(h);
 }
