@@ -200,6 +200,9 @@ void fc_report_read_attention(fc_jctx *c, json_object *root, fc_report_attention
     }
     if (!c->failed)
         read_uncounted(c, root, a);
+    json_object *launch = c->failed ? NULL : fc_jsection(c, root, "launch", json_type_object);
+    if (launch != NULL)
+        fc_jget_str(c, launch, "launch", "note", a->launch_note, sizeof a->launch_note);
 }
 
 /* The enum of a source name (attention.h); FC_ATTN_SRC_UNKNOWN when not known. */

@@ -59,6 +59,10 @@ typedef struct fc_report_attention {
     int has_uncounted;    /* the "uncounted" list was there */
     fc_report_uncounted *uncounted; /* malloc'd */
     size_t n_uncounted;
+    /* "launch"."note": what the launch hooks could not see (a program
+     * linked with the static CUDA runtime, CUPTI off); "" when null or
+     * absent */
+    char launch_note[1100];
 } fc_report_attention;
 
 struct fc_jctx;

@@ -40,7 +40,9 @@ typedef struct bucket {
 
 static table *_Atomic tab;
 static _Atomic uint32_t n_ents;
-static bucket overflow[FC_ATTN_SRC_COUNT][2];
+/* shapes beyond the table, per source, direction and bound: a call whose
+ * lengths are maxima stays an upper bound in the lump */
+static bucket overflow[FC_ATTN_SRC_COUNT][2][2];
 static atomic_int overflow_used;
 
 static int same_key(const fc_attn *x, const fc_attn *y)
@@ -127,7 +129,8 @@ uint32_t fc_attn_table_add(const fc_attn *a, const fc_attn_flops *f, int ok)
         }
         return id;
     }
-    bucket *b = &overflow[a->source % FC_ATTN_SRC_COUNT][a->dir & 1];
+    bucket *b =
+        &overflow[a->source % FC_ATTN_SRC_COUNT][a->dir & 1][(a->flags & FC_ATTN_BOUND) != 0];
     if (!atomic_load_explicit(&overflow_used, memory_order_relaxed))
         atomic_store_explicit(&overflow_used, 1, memory_order_relaxed);
     if (ok) {
@@ -172,8 +175,8 @@ void fc_attn_table_foreach(void (*fn)(const fc_attn_view *, void *), void *ctx)
     if (!atomic_load_explicit(&overflow_used, memory_order_relaxed))
         return;
     for (int s = 0; s < FC_ATTN_SRC_COUNT; s++)
-        for (int d = 0; d < 2; d++) {
-            bucket *b = &overflow[s][d];
+        for (int d = 0; d < 4; d++) { /* direction d >> 1, bound d & 1 */
+            bucket *b = &overflow[s][d >> 1][d & 1];
             fc_attn_view v;
             memset(&v, 0, sizeof v);
             v.calls = atomic_load_explicit(&b->calls, memory_order_relaxed);
@@ -181,7 +184,8 @@ void fc_attn_table_foreach(void (*fn)(const fc_attn_view *, void *), void *ctx)
             if (v.calls == 0 && v.failed_calls == 0)
                 continue;
             v.key.source = (uint8_t)s;
-            v.key.dir = (uint8_t)d;
+            v.key.dir = (uint8_t)(d >> 1);
+            v.key.flags = (d & 1) ? FC_ATTN_BOUND : 0;
             v.key.b = -1;
             v.executed = fc_acc128_get(&b->executed);
             v.model = fc_acc128_get(&b->model);

@@ -19,7 +19,7 @@
 #define FC_ATTN_ID_NONE UINT32_MAX
 
 typedef struct fc_attn_view {
-    fc_attn key;           /* overflow buckets: only source and dir set, b = -1 */
+    fc_attn key;           /* overflow buckets: only source, dir and FC_ATTN_BOUND set, b = -1 */
     fc_attn_flops per_call;
     uint64_t calls, failed_calls;
     fc_u128 executed, model, tiles; /* over the successful calls */

@@ -505,7 +505,9 @@ static void sdpa_node(const fc_cent *e, fc_cwork *w)
         a->flags |= FC_ATTN_BOUND;
     if (k->d[3] != a->d || (!paged && v->d[2] != a->s_k) || !fc_attn_valid(a)) {
         fc_cwork_uncounted(w, FC_UNC_GRAPH, FC_K_ATTENTION, "cudnn graph: SDPA node not readable",
-                           "Q [.., %lld, %lld], K [.., %lld, %lld], V [.., %lld, %lld] disagree",
+                           "Q [.., %lld, %lld], K [.., %lld, %lld], V [.., %lld, %lld] disagree "
+                           "or are out of range (each dimension 1 .. 2^31 - 1, heads a multiple "
+                           "of kv heads)",
                            (long long)q->d[2], (long long)q->d[3], (long long)k->d[2],
                            (long long)k->d[3], (long long)v->d[2], (long long)v->d[3]);
         return;

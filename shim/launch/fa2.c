@@ -18,13 +18,14 @@
  * from the traits in the name.
  *
  * Checks, all of which must hold: dimensions in range, h a multiple of
- * h_k; d a multiple of 8 in (kHeadDim - 32, kHeadDim], d == kHeadDim for
- * an Is_even_K kernel; d_rounded, seqlen_q/k_rounded what flash_api
- * computes from them; the keep probability consistent with Is_dropout;
- * the window consistent with Is_causal / Is_local (flash_api's
- * normalisation: causal = (seqlen_k or -1, 0), local in [0, seqlen_k]); the
- * softcap with Is_softcap; an Is_even_MN kernel's lengths multiples of its
- * blocks; and the grid: forward (ceil(seqlen_q/kBlockM), b, h); split-KV
+ * h_k; d a multiple of 8 above the next smaller kernel head dim and at
+ * most kHeadDim, d == kHeadDim for an Is_even_K kernel; d_rounded,
+ * seqlen_q/k_rounded what some version's flash_api computes from them;
+ * the keep probability consistent with Is_dropout; the window consistent
+ * with Is_causal / Is_local (flash_api's normalisation: causal =
+ * (seqlen_k or -1, 0), local in [0, seqlen_k]); the softcap with
+ * Is_softcap; an Is_even_MN kernel's lengths multiples of its blocks; and
+ * the grid: forward (ceil(seqlen_q/kBlockM), b, h); split-KV
  * the same, or (.., num_splits, b*h) when split; backward (.., b, h) with
  * ceil(seqlen_k/kBlockN) blocks (any number in deterministic mode). */
 #include <math.h>
@@ -130,6 +131,17 @@ static const char *const source_of[] = {[K_FWD] = "16flash_fwd_kernel",
                                         [K_SPLIT] = "24flash_fwd_splitkv_kernel",
                                         [K_BWD] = "44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"};
 
+/* 1 when the kernel's parameter list, the end of its mangled name, is the
+ * one type `type` (a length-prefixed source name): "...v16Flash_fwd_params"
+ * at global scope, "...vNS_16Flash_fwd_paramsE" in a namespace. */
+static int takes_only(const char *name, const char *type)
+{
+    size_t ln = strlen(name), lt = strlen(type);
+    if (ln > lt && strcmp(name + ln - lt, type) == 0)
+        return 1;
+    return ln > lt + 1 && name[ln - 1] == 'E' && strncmp(name + ln - 1 - lt, type, lt) == 0;
+}
+
 int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t n)
 {
     memset(t, 0, sizeof *t);
@@ -140,6 +152,14 @@ int fc_fa2_traits(int family, const char *name, fc_ktraits *t, char *why, size_t
         return -1;
     }
     int kind = kind_of(family);
+    /* every layout below describes Flash_fwd_params / Flash_bwd_params, at
+     * least 448 bytes: a kernel of FlashAttention's name that takes anything
+     * else is not read (its argument may be smaller than what is read) */
+    const char *ptype = kind == K_BWD ? "16Flash_bwd_params" : "16Flash_fwd_params";
+    if (!takes_only(name, ptype)) {
+        snprintf(why, n, "the kernel's parameter is not %s", ptype + 2);
+        return -1;
+    }
     fc_targ a[16];
     int na = fc_mangled_targs(name, NULL, source_of[kind], a, 16);
     if (na < 2 || na > 16 || a[0].kind != FC_TARG_TYPE) {
@@ -209,6 +229,31 @@ static int64_t round_up(int64_t x, int64_t m)
     return (x + m - 1) / m * m;
 }
 
+/* The largest head dim below kHeadDim that some version's HEADDIM_SWITCH
+ * dispatches to: a d above it runs this kernel. 160 and 224 are not in
+ * every version (224 dropped in 2.6.2, 160 in 2.8.0), so kHeadDim 192
+ * runs d of 129..192 and 256 runs 193..256 in the versions without them;
+ * -1: not one of FlashAttention-2's head dims. */
+static int64_t head_dim_below(int64_t kd)
+{
+    static const int16_t kernel[8] = {32, 64, 96, 128, 160, 192, 224, 256};
+    static const int16_t below[8] = {0, 32, 64, 96, 128, 128, 192, 192};
+    for (int i = 0; i < 8; i++)
+        if (kernel[i] == kd)
+            return below[i];
+    return -1;
+}
+
+/* d_rounded as some version's flash_api computes it from d: round_multiple
+ * (d, 32) up to 2.6.1 and in PyTorch's 2.5 copy; d <= 192 ? round_multiple
+ * (d, 32) : 256 in 2.6.2 .. 2.7.4; round_multiple(d, d <= 128 ? 32 : 64)
+ * from 2.8.0. They differ only for d > 128. */
+static int d_rounded_ok(int64_t d, int64_t d_r)
+{
+    return d_r == round_up(d, 32) || d_r == (d <= 192 ? round_up(d, 32) : 256) ||
+           d_r == round_up(d, d <= 128 ? 32 : 64);
+}
+
 /* Decodes p as layout l (tail: its size is known, the fields past the
  * common part may be read); 0, or -1 with why. */
 static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, fc_attn *a,
@@ -237,9 +282,8 @@ static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, 
                  (long long)s_k);
         return -1;
     }
-    if (d % 8 != 0 || d <= kd - 32 || d > kd || ((bits & FC_FA2_EVEN_K) && d != kd) ||
-        d_r != round_up(d, d <= 128 ? 32 : 64) || sq_r != round_up(s_q, 128) ||
-        sk_r != round_up(s_k, 128)) {
+    if (d % 8 != 0 || d <= head_dim_below(kd) || d > kd || ((bits & FC_FA2_EVEN_K) && d != kd) ||
+        !d_rounded_ok(d, d_r) || sq_r != round_up(s_q, 128) || sk_r != round_up(s_k, 128)) {
         snprintf(why, n,
                  "%s layout: head dim %lld (rounded %lld) does not fit kHeadDim %lld, or "
                  "rounded lengths %lld/%lld do not fit %lld x %lld",

@@ -61,6 +61,13 @@ int fc_memeff_traits(int family, const char *name, fc_ktraits *t, char *why, siz
         snprintf(why, n, "the kernel's Params type arguments do not parse");
         return -1;
     }
+    /* the one parameter is that kernel's nested Params (N...6ParamsE, the
+     * end of the name): anything else is not the struct the offsets describe */
+    size_t ln = strlen(name);
+    if (ln < 9 || strcmp(name + ln - 9, "E6ParamsE") != 0) {
+        snprintf(why, n, "the kernel's parameter is not its AttentionKernel's Params");
+        return -1;
+    }
     t->dtype = (uint8_t)dtype_of(&a[fwd ? 0 : 1]);
     t->mem_aligned = (uint8_t)(a[2].value != 0);
     if (fwd) {

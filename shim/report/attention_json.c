@@ -21,8 +21,9 @@ static void write_shape(const fc_attn_view *v, void *ctx)
     fc_jw_obj_begin(w, NULL);
     fc_jw_str(w, "source", fc_attn_source_name(a->source));
     fc_jw_str(w, "direction", a->dir == FC_ATTN_BWD ? "backward" : "forward");
-    if (a->b < 0) { /* shapes beyond the table, lumped per source and direction */
+    if (a->b < 0) { /* shapes beyond the table, lumped per source, direction and bound */
         fc_jw_bool(w, "overflow", 1);
+        fc_jw_bool(w, "bound", (a->flags & FC_ATTN_BOUND) != 0);
     } else {
         fc_jw_str(w, "dtype", fc_dtype_name(a->dtype));
         fc_jw_i64(w, "batch", a->b);

@@ -299,6 +299,58 @@ def check_report(work, cli):
              "executed 1892352 FLOPs (1622016 at the model convention)")
     has(out, "flash backward 2 x 4 (kv 4), 32 x 32, d 16, causal: 0 calls (+ 2 failed, that would "
              "have executed 1351680), executed 0")
+    # a program whose kernels register through a static CUDA runtime, CUPTI off: the launch
+    # hooks saw nothing of it; the report's launch note says so, and the text must show it
+    # (a reader of the text alone would otherwise take "no attention" for "none ran")
+    rep = report(16)
+    note = ("/w/train registers its kernels through a statically linked CUDA runtime (nvcc's "
+            "default, -cudart static): the launch hooks do not see them; CUPTI is off "
+            "(FLOPCOUNT_CUPTI=0): those launches are not seen")
+    rep["launch"] = {"registrations": 0, "note": note}
+    path = os.path.join(work, "static.json")
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    has(out, "  launches       " + note + "\n")
+    rep["launch"]["note"] = None  # everything came through: no line
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    need("  launches " not in out, f"a launch line without a note:\n{out}")
+    # a causal band with s_q != s_k: its alignment decides the count, so the shape says it.
+    # 100 queries over 300 keys, bottom-right (FlashAttention's): query i sees keys up to
+    # i + 200, i.e. 201 + i of them: 201 + ... + 300 = 25,050 pairs per head (top-left would
+    # be 1 + ... + 100 = 5,050); 2 heads, d 128: 2 x 25,050 x (128 + 128) x 2 = 25,651,200
+    rep = report(17)
+    sh = shape("flash", False, False)
+    sh.update(batch=1, heads=2, kv_heads=1, seq_q=100, seq_k=300, head_dim=128, head_dim_v=128,
+              dropout=True, calls=1, flops=25651200, model_flops=25651200)
+    sh["per_call"].update(flops=25651200, model_flops=25651200, pairs=50100)
+    rep["attention"].update(calls=1, flops=25651200, model_flops=25651200, tile_flops=0,
+                            tile_unknown_calls=1, distinct_shapes=1, shapes=[sh],
+                            by_source={"flash": {"calls": 1, "flops": 25651200}})
+    for k in ("iterations", "forward_profile", "recompute"):
+        del rep[k]
+    rep["totals"].update(attention_calls=1, attention_flops=25651200,
+                         counted_flops=160432128 + 25651200)
+    path = os.path.join(work, "cross.json")
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    has(out, "  attn shapes    flash forward 1 x 2 (kv 1), 100 x 300, d 128, causal bottom-right, "
+             "dropout: 1 calls, executed 25651200")
+    # shapes beyond the shim's table, lumped; a varlen call there stays a bound: 1,000 FLOPs
+    # of it are at most that
+    rep["attention"]["shapes"].append(
+        {"source": "flash", "direction": "forward", "overflow": True, "bound": True, "calls": 1,
+         "failed_calls": 0, "flops": 1000, "model_flops": 1000, "tile_flops": None})
+    rep["attention"].update(calls=2, flops=25652200, model_flops=25652200, overflow_calls=1,
+                            tile_unknown_calls=2,
+                            by_source={"flash": {"calls": 2, "flops": 25652200}})
+    rep["totals"].update(attention_calls=2, attention_flops=25652200,
+                         counted_flops=160432128 + 25652200)
+    write(path, rep)
+    out = run([cli, "report", path]).stdout
+    has(out, "  upper bound    1 calls of shapes whose lengths are maxima (varlen, padding): their "
+             "1000 FLOPs are at most that")
+    need(report_json(cli, path)["attention"]["bound_calls"] == 1, "overflow bound calls")
     print("ok: report")
 
 
@@ -377,6 +429,24 @@ def check_merge(work, cli):
     out = run([cli, "merge", d3]).stdout
     has(out, "  upper bound      16 calls of shapes whose lengths are maxima (varlen, padding): "
              "their 7569408 FLOPs are at most that")
+    # ranks without iterations are compared on their counted totals: the same GEMMs
+    # (160,432,128) but rank 1 ran no attention: 168,001,536 against 160,432,128, not equal
+    d4 = os.path.join(work, "noiter")
+    os.makedirs(d4)
+    for rank in (0, 1):
+        rep = report(20 + rank, "flash", True, rank, 2)
+        for k in ("iterations", "forward_profile", "recompute"):
+            del rep[k]
+        if rank == 1:
+            rep["attention"].update(calls=0, flops=0, model_flops=0, tile_flops=0, shapes=[],
+                                    by_source={}, distinct_shapes=0)
+            rep["totals"].update(attention_calls=0, attention_flops=0, counted_flops=160432128)
+        write(os.path.join(d4, f"rank{rank}.json"), rep)
+    j = json.loads(run([cli, "merge", d4, "--json"]).stdout)
+    c = j["merge"]["flops_consistency"]
+    groups = sorted(g["flops"] for g in c["groups"])
+    need(c["basis"] == "total" and c["verdict"] != "same" and groups == [160432128, 168001536],
+         f"ranks with and without attention compared equal: {c}")
     print("ok: merge")
 
 

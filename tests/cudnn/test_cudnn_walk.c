@@ -312,6 +312,30 @@ static void expect_uncounted(const char *name, int reason)
     assert_true(c.found);
 }
 
+static const char *detail_of_last;
+static void detail_visit(const fc_uncounted_view *v, void *p)
+{
+    uint32_t *i = p;
+    if ((*i)++ == last.unc_id)
+        detail_of_last = v->detail;
+}
+
+/* Lengths past 2^31 - 1 (cuDNN's dimensions are int64): named, not
+ * counted, and the detail says why rather than that the tensors disagree */
+static void test_unified_out_of_range(void **state)
+{
+    (void)state;
+    cb_sdpa s = {.b = 1, .h = 1, .h_k = 1, .s_q = 3000000000LL, .s_k = 3000000000LL, .d = 128,
+                 .d_v = 128, .unified = 1, .dt = CUDNN_DATA_BFLOAT16};
+    run(&s, 1);
+    expect_uncounted("cudnn graph: SDPA node not readable", FC_UNC_GRAPH);
+    uint32_t i = 0;
+    detail_of_last = NULL;
+    fc_uncounted_foreach(detail_visit, &i);
+    assert_non_null(detail_of_last);
+    assert_non_null(strstr(detail_of_last, "out of range"));
+}
+
 /* Dynamic shapes: the plan built at one shape, each execute overriding
  * the shapes of Q, K and V (the first three tensors made: uids 1, 2, 3). */
 static void test_dynamic_shapes(void **state)
@@ -519,6 +543,7 @@ int main(void)
         cmocka_unit_test_setup(test_dropout, setup),
         cmocka_unit_test_setup(test_bias_and_alibi, setup),
         cmocka_unit_test_setup(test_unified_node, setup),
+        cmocka_unit_test_setup(test_unified_out_of_range, setup),
         cmocka_unit_test_setup(test_destroyed_before_plan, setup),
         cmocka_unit_test_setup(test_dynamic_shapes, setup),
         cmocka_unit_test_setup(test_plain_matmul, setup),

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -199,6 +200,97 @@ static void fa2_decodes(void **state)
     assert_int_equal(a.block_n, 128);
 }
 
+/* Head dims above 128, whose kernel and d_rounded changed between
+ * versions (flash-attn's static_switch.h and flash_api.cpp): 2.6.2 - 2.7.4
+ * run d 160 on kHeadDim 160 with d_rounded = d <= 192 ? round(d, 32) :
+ * 256 = 160; 2.8 on have no 160 kernel: d 160 runs kHeadDim 192, d 200
+ * runs 256, d_rounded = round(d, 64) = 192 and 256. Each is counted at
+ * the real d: b 1, h 4, 128 x 128, no mask: P = 128 * 128 = 16,384 pairs
+ * per head, executed 2 P (d + d) x 4 heads = 16 P d = 41,943,040 for d
+ * 160 and 52,428,800 for d 200. */
+#define FA27_D160                                                                                  \
+    "_ZN5flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi160ELi128ELi32ELi4ELb0ELb0EN7cutlass" \
+    "10bfloat16_tE19Flash_kernel_traitsILi160ELi128ELi32ELi4ES3_EELb0ELb0ELb0ELb0ELb1ELb1ELb0ELb0" \
+    "EEEvNS_16Flash_fwd_paramsE"
+#define FA28_K192                                                                                  \
+    "_ZN5flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi192ELi128ELi64ELi4ELb0ELb0EN7cutlass" \
+    "10bfloat16_tE19Flash_kernel_traitsILi192ELi128ELi64ELi4ES3_EELb0ELb0ELb0ELb0ELb1ELb0ELb0ELb0" \
+    "EEEvNS_16Flash_fwd_paramsE"
+#define FA28_K256                                                                                  \
+    "_ZN5flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi256ELi64ELi64ELi4ELb0ELb0EN7cutlass1" \
+    "0bfloat16_tE19Flash_kernel_traitsILi256ELi64ELi64ELi4ES3_EELb0ELb0ELb0ELb0ELb1ELb0ELb0ELb0EE" \
+    "EvNS_16Flash_fwd_paramsE"
+
+static void fa2_head_dims(void **state)
+{
+    (void)state;
+    fc_attn a;
+    fc_attn_flops f;
+    char why[256];
+    t_fwd_f26 q;
+    FILL(q, 1, 4, 4, 128, 128, 160, 0, -1, -1, 1.0f, 1);
+    q.d_rounded = 160; /* 2.7.4 */
+    if (fa2(FC_KF_FA2_FWD, FA27_D160, &q, 464, 1, 1, 4, &a, why) != 0)
+        fail_msg("%s", why);
+    assert_int_equal(a.d, 160);
+    assert_int_equal(a.d_pad, 160);
+    assert_int_equal(fc_attn_flops_of(&a, &f), 0);
+    assert_true(f.executed == 41943040);
+    q.d_rounded = 192; /* 2.8: d 160 on the 192 kernel */
+    if (fa2(FC_KF_FA2_FWD, FA28_K192, &q, 464, 1, 1, 4, &a, why) != 0)
+        fail_msg("%s", why);
+    assert_int_equal(a.d, 160);
+    assert_int_equal(a.d_pad, 192);
+    assert_int_equal(fc_attn_flops_of(&a, &f), 0);
+    assert_true(f.executed == 41943040);
+    t_fwd_fh r;                                          /* HEAD's struct (472 bytes) */
+    FILL(r, 1, 4, 4, 128, 128, 200, 0, -1, -1, 1.0f, 1); /* d_rounded round(200, 64) = 256 */
+    if (fa2(FC_KF_FA2_FWD, FA28_K256, &r, 472, 2, 1, 4, &a, why) != 0)
+        fail_msg("%s", why);
+    assert_int_equal(a.d, 200);
+    assert_int_equal(fc_attn_flops_of(&a, &f), 0);
+    assert_true(f.executed == 52428800);
+    /* still refused: d 120 on the 192 kernel (it runs on 128's), a
+     * d_rounded no version computes (200 -> 224 is round(200, 32), fine;
+     * 200 -> 240 is none) */
+    FILL(q, 1, 4, 4, 128, 128, 120, 0, -1, -1, 1.0f, 1);
+    assert_int_equal(fa2(FC_KF_FA2_FWD, FA28_K192, &q, 464, 1, 1, 4, &a, why), -1);
+    assert_non_null(strstr(why, "head dim 120"));
+    r.d_rounded = 224;
+    assert_int_equal(fa2(FC_KF_FA2_FWD, FA28_K256, &r, 472, 2, 1, 4, &a, why), 0);
+    r.d_rounded = 240;
+    assert_int_equal(fa2(FC_KF_FA2_FWD, FA28_K256, &r, 472, 2, 1, 4, &a, why), -1);
+    assert_non_null(strstr(why, "rounded 240"));
+}
+
+/* A kernel of FlashAttention-2's or memory-efficient attention's name whose
+ * parameter is another type (a fork's, a test's): never read as the
+ * struct. Without the parameter size (a failed launch) the FA2 decoder
+ * reads 400 bytes, which a smaller argument does not have. */
+static void foreign_parameter(void **state)
+{
+    (void)state;
+    fc_ktraits t;
+    char why[256], name[512];
+    /* PT25_FWD with its parameter renamed: ...EEEvNS_11SmallParamsE */
+    snprintf(name, sizeof name, "%.*sNS_11SmallParamsE",
+             (int)(strlen(PT25_FWD) - strlen("NS_16Flash_fwd_paramsE")), PT25_FWD);
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, name, &t, why, sizeof why), -1);
+    assert_non_null(strstr(why, "parameter is not Flash_fwd_params"));
+    /* a backward kernel taking the forward struct */
+    snprintf(name, sizeof name, "%.*sNS_16Flash_fwd_paramsE",
+             (int)(strlen(PT25_BWD) - strlen("NS_16Flash_bwd_paramsE")), PT25_BWD);
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_BWD, name, &t, why, sizeof why), -1);
+    /* global scope (no closing E) and namespaced names of the real type pass */
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, FA26_DROPOUT, &t, why, sizeof why), 0);
+    assert_int_equal(fc_fa2_traits(FC_KF_FA2_FWD, PT25_FWD, &t, why, sizeof why), 0);
+    /* memory-efficient attention: the kernel's nested Params, or nothing */
+    snprintf(name, sizeof name, "%.*sEPv", (int)(strlen(MEM_FWD) - strlen("E6ParamsE")), MEM_FWD);
+    assert_int_equal(fc_memeff_traits(FC_KF_MEMEFF_FWD, name, &t, why, sizeof why), -1);
+    assert_non_null(strstr(why, "parameter is not"));
+    assert_int_equal(fc_memeff_traits(FC_KF_MEMEFF_FWD, MEM_FWD, &t, why, sizeof why), 0);
+}
+
 /* Each check, planted: the launch is not decoded and says why. */
 static void fa2_defence(void **state)
 {
@@ -377,6 +469,8 @@ int main(void)
         cmocka_unit_test(mangled_reader),
         cmocka_unit_test(fa2_layouts),
         cmocka_unit_test(fa2_decodes),
+        cmocka_unit_test(fa2_head_dims),
+        cmocka_unit_test(foreign_parameter),
         cmocka_unit_test(fa2_defence),
         cmocka_unit_test(memeff_decodes),
         cmocka_unit_test(registry),

@@ -88,6 +88,51 @@ static void test_from_table(void **st)
     fc_attn_table_reset();
 }
 
+/* The overflow lump of shapes beyond the table keeps the bound apart:
+ * FC_ATTN_CAPACITY exact shapes fill it (s_q 1 .. 1024 over 32 keys, no
+ * mask), then a varlen call (lengths are maxima) and an exact one of
+ * shapes not in it go to two lumps; the varlen one stays marked a bound,
+ * with its figures: b 2 x h 4, 2000 x 32, d 16, no mask: 8 heads x 64,000
+ * pairs x 2 x (16 + 16) = 32,768,000; the exact one 2001 x 32: 8 x 64,032
+ * x 64 = 32,784,384. */
+static fc_attn_view lumps[2];
+static void copy_lump(const fc_attn_view *v, void *ctx)
+{
+    (void)ctx;
+    if (v->key.b < 0)
+        lumps[(v->key.flags & FC_ATTN_BOUND) != 0] = *v;
+}
+
+static void test_overflow_bound(void **st)
+{
+    (void)st;
+    fc_attn_table_reset();
+    fc_attn a = shape(0, 16);
+    a.window_right = -1;
+    for (int i = 1; i <= FC_ATTN_CAPACITY; i++) {
+        a.s_q = i;
+        add(a, 1);
+    }
+    fc_attn varlen = a, exact = a;
+    varlen.s_q = 2000;
+    varlen.flags = FC_ATTN_BOUND;
+    exact.s_q = 2001;
+    add(varlen, 1);
+    add(exact, 1);
+    memset(lumps, 0, sizeof lumps);
+    fc_attn_table_foreach(copy_lump, NULL);
+    assert_int_equal(lumps[1].calls, 1);
+    assert_true(lumps[1].key.flags & FC_ATTN_BOUND);
+    assert_true(lumps[1].executed == 32768000u);
+    assert_int_equal(lumps[0].calls, 1);
+    assert_false(lumps[0].key.flags & FC_ATTN_BOUND);
+    assert_true(lumps[0].executed == 32784384u);
+    fc_attn_totals t;
+    fc_attn_table_totals(&t);
+    assert_int_equal(t.overflow_calls, 2);
+    fc_attn_table_reset();
+}
+
 static void test_prometheus(void **st)
 {
     (void)st;
@@ -130,6 +175,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_share),
         cmocka_unit_test(test_from_table),
+        cmocka_unit_test(test_overflow_bound),
         cmocka_unit_test(test_prometheus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

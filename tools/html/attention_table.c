@@ -71,7 +71,7 @@ static void sources(fc_html *h, const fc_html_attn *s)
 
 static void shape_row(fc_html *h, const fc_report_attn_shape *s, double top)
 {
-    char b[96], e[FC_U128_DIGITS];
+    char b[192], e[FC_U128_DIGITS];
     const char *le = s->bound ? "<= " : "";
     fc_html_row_begin(h, s->bound ? "muted" : NULL);
     fc_html_td(h, s->source, 0);
@@ -93,7 +93,9 @@ static void shape_row(fc_html *h, const fc_report_attn_shape *s, double top)
         else
             snprintf(b, sizeof b, "%lld", (long long)s->head_dim);
         fc_html_td(h, b, 0);
-        snprintf(b, sizeof b, "%s%s", s->mask, s->bound ? " (a bound)" : "");
+        char m[128];
+        snprintf(b, sizeof b, "%s%s", fc_report_attn_mask_words(s, m, sizeof m),
+                 s->bound ? " (a bound)" : "");
         fc_html_td(h, b, 0);
     }
     snprintf(b, sizeof b, "%llu", (unsigned long long)s->calls);
@@ -210,5 +212,9 @@ void fc_html_attention(fc_html *h, const fc_html_attn *s)
         fc_html_para(h, "note", "No fused-attention call was counted.");
     }
     uncounted(h, a);
+    /* kernels past the launch hooks (a static CUDA runtime): the report's
+     * launch note, as the text report gives it */
+    if (a->launch_note[0])
+        fc_html_para(h, "warn", a->launch_note);
     fc_html_section_end(h);
 }

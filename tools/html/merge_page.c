@@ -199,7 +199,7 @@ static double rank_seconds(const fc_merge *m, const fc_merge_rank *s)
 
 static fc_u128 rank_flops(const fc_merge *m, const fc_merge_rank *s)
 {
-    return m->flops_basis_iteration ? s->flops_per_iteration : s->gemm_flops;
+    return m->flops_basis_iteration ? s->flops_per_iteration : s->counted_flops;
 }
 
 typedef struct rank_axis {

@@ -455,7 +455,7 @@ int fc_html_report_page(fc_html *h, const fc_report_view *v)
     if (iterations(h, v) != 0)
         return -1;
     difference(h, v);
-    if (fc_report_attention_any(&v->rep.attn)) {
+    if (fc_report_attention_any(&v->rep.attn) || v->rep.attn.launch_note[0]) {
         char cmp[700];
         fc_html_attn a = {&v->rep.attn,
                           v->rep.totals.gemm_calls,

@@ -30,6 +30,7 @@ typedef struct fc_merge_rank {
     double wall_seconds;
     uint64_t gemm_calls, failed_calls;
     fc_u128 gemm_flops, recompute_flops;
+    fc_u128 counted_flops; /* GEMMs + counted fused attention: what ranks are compared on */
     int has_iterations;
     uint64_t iter_count;
     size_t n_list;       /* iterations listed (may be fewer than iter_count) */

@@ -74,6 +74,7 @@ int fc_merge_add(fc_merge_rank *s, const char *path, const fc_report *r, char *e
     s->gemm_calls = r->totals.gemm_calls;
     s->failed_calls = r->totals.failed_calls;
     s->gemm_flops = r->totals.gemm_flops;
+    s->counted_flops = r->totals.counted_flops;
     s->recompute_flops = r->has_recompute ? r->recompute.flops : 0;
     s->median_seconds = NAN;
     s->peak_flops = r->has_utilization ? r->utilization.peak_flops : NAN;

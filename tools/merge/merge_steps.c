@@ -172,7 +172,8 @@ static int bigger_group(const void *a, const void *b)
 }
 
 /* Ranks grouped by equal FLOPs (per iteration when every rank has
- * iterations, else totals), largest group first. */
+ * iterations, else the counted totals: GEMMs and fused attention, as the
+ * iterations count them), largest group first. */
 static int group_ranks(fc_merge *m)
 {
     m->flops_basis_iteration = m->n_used > 0 && m->n_with_iterations == m->n_used;
@@ -184,7 +185,7 @@ static int group_ranks(fc_merge *m)
     }
     for (size_t r = 0; r < m->n_used; r++) {
         p[r].flops = m->flops_basis_iteration ? m->ranks[r].flops_per_iteration
-                                              : m->ranks[r].gemm_flops;
+                                              : m->ranks[r].counted_flops;
         p[r].rank = m->ranks[r].rank;
     }
     qsort(p, m->n_used, sizeof *p, by_flops);

@@ -134,24 +134,40 @@ void fc_report_attention_compare(fc_report_view *v)
 
 /* ---- phrases ---- */
 
+char *fc_report_attn_mask_words(const fc_report_attn_shape *s, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s", s->mask[0] ? s->mask : "?");
+    if (strcmp(s->mask, "window") == 0 && n > 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " (left %lld, right %lld)",
+                      (long long)s->window_left, (long long)s->window_right);
+    /* the same band aligned the other way sees other pairs when s_q != s_k */
+    if (strcmp(s->mask, "none") != 0 && s->seq_q != s->seq_k && n > 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " %s",
+                      strcmp(s->align, "bottom_right") == 0 ? "bottom-right" : "top-left");
+    const char *flag[3] = {s->dropout ? "dropout" : NULL, s->softcap ? "softcap" : NULL,
+                           s->bias ? "bias" : NULL};
+    for (int i = 0; i < 3; i++)
+        if (flag[i] != NULL && n > 0 && (size_t)n < size)
+            n += snprintf(buf + n, size - (size_t)n, ", %s", flag[i]);
+    return buf;
+}
+
 char *fc_report_attn_shape_words(const fc_report_attn_shape *s, char *buf, size_t size)
 {
     const char *dir = s->backward ? "backward" : "forward";
     if (s->overflow) {
-        snprintf(buf, size, "%s %s (shapes beyond the table)", s->source, dir);
+        snprintf(buf, size, "%s %s (shapes beyond the table)%s", s->source, dir,
+                 s->bound ? " (a bound)" : "");
         return buf;
     }
-    char dv[32] = "", win[48] = "";
+    char dv[32] = "", mask[128];
     const char *le = s->bound ? "<=" : "";
     if (s->head_dim_v != s->head_dim)
         snprintf(dv, sizeof dv, "/%lld", (long long)s->head_dim_v);
-    if (strcmp(s->mask, "window") == 0)
-        snprintf(win, sizeof win, " (left %lld, right %lld)", (long long)s->window_left,
-                 (long long)s->window_right);
-    snprintf(buf, size, "%s %s %lld x %lld (kv %lld), %s%lld x %s%lld, d %lld%s, %s%s%s", s->source,
+    snprintf(buf, size, "%s %s %lld x %lld (kv %lld), %s%lld x %s%lld, d %lld%s, %s%s", s->source,
              dir, (long long)s->batch, (long long)s->heads, (long long)s->kv_heads, le,
              (long long)s->seq_q, le, (long long)s->seq_k, (long long)s->head_dim, dv,
-             s->mask[0] ? s->mask : "?", win, s->bound ? " (a bound)" : "");
+             fc_report_attn_mask_words(s, mask, sizeof mask), s->bound ? " (a bound)" : "");
     return buf;
 }
 
@@ -320,6 +336,10 @@ void fc_report_attention_text(const fc_report_view *v)
     for (size_t i = 0; i < a->n_uncounted; i++)
         printf("  %-14s %s\n", i ? "" : "not counted",
                fc_report_uncounted_words(&a->uncounted[i], line, sizeof line));
+    /* kernels the launch hooks could not see (a static runtime): counted
+     * only where CUPTI saw them, which the note says */
+    if (a->launch_note[0])
+        printf("  launches       %s\n", a->launch_note);
 }
 
 void fc_report_attention_text_measured(const fc_report_view *v)

@@ -59,6 +59,11 @@ void fc_json_uncounted(fc_jw *w, const fc_report_uncounted *u, int words);
  * (with "<=" before the lengths of a bound); the uncounted reason in
  * words; the comparison in one sentence. Each returns buf or a literal. */
 char *fc_report_attn_shape_words(const fc_report_attn_shape *s, char *buf, size_t size);
+/* The band of a shape in words: "none", "causal", "window (left L, right
+ * R)", then its alignment when s_q != s_k makes it matter ("bottom-right":
+ * the diagonal ends at the last key, FlashAttention's; "top-left"), then
+ * the flags that change no products ("dropout", "softcap", "bias"). */
+char *fc_report_attn_mask_words(const fc_report_attn_shape *s, char *buf, size_t size);
 const char *fc_report_uncounted_why(const char *reason);
 char *fc_report_uncounted_words(const fc_report_uncounted *u, char *buf, size_t size);
 char *fc_report_attention_cmp_words(const struct fc_report_view *v, char *buf, size_t size);
