@@ -265,6 +265,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         fc_jw_u128(w, "attention_excess_flops", it->xs);
         fc_jw_u64(w, "calls", it->calls);
         fc_jw_u64(w, "micro_batches", it->micro);
+        fc_jw_u64(w, "eval_passes", it->evals);
         fc_jw_bool(w, "ambiguous", it->unsure != 0);
         if (it->unsure) {
             unsure_reason(it->unsure, why, sizeof why);
