@@ -309,6 +309,30 @@ class Direct(Case):
         self.assertEqual(r["totals"]["gemm_flops"], flops(1, 3))
         self.assertEqual(note, "")
 
+    def test_script_that_preloads_its_children(self):
+        # the script exports LD_PRELOAD itself (bash is not preloaded): each
+        # child is a run of its own, so the second replaces the first's FILE
+        # as stale; it says so, with the ways to keep both. With
+        # FLOPCOUNT_RUN_ID exported in the script, FILE holds all of them.
+        out = self.path("script.json")
+        g = os.path.join(BIN, "procs_gemm")
+        body = (f"export LD_PRELOAD='{preload()}' FLOPCOUNT_OUTPUT='{out}'\n"
+                f"{g} gemm 3 4\n{g} gemm 2 5\n{g} gemm 1 6\n")
+        p = subprocess.run(["bash", "-c", body], env=clean_env(), capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.count(f"flopcount: {out}: replacing the report of pid "), 2,
+                         p.stderr)
+        self.assertIn("FLOPCOUNT_RUN_ID", p.stderr)
+        self.assertEqual(load(out)["totals"]["gemm_flops"], flops(1, 6))  # the last run's
+        p = subprocess.run(["bash", "-c", "export FLOPCOUNT_RUN_ID=$$.$(date +%s%N)\n" + body],
+                           env=clean_env(), capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("replacing", p.stderr)
+        r = load(out)
+        self.assertEqual(r["totals"]["gemm_flops"], flops(3, 4) + flops(2, 5) + flops(1, 6))
+        self.assertEqual(len(r["processes"]), 3)
+
     def test_two_at_once_same_path(self):
         out = self.path("twice.json")
         env = clean_env({"LD_PRELOAD": preload(), "FLOPCOUNT_OUTPUT": out})
