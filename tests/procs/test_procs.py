@@ -11,6 +11,7 @@ first in LD_PRELOAD.)
 import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -216,11 +217,29 @@ class Run(Case):
         self.assertFalse(os.path.exists("--"))
 
     def test_per_run_place_not_creatable(self):
-        p = wrapped(gemm(1, 2), "/nonexistent-dir/sub/r.json", check=False)
+        # a folder under a regular file (root makes any missing folder)
+        blocker = self.path("blocker")
+        open(blocker, "w").close()
+        p = wrapped(gemm(1, 2), blocker + "/sub/r.json", check=False)
         self.assertEqual(p.returncode, 0)
         lines = p.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, p.stderr)
-        self.assertTrue(lines[0].startswith("flopcount run: cannot create the per-run directory"))
+        self.assertTrue(lines[0].startswith("flopcount run: cannot create the per-run directory "
+                                            + blocker + "/sub/r.json.parts-"), p.stderr)
+        self.assertTrue(lines[0].endswith(": Not a directory; no report will be written "
+                                          "(the command runs on)"), p.stderr)
+
+    def test_missing_output_folders_are_made(self):
+        # as --tensorboard's: --output and FLOPCOUNT_OUTPUT in folders that do not exist yet
+        top = os.path.join(WORK, "made")
+        shutil.rmtree(top, ignore_errors=True)
+        wrapped(gemm(2, 3), os.path.join(top, "a", "b", "r.json"))
+        self.assertEqual(load(os.path.join(top, "a", "b", "r.json"))["totals"]["gemm_flops"],
+                         flops(2, 3))
+        p = direct(gemm(1, 4), os.path.join(top, "c", "d", "r.json"))
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(load(os.path.join(top, "c", "d", "r.json"))["totals"]["gemm_flops"],
+                         flops(1, 4))
 
     def test_shim_run_dir_gone(self):
         # FLOPCOUNT_RUN_DIR that does not exist: one flopcount: line, the job runs on.
