@@ -28,7 +28,6 @@
 #include "destination.h"
 #include "jsonw.h"
 #include "launch_json.h"
-#include "mkdirs.h"
 #include "live.h"
 #include "prometheus.h"
 #include "ring/ring.h"
@@ -265,21 +264,6 @@ int fc_report_counted(void)
     return counted_anything();
 }
 
-/* The directory of path and those missing above it (mkdir -p), as
- * --tensorboard's: a report's folder that does not exist yet is made. */
-static int make_parent(const char *path)
-{
-    char dir[4096 + 96], where[4096 + 96];
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL || slash == path || (size_t)(slash - path) >= sizeof dir) {
-        errno = ENOENT;
-        return -1;
-    }
-    memcpy(dir, path, (size_t)(slash - path));
-    dir[slash - path] = '\0';
-    return fc_mkdirs(dir, where, sizeof where); /* errno: why not, for the warning */
-}
-
 int fc_report_write(const char *status)
 {
     static char path[4096 + 96], tmp[4096 + 160];
@@ -289,10 +273,6 @@ int fc_report_write(const char *status)
         return rc < 0 ? -1 : 0;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, fc_process_pid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    /* FLOPCOUNT_OUTPUT=runs/new/r.json; never flopcount run's per-run
-     * directory (gone: that run is over) */
-    if (fd < 0 && errno == ENOENT && fc_opt.run_dir[0] == '\0' && make_parent(path) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by an earlier process of this pid */
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     static int warned; /* once: snapshots and the exit would say it again */
