@@ -27,7 +27,6 @@
 #include "core/rank.h"
 #include "dtype.h"
 #include "figures.h"
-#include "mkdirs.h"
 #include "prom_attention.h"
 
 #define MIN_SECONDS 0.1
@@ -137,14 +136,7 @@ int fc_prom_init(void)
     }
     struct stat st;
     const char *why = NULL;
-    char where[sizeof fc_opt.prometheus], because[sizeof where + 64];
-    /* a missing DIR is made (mkdir -p), as flopcount run --prometheus and
-     * FLOPCOUNT_TENSORBOARD do */
-    if (stat(fc_opt.prometheus, &st) != 0 && errno == ENOENT &&
-        fc_mkdirs(fc_opt.prometheus, where, sizeof where) != 0) {
-        snprintf(because, sizeof because, "cannot create %.200s: %s", where, strerror(errno));
-        why = because;
-    } else if (stat(fc_opt.prometheus, &st) != 0)
+    if (stat(fc_opt.prometheus, &st) != 0)
         why = strerror(errno);
     else if (!S_ISDIR(st.st_mode))
         why = "not a directory";
