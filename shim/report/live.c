@@ -108,8 +108,10 @@ static void print_line(uint64_t index, const fc_iteration *it)
     if (secs > 0 && pc_ok) {
         mix_part(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), secs, pc.dtype, mix,
                  sizeof mix);
-        snprintf(util, sizeof util, " HFU %.1f%%%s MFU %.1f%%", 100.0 * hw / (secs * pc.flops), mix,
-                 100.0 * (hw - rec - xs) / (secs * pc.flops));
+        char hfu[24], mfu[24];
+        fc_figures_pct(100.0 * hw / (secs * pc.flops), hfu, sizeof hfu);
+        fc_figures_pct(100.0 * (hw - rec - xs) / (secs * pc.flops), mfu, sizeof mfu);
+        snprintf(util, sizeof util, " HFU %s%s MFU %s", hfu, mix, mfu);
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
