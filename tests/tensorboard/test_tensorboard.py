@@ -191,6 +191,21 @@ class Events(unittest.TestCase):
         self.assertEqual([scalars(e)["flopcount/eval_passes"] for e in events[1:]], want)
         self.assertEqual([it["eval_passes"] for it in rep["iterations"]["list"]], want)
 
+    def test_fast_loop_live_line_keeps_its_digits(self):
+        # the 'fast' loop's iterations take microseconds: the live line shows
+        # them with 3 significant digits (was "0.000 s" beside "5.02 GFLOP/s"),
+        # each the report's iteration's seconds
+        work = fresh("fastlive")
+        _, rep, p = self.run_fixture(work, 5, 0, {"FLOPCOUNT_LOG_EVERY": "1"}, mode=["fast"])
+        lines = re.findall(r"^flopcount: step (\d+) ([0-9.]+) s ", p.stderr, re.M)
+        self.assertEqual([int(k) for k, _ in lines], [1, 2, 3, 4, 5], p.stderr)
+        its = {i["index"]: i for i in rep["iterations"]["list"]}
+        for k, shown in lines:
+            secs = its[int(k)]["seconds"]
+            with self.subTest(step=k, shown=shown, seconds=secs):
+                self.assertGreater(float(shown), 0)
+                self.assertAlmostEqual(float(shown) / secs, 1, delta=0.01)
+
     def test_rank_has_its_run_folder(self):
         work = fresh("rank")
         tb, rep, _ = self.run_fixture(work, 4, 0, {"RANK": "3", "WORLD_SIZE": "4", "LOCAL_RANK": "3"})
