@@ -92,6 +92,10 @@ static int check_positive(const char *v)
 static int output_dir(const char *flag, const char *dir)
 {
     char where[4096];
+    if (dir[0] == '\0') { /* --tensorboard "$UNSET_VARIABLE" */
+        fprintf(stderr, "flopcount run: %s: the directory is empty; name one\n", flag);
+        return -1;
+    }
     if (fc_mkdirs(dir, where, sizeof where) != 0) {
         fprintf(stderr, "flopcount run: %s %s: cannot create the directory (%s: %s)\n", flag, dir,
                 where[0] ? where : dir, strerror(errno));

@@ -92,6 +92,11 @@ class Directories(unittest.TestCase):
                 self.assertEqual(p.stderr, f"flopcount run: {flag} {bad}: cannot create the "
                                            f"directory ({blocker}: Not a directory)\n")
                 self.assertEqual(os.listdir(work), ["plain-file"])  # nothing ran, nothing written
+        for flag in ("--prometheus", "--tensorboard"):  # an unset shell variable
+            with self.subTest(flag=flag, value=""):
+                p = run_cli([flag, "", "--", "/bin/true"])
+                self.assertEqual((p.returncode, p.stderr),
+                                 (2, f"flopcount run: {flag}: the directory is empty; name one\n"))
 
 
 class LiveLine(unittest.TestCase):
