@@ -4,9 +4,12 @@
  * A program never needs this header: LD_PRELOAD=libflopcount.so counts GEMMs
  * with no code change. It is for programs that want to say where a training
  * iteration starts (sharper than automatic detection) or read the counters.
- * Every function here is safe to call whether or not the library is loaded
- * when used through the weak declarations below, and costs a load and a
- * branch when it is. */
+ * Linked with -lflopcount (pkg-config --libs flopcount) the program loads
+ * the library, which then counts with or without LD_PRELOAD. A program that
+ * must also run where the library is absent declares the functions it uses
+ * weak itself (#pragma weak flopcount_step) and calls them only when their
+ * address is not NULL, or looks them up with dlsym(RTLD_DEFAULT, ...). A
+ * marker costs a load and a branch. */
 #ifndef FLOPCOUNT_H
 #define FLOPCOUNT_H
 

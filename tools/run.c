@@ -92,6 +92,10 @@ static int check_positive(const char *v)
 static int output_dir(const char *flag, const char *dir)
 {
     char where[4096];
+    if (dir[0] == '\0') { /* --tensorboard "$UNSET_VARIABLE" */
+        fprintf(stderr, "flopcount run: %s: the directory is empty; name one\n", flag);
+        return -1;
+    }
     if (fc_mkdirs(dir, where, sizeof where) != 0) {
         fprintf(stderr, "flopcount run: %s %s: cannot create the directory (%s: %s)\n", flag, dir,
                 where[0] ? where : dir, strerror(errno));
@@ -316,6 +320,18 @@ static int check_output(const char *path)
     return 0;
 }
 
+/* The folder of --output FILE and those missing above it. */
+static void make_output_dir(const char *output)
+{
+    char dir[4096], where[4096];
+    const char *slash = strrchr(output, '/');
+    if (slash == NULL || slash == output || (size_t)(slash - output) >= sizeof dir)
+        return;
+    memcpy(dir, output, (size_t)(slash - output));
+    dir[slash - output] = '\0';
+    (void)fc_mkdirs(dir, where, sizeof where);
+}
+
 int fc_cmd_run(int argc, char **argv)
 {
     /* the library's entry under LD_PRELOAD with one FLOPCOUNT_OUTPUT
@@ -352,6 +368,7 @@ int fc_cmd_run(int argc, char **argv)
     r.argv = argv + cmd;
     r.quiet = getenv("FLOPCOUNT_QUIET") != NULL && strcmp(getenv("FLOPCOUNT_QUIET"), "0") != 0;
     snprintf(r.run_dir, sizeof r.run_dir, "%s.parts-XXXXXX", output);
+    make_output_dir(output); /* mkdir -p, as --tensorboard; a failure is mkdtemp's to say */
     if (mkdtemp(r.run_dir) == NULL) {
         fprintf(stderr, "flopcount run: cannot create the per-run directory %s: %s; no report "
                         "will be written (the command runs on)\n", r.run_dir, strerror(errno));

@@ -122,6 +122,9 @@ static void close_iter(int mode, uint64_t t1, int open_end)
         return;
     m->cur.t1 = t1;
     m->cur.open_end = open_end;
+    /* the passes in the stream before its end, not those counted by the time
+     * a reader looks (TensorBoard's eval_passes of this step) */
+    m->cur.evals = eval.count;
     m->fwd = fc_u128_sat_add(m->fwd, m->cur.fwd);
     m->bwd = fc_u128_sat_add(m->bwd, m->cur.bwd);
     m->rec = fc_u128_sat_add(m->rec, m->cur.rec);

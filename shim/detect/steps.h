@@ -30,6 +30,7 @@ typedef struct fc_iteration {
     uint64_t calls;
     int open_end;      /* t1 is the last call, not the next iteration's start */
     unsigned unsure;   /* FC_UNSURE_* of the calls in it: its split is a guess */
+    uint64_t evals;    /* evaluation passes begun before it ended, in stream order */
 } fc_iteration;
 
 /* Seconds of an iteration: its span less the evaluation inside it. */

@@ -183,6 +183,64 @@ static int of_this_run(const char *file, const struct stat *st)
     return strstr(head, want) != NULL;
 }
 
+/* The parent is a shell (a script that exported LD_PRELOAD), not a
+ * program that chose the environment of each child it runs (a test
+ * harness, a sweep driver: each child a run of its own, as it asked). */
+static int parent_is_shell(pid_t parent)
+{
+    static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"};
+    char p[64], comm[32] = "";
+    snprintf(p, sizeof p, "/proc/%ld/comm", (long)parent);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, comm, sizeof comm - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    comm[n] = '\0';
+    comm[strcspn(comm, "\n")] = '\0';
+    for (size_t i = 0; i < sizeof shells / sizeof shells[0]; i++)
+        if (strcmp(comm, shells[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A stale FILE (another run's) about to be replaced: when its writer was a
+ * sibling of this process, started by the same parent, and the parent is a
+ * shell that runs its children in its own process group (a script: no job
+ * control), or a child of this pid before exec, the two were most likely meant as one job whose parent was not
+ * preloaded, so the run id did not reach them. Say what is replaced and how
+ * to keep both; the file is replaced all the same (a new run's). */
+static void note_sibling_replaced(const char *file)
+{
+    char head[1024];
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, head, sizeof head - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    head[n] = '\0';
+    const char *pid_at = strstr(head, "\"pid\": "), *ppid_at = strstr(head, "\"ppid\": ");
+    if (pid_at == NULL || ppid_at == NULL)
+        return;
+    long pid = strtol(pid_at + 7, NULL, 10), ppid = strtol(ppid_at + 8, NULL, 10);
+    pid_t parent = getppid();
+    /* or its writer's parent was this pid before exec: a shell runs its
+     * script's last command with exec */
+    int sibling = ppid == (long)parent && parent > 1 && getpgid(0) == getpgid(parent) &&
+                  parent_is_shell(parent);
+    if (!sibling && ppid != fc_process_pid())
+        return;
+    fc_warn("%s: replacing the report of pid %ld, a process of another run started by the same "
+            "parent (pid %ld), which is not preloaded; to keep every process of a script in %s, "
+            "preload the script itself (LD_PRELOAD=... FLOPCOUNT_OUTPUT=%s bash SCRIPT), run it "
+            "under 'flopcount run', or export FLOPCOUNT_RUN_ID=$$.$(date +%%s%%N) in it",
+            file, pid, ppid, file, file);
+}
+
 int fc_destination_pick(int counted, char *path, size_t size, int *claim)
 {
     *claim = 0;
@@ -223,6 +281,8 @@ int fc_destination_pick(int counted, char *path, size_t size, int *claim)
         picked_file = 0;
         return -1;
     } else if (!of_this_run(path, &st) && !(fc_process_is_fork_child() && !per_pid)) {
+        if (!per_pid)
+            note_sibling_replaced(path);
         return 0; /* stale: left by an earlier run, replaced */
     }
     picked_file = 0;

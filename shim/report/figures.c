@@ -181,3 +181,8 @@ void fc_figures_compute(fc_figures *f, int may_look)
     f->mix_ok = mix_of(f->by_dtype, f->flops, f->median_seconds, gpu_work, may_look, &f->mix) == 0;
     f->hfu_mix = f->mix_ok ? f->mix.hfu : 0;
 }
+
+void fc_figures_pct(double pct, char *out, size_t size)
+{
+    snprintf(out, size, pct >= 0.1 || pct <= 0 ? "%.1f%%" : "%.3g%%", pct);
+}

@@ -64,6 +64,12 @@ int fc_figures_mix(fc_u128 flops, double seconds, int gpu_work, int may_look, fc
 /* The steady iterations' bounds in a list of `stored` iterations of v. */
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to);
 
+/* A utilization in percent as the summaries and live lines print it:
+ * "41.2%", and below 0.1% three significant digits ("0.0348%", as HFU at
+ * the dtype mix), so a small run never reads "HFU 0.0%" beside a mix of
+ * 0.0348%. Into out (at least 16 bytes). */
+void fc_figures_pct(double pct, char *out, size_t size);
+
 /* Iterations the detector keeps in its list (steps.c LIST_CAP). */
 #define FC_FIGURES_MAX_LIST 16384
 

@@ -108,8 +108,10 @@ static void print_line(uint64_t index, const fc_iteration *it)
     if (secs > 0 && pc_ok) {
         mix_part(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), secs, pc.dtype, mix,
                  sizeof mix);
-        snprintf(util, sizeof util, " HFU %.1f%%%s MFU %.1f%%", 100.0 * hw / (secs * pc.flops), mix,
-                 100.0 * (hw - rec - xs) / (secs * pc.flops));
+        char hfu[24], mfu[24];
+        fc_figures_pct(100.0 * hw / (secs * pc.flops), hfu, sizeof hfu);
+        fc_figures_pct(100.0 * (hw - rec - xs) / (secs * pc.flops), mfu, sizeof mfu);
+        snprintf(util, sizeof util, " HFU %s%s MFU %s", hfu, mix, mfu);
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {
         snprintf(util, sizeof util, " HFU n/a MFU n/a");
@@ -122,9 +124,15 @@ static void print_line(uint64_t index, const fc_iteration *it)
     if (it->micro > 1)
         snprintf(micro, sizeof micro, " micro-batches %u", (unsigned)it->micro);
     const char *unsure = (it->unsure & FC_UNSURE_MFU) ? " (split unsure)" : "";
+    /* milliseconds and up with 3 decimals; a shorter iteration (a CPU loop)
+     * with 3 significant digits, never "0.000 s" beside its rate */
+    int decimals = 3;
+    for (double x = secs; secs < 0.01 && x > 0 && x < 0.1 && decimals < 9; x *= 10)
+        decimals++;
     int n = snprintf(line, sizeof line,
-                     "flopcount: %sstep %llu %.3f s %s%s recompute %.1f%%%s%s%s%s%s\n", who,
-                     (unsigned long long)index, secs, rate, util, hw > 0 ? 100.0 * rec / hw : 0.0,
+                     "flopcount: %sstep %llu %.*f s %s%s recompute %.1f%%%s%s%s%s%s\n", who,
+                     (unsigned long long)index, decimals, secs, rate, util,
+                     hw > 0 ? 100.0 * rec / hw : 0.0,
                      unsure, attn, formula, hwl, micro);
     say_line(line, n, sizeof line);
 }

@@ -265,6 +265,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         fc_jw_u128(w, "attention_excess_flops", it->xs);
         fc_jw_u64(w, "calls", it->calls);
         fc_jw_u64(w, "micro_batches", it->micro);
+        fc_jw_u64(w, "eval_passes", it->evals);
         fc_jw_bool(w, "ambiguous", it->unsure != 0);
         if (it->unsure) {
             unsure_reason(it->unsure, why, sizeof why);
@@ -431,10 +432,13 @@ void fc_report_sections_text(int fd, int interrupted)
             else
                 snprintf(mix, sizeof mix, "; HFU at the dtype mix n/a (%s): %.200s", shares,
                          x.mix.reason);
+            char hfu[24], mfu[24];
+            fc_figures_pct(100 * x.hfu, hfu, sizeof hfu);
+            fc_figures_pct(100 * x.mfu, mfu, sizeof mfu);
             say(fd, line,
                 snprintf(line, sizeof line,
-                         "flopcount: HFU %.1f%% MFU %.1f%%%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
-                         100 * x.hfu, 100 * x.mfu, x.unsure_mfu_steady ? " (split unsure)" : "",
+                         "flopcount: HFU %s MFU %s%s of %.4g TFLOP/s (%s peak, %s%s%s)%s\n",
+                         hfu, mfu, x.unsure_mfu_steady ? " (split unsure)" : "",
                          pc->flops / 1e12, fc_dtype_name(pc->dtype), pc->source,
                          pc->device[0] ? ": " : "", pc->device, mix));
         }

@@ -160,7 +160,7 @@ static void flush_buffer(void)
 
 /* The scalars of iteration it (docs/tensorboard.md gives each formula):
  * their number, into v. */
-static size_t scalars_of(const fc_iteration *it, const fc_eval_view *ev, fc_tb_scalar *v)
+static size_t scalars_of(const fc_iteration *it, fc_tb_scalar *v)
 {
     size_t n = 0;
     double secs = fc_iteration_seconds(it);
@@ -189,7 +189,7 @@ static size_t scalars_of(const fc_iteration *it, const fc_eval_view *ev, fc_tb_s
     if (all > 0)
         v[n++] = (fc_tb_scalar){"flopcount/recompute_fraction",
                                 (float)(fc_u128_to_double(it->rec) / hw)};
-    v[n++] = (fc_tb_scalar){"flopcount/eval_passes", (float)ev->count};
+    v[n++] = (fc_tb_scalar){"flopcount/eval_passes", (float)it->evals};
     return n;
 }
 
@@ -212,8 +212,6 @@ static void write_new(int may_look, int refresh)
         have_fig = 1;
         fig_ns = now;
     }
-    fc_eval_view ev;
-    fc_steps_eval(&ev);
     double start = (double)fc_process_start_unix_ns() / 1e9;
     uint64_t first = written_up_to + 1;
     if (v.count > written_up_to + KEPT_LAST)
@@ -223,7 +221,7 @@ static void write_new(int may_look, int refresh)
         if (fc_steps_iteration(mode, i, &it) != 0)
             continue;
         fc_tb_scalar s[MAX_SCALARS];
-        size_t n = scalars_of(&it, &ev, s);
+        size_t n = scalars_of(&it, s);
         double wall = start + fc_ticks_since_start(it.t1);
         if (fc_tb_append_scalars(buf, sizeof buf, &used, wall, (int64_t)i, s, n) != 0) {
             flush_buffer();

@@ -92,6 +92,11 @@ class Directories(unittest.TestCase):
                 self.assertEqual(p.stderr, f"flopcount run: {flag} {bad}: cannot create the "
                                            f"directory ({blocker}: Not a directory)\n")
                 self.assertEqual(os.listdir(work), ["plain-file"])  # nothing ran, nothing written
+        for flag in ("--prometheus", "--tensorboard"):  # an unset shell variable
+            with self.subTest(flag=flag, value=""):
+                p = run_cli([flag, "", "--", "/bin/true"])
+                self.assertEqual((p.returncode, p.stderr),
+                                 (2, f"flopcount run: {flag}: the directory is empty; name one\n"))
 
 
 class LiveLine(unittest.TestCase):
@@ -118,6 +123,37 @@ class LiveLine(unittest.TestCase):
                 shown = float(value) * self.UNITS[prefix]
                 self.assertTrue(1 <= float(value) < 1000, value)  # the prefix that fits
                 self.assertAlmostEqual(shown / rate, 1, delta=0.01)  # three digits, and the clock
+
+
+    def test_small_utilization_keeps_its_digits(self):
+        # a CPU loop against a 1 TFLOP/s peak: HFU ~ 5e-4 %. Printed with
+        # three significant digits (as HFU at the dtype mix beside it), never
+        # "HFU 0.0%", in the live lines and the summary; the figure is the
+        # report's iteration's flops / (1e12 x seconds), flops by hand
+        work = fresh("small")
+        out = os.path.join(work, "r.json")
+        p = subprocess.run([LOOP, "6", "/"], capture_output=True, text=True, timeout=120,
+                           env=env({"LD_PRELOAD": PRELOAD, "FLOPCOUNT_OUTPUT": out, "FLOPCOUNT_QUIET": "0",
+                                    "FLOPCOUNT_LOG_EVERY": "1", "FLOPCOUNT_PEAK_TFLOPS": "1"}))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotRegex(p.stderr, r"[HM]FU 0\.0%")
+        lines = re.findall(r"^flopcount: step (\d+) \S+ s \S+ \S+/s HFU (\S+)% MFU (\S+)% ",
+                           p.stderr, re.M)
+        self.assertEqual([int(s) for s, _, _ in lines], list(range(1, 7)), p.stderr)
+        with open(out) as f:
+            r = json.load(f)
+        its = {i["index"]: i for i in r["iterations"]["list"]}
+        for step, hfu, mfu in lines:
+            it = its[int(step)]
+            with self.subTest(step=step):
+                self.assertEqual(it["flops"], STEP_FLOPS)
+                want = 100 * STEP_FLOPS / (1e12 * it["seconds"])
+                self.assertLess(want, 0.1)
+                self.assertEqual(hfu, mfu)  # nothing recomputed
+                self.assertAlmostEqual(float(hfu) / want, 1, delta=0.01)  # 3 digits, and the clock
+        m = re.search(r"^flopcount: HFU (\S+)% MFU (\S+)% of 1 TFLOP/s", p.stderr, re.M)
+        self.assertIsNotNone(m, p.stderr)
+        self.assertAlmostEqual(float(m.group(1)) / (100 * r["utilization"]["hfu"]), 1, delta=0.01)
 
 
 class SharedOutput(unittest.TestCase):

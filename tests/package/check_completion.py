@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 EXE = SCRIPT = None
@@ -18,15 +19,15 @@ VERBS = ["run", "report", "formula", "peak", "merge"]
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 
-def complete(*words):
+def complete(*words, cwd=None):
     """COMPREPLY for the command line `flopcount WORDS...` (the last word is
-    the one being completed)."""
+    the one being completed), in cwd."""
     words = [EXE, *words]
     arr = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
     script = (f"source '{SCRIPT}'; COMP_WORDS=({arr}); COMP_CWORD={len(words) - 1}; "
               "_flopcount; printf '%s\\n' \"${COMPREPLY[@]}\"")
     p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True,
-                       text=True, timeout=30)
+                       text=True, timeout=30, cwd=cwd)
     if p.returncode != 0 or p.stderr:
         raise AssertionError(f"completion of {words}: {p.returncode} {p.stderr}")
     return {w for w in p.stdout.split("\n") if w}
@@ -64,6 +65,17 @@ class Completion(unittest.TestCase):
         self.assertIn("bash", complete("run", "--quiet", "--", "bas"))
         self.assertIn("bash", complete("run", "bas"))  # the command without "--"
         self.assertEqual(complete("run", "--", "bash", "--norc", "-c", "--ker") & {"--kernels"}, set())
+
+    def test_run_completes_the_arguments_of_a_command_without_dashes(self):
+        # `flopcount run python3 tr<TAB>`: a file, as after "--", not another command;
+        # an option's value (-o x.json) is not the command
+        with tempfile.TemporaryDirectory() as d:
+            open(os.path.join(d, "train_me.py"), "w").close()
+            self.assertEqual(complete("run", "python3", "train_", cwd=d), {"train_me.py"})
+            self.assertEqual(complete("run", "-o", "x.json", "python3", "train_", cwd=d),
+                             {"train_me.py"})
+            self.assertEqual(complete("run", "--log-every", "2", "python3", "--ten", cwd=d), set())
+            self.assertIn("python3", complete("run", "-o", "x.json", "python", cwd=d))
 
 
 if __name__ == "__main__":

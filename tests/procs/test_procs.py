@@ -11,6 +11,7 @@ first in LD_PRELOAD.)
 import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -216,11 +217,27 @@ class Run(Case):
         self.assertFalse(os.path.exists("--"))
 
     def test_per_run_place_not_creatable(self):
-        p = wrapped(gemm(1, 2), "/nonexistent-dir/sub/r.json", check=False)
+        # a folder under a regular file (root makes any missing folder)
+        blocker = self.path("blocker")
+        open(blocker, "w").close()
+        p = wrapped(gemm(1, 2), blocker + "/sub/r.json", check=False)
         self.assertEqual(p.returncode, 0)
         lines = p.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, p.stderr)
-        self.assertTrue(lines[0].startswith("flopcount run: cannot create the per-run directory"))
+        self.assertTrue(lines[0].startswith("flopcount run: cannot create the per-run directory "
+                                            + blocker + "/sub/r.json.parts-"), p.stderr)
+        self.assertTrue(lines[0].endswith(": Not a directory; no report will be written "
+                                          "(the command runs on)"), p.stderr)
+
+    def test_missing_output_folders_are_made(self):
+        # as --tensorboard's: --output in folders that do not exist yet (the
+        # library itself never makes FLOPCOUNT_OUTPUT's: tests/robust/fault_output.sh)
+        top = os.path.join(WORK, "made")
+        shutil.rmtree(top, ignore_errors=True)
+        p = wrapped(gemm(2, 3), os.path.join(top, "a", "b", "r.json"))
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(load(os.path.join(top, "a", "b", "r.json"))["totals"]["gemm_flops"],
+                         flops(2, 3))
 
     def test_shim_run_dir_gone(self):
         # FLOPCOUNT_RUN_DIR that does not exist: one flopcount: line, the job runs on.
@@ -308,6 +325,30 @@ class Direct(Case):
         r, note = report_json(out)
         self.assertEqual(r["totals"]["gemm_flops"], flops(1, 3))
         self.assertEqual(note, "")
+
+    def test_script_that_preloads_its_children(self):
+        # the script exports LD_PRELOAD itself (bash is not preloaded): each
+        # child is a run of its own, so the second replaces the first's FILE
+        # as stale; it says so, with the ways to keep both. With
+        # FLOPCOUNT_RUN_ID exported in the script, FILE holds all of them.
+        out = self.path("script.json")
+        g = os.path.join(BIN, "procs_gemm")
+        body = (f"export LD_PRELOAD='{preload()}' FLOPCOUNT_OUTPUT='{out}'\n"
+                f"{g} gemm 3 4\n{g} gemm 2 5\n{g} gemm 1 6\n")
+        p = subprocess.run(["bash", "-c", body], env=clean_env(), capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.count(f"flopcount: {out}: replacing the report of pid "), 2,
+                         p.stderr)
+        self.assertIn("FLOPCOUNT_RUN_ID", p.stderr)
+        self.assertEqual(load(out)["totals"]["gemm_flops"], flops(1, 6))  # the last run's
+        p = subprocess.run(["bash", "-c", "export FLOPCOUNT_RUN_ID=$$.$(date +%s%N)\n" + body],
+                           env=clean_env(), capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("replacing", p.stderr)
+        r = load(out)
+        self.assertEqual(r["totals"]["gemm_flops"], flops(3, 4) + flops(2, 5) + flops(1, 6))
+        self.assertEqual(len(r["processes"]), 3)
 
     def test_two_at_once_same_path(self):
         out = self.path("twice.json")

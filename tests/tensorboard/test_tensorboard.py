@@ -104,12 +104,12 @@ def fresh(name):
 
 
 class Events(unittest.TestCase):
-    def run_fixture(self, work, steps, eval_every, extra=None, tb=None):
+    def run_fixture(self, work, steps, eval_every, extra=None, tb=None, mode=()):
         tb = tb or os.path.join(work, "tb", "a", "b")  # made by the library: mkdir -p
         out = os.path.join(work, "report.json")
         go = os.path.join(work, "go")
         open(go, "w").close()
-        p = subprocess.run([FIXTURE, str(steps), str(eval_every), go], capture_output=True,
+        p = subprocess.run([FIXTURE, str(steps), str(eval_every), go, *mode], capture_output=True,
                            text=True, timeout=120,
                            env=env({"FLOPCOUNT_TENSORBOARD": tb, "FLOPCOUNT_OUTPUT": out, **(extra or {})}))
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -166,14 +166,45 @@ class Events(unittest.TestCase):
                     self.assertAlmostEqual(s[tag] / want, 1, delta=REL_SECONDS, msg=tag)
                 self.assertEqual(s["flopcount/mfu"], f32(s["flopcount/mfu"]))
                 self.assertAlmostEqual(s["flopcount/mfu"] / s["flopcount/hfu"], 6 / 7, delta=1e-6)
-                # passes that ended before the iteration did, or one more in
-                # the same drain
-                self.assertLessEqual((e.step - 1) // every, s["flopcount/eval_passes"])
-                self.assertLessEqual(s["flopcount/eval_passes"], e.step // every)
+                # the passes before the iteration ended: the fixture runs one
+                # after every `every`-th step, so (step - 1) // every of them
+                self.assertEqual(s["flopcount/eval_passes"], (e.step - 1) // every)
+                self.assertEqual(it["eval_passes"], (e.step - 1) // every)
                 self.assertGreater(e.wall_time, start)
                 self.assertAlmostEqual(e.wall_time, start + it["start_seconds"] + secs, delta=0.05)
         self.assertEqual(scalars(events[-1])["flopcount/eval_passes"], evals["count"])
         self.assertEqual(sorted(e.wall_time for e in events[1:]), [e.wall_time for e in events[1:]])
+
+    def test_eval_passes_are_each_iterations_own(self):
+        # the whole loop within one drain: the iterations and the passes
+        # between them reach the writer together, and each point still
+        # counts only the passes before its iteration ended (a pass after
+        # step 3 and one after step 6 of 7), not the two counted by then
+        work = fresh("evals")
+        tb, rep, _ = self.run_fixture(work, 7, 3, mode=["fast"])
+        pid = rep["process"]["pid"]
+        events, rest = read_events(self.one_file(os.path.join(tb, f"pid{pid}")))
+        self.assertEqual(rest, 0)
+        self.assertEqual(rep["eval_passes"]["count"], 2)
+        want = [0, 0, 0, 1, 1, 1, 2]
+        self.assertEqual([e.step for e in events[1:]], list(range(1, 8)))
+        self.assertEqual([scalars(e)["flopcount/eval_passes"] for e in events[1:]], want)
+        self.assertEqual([it["eval_passes"] for it in rep["iterations"]["list"]], want)
+
+    def test_fast_loop_live_line_keeps_its_digits(self):
+        # the 'fast' loop's iterations take microseconds: the live line shows
+        # them with 3 significant digits (was "0.000 s" beside "5.02 GFLOP/s"),
+        # each the report's iteration's seconds
+        work = fresh("fastlive")
+        _, rep, p = self.run_fixture(work, 5, 0, {"FLOPCOUNT_LOG_EVERY": "1"}, mode=["fast"])
+        lines = re.findall(r"^flopcount: step (\d+) ([0-9.]+) s ", p.stderr, re.M)
+        self.assertEqual([int(k) for k, _ in lines], [1, 2, 3, 4, 5], p.stderr)
+        its = {i["index"]: i for i in rep["iterations"]["list"]}
+        for k, shown in lines:
+            secs = its[int(k)]["seconds"]
+            with self.subTest(step=k, shown=shown, seconds=secs):
+                self.assertGreater(float(shown), 0)
+                self.assertAlmostEqual(float(shown) / secs, 1, delta=0.01)
 
     def test_rank_has_its_run_folder(self):
         work = fresh("rank")
