@@ -42,7 +42,7 @@ if(FLOPCOUNT_SANITIZE STREQUAL "address")
 endif()
 
 # 'flopcount report': measured against the formula, the gap explained.
-foreach(scenario exact flash unexplained recompute ranks split noiter errors)
+foreach(scenario exact flash unexplained recompute ranks split guessed noiter errors)
   add_test(NAME report_${scenario}
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/merge_report.sh ${scenario}
             $<TARGET_FILE:merge_gen> $<TARGET_FILE:flopcount_cli> ${FC_MERGE_WORK})

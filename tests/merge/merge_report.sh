@@ -195,6 +195,39 @@ PY
     check "$dir/o-absent.json" 'j["iterations"]["ambiguous_recompute_steady"] == 3' \
         'j["measured"]["split_ambiguous"] is True'
     ;;
+guessed)
+    # Each iteration 44302336 FLOPs of which 1048576 recompute (selective).
+    # 'one': iterations 3 and 4 flagged, their recompute guessed as backward
+    # (0): the recompute is the median of the sure steady iteration (2),
+    # 1048576, and MFU stands (the median of 2-4 would be 0). 'all': every
+    # steady iteration guessed: their median, 0, marked a guess.
+    for n in one all; do
+        tiny_report "$dir/g-$n.json" 44302336 1048576
+        "$py" - "$dir/g-$n.json" "$n" <<'PY'
+import json, sys
+p, n = sys.argv[1], sys.argv[2]
+j = json.load(open(p))
+it = j["iterations"]
+it.update(detected_by="auto", ambiguous_iterations=2 if n == "one" else 3)
+for e in it["list"][1:]:
+    if n == "all" or e["index"] in (3, 4):
+        e.update(ambiguous=True, ambiguous_recompute=True, recompute_flops=0,
+                 ambiguous_reason="backward or recompute cannot be told")
+json.dump(j, open(p, "w"))
+PY
+        "$cli" report "$dir/g-$n.json" --peak-tflops 0.1 --json >"$dir/g-$n.out.json"
+        "$cli" report "$dir/g-$n.json" --peak-tflops 0.1 >"$dir/g-$n.txt"
+    done
+    # sure: 43253760 / (1e11 x 0.5) = 0.0008650752
+    check "$dir/g-one.out.json" 'j["measured"]["recompute_flops_per_iteration"] == 1048576' \
+        'j["measured"]["recompute_guessed"] is False' 'j["measured"]["split_ambiguous"] is True' \
+        'abs(j["measured"]["mfu"] - 43253760 / 5e10) < 1e-15'
+    grep -q "an estimate" "$dir/g-one.txt" && fail "MFU marked an estimate: $(cat "$dir/g-one.txt")"
+    want_text "$dir/g-one.txt" "1048576 (2.4% of counted; of the iterations split for sure)"
+    check "$dir/g-all.out.json" 'j["measured"]["recompute_flops_per_iteration"] == 0' \
+        'j["measured"]["recompute_guessed"] is True'
+    want_text "$dir/g-all.txt" "(an estimate: the recompute it leaves out is a guess)"
+    ;;
 noiter)
     "$gen" "$dir" --ranks 2 --iterations 0
     "$cli" report "$dir/rank1.json" "${MODEL[@]}" --json >"$dir/o.json"

@@ -31,16 +31,18 @@ static void cards(fc_html *h, const fc_report_view *v)
                         : nopeak);
     fc_html_mix_card(h, "measured.hfu_mix", &v->mix);
     fc_html_card(h, "measured.mfu", "MFU measured", fc_fmt_pct(v->mfu, a, sizeof a),
-                 v->n_ambiguous ? "counted FLOPs less recompute; an estimate: the split is a guess"
-                                : "counted FLOPs less recompute");
+                 v->recompute_guessed
+                     ? "counted FLOPs less recompute; an estimate: the split is a guess"
+                     : "counted FLOPs less recompute");
     fc_html_card(h, v->has_model ? "formula.mfu" : NULL, "MFU formula",
                  fc_fmt_pct(v->formula_mfu, a, sizeof a),
                  v->has_model ? "model FLOPs / (GPUs x peak x measured time)"
                               : "give the model (--layers ... or --config hf.json)");
     fc_html_card(h, it ? "recompute_share" : NULL, "recompute",
                  fc_fmt_pct(it ? share(v->job_recompute, v->job_flops) : NAN, a, sizeof a),
-                 v->n_ambiguous ? "of the counted FLOPs per iteration; a guess (see the split)"
-                                : "of the counted FLOPs per iteration");
+                 v->recompute_guessed
+                     ? "of the counted FLOPs per iteration; a guess (see the split)"
+                     : "of the counted FLOPs per iteration");
     if (it)
         snprintf(b, sizeof b, "median of %zu steady iteration%s", v->n_steady,
                  v->n_steady == 1 ? "" : "s");
@@ -60,12 +62,10 @@ static void cards(fc_html *h, const fc_report_view *v)
     const fc_report *r = &v->rep;
     if (r->attn.has && r->attn.calls > 0) { /* counted fused attention: its share */
         snprintf(b, sizeof b, "of the counted FLOPs: %s in %llu fused-attention calls",
-                 fc_u128_to_str(r->totals.attention_flops, e),
-                 (unsigned long long)r->attn.calls);
-        fc_html_card(h, "attention.share_of_counted", "attention",
-                     fc_fmt_pct(share(r->totals.attention_flops, r->totals.counted_flops), a,
-                                sizeof a),
-                     b);
+                 fc_u128_to_str(r->totals.attention_flops, e), (unsigned long long)r->attn.calls);
+        fc_html_card(
+            h, "attention.share_of_counted", "attention",
+            fc_fmt_pct(share(r->totals.attention_flops, r->totals.counted_flops), a, sizeof a), b);
     }
     fc_html_card(h, peak ? "measured.peak_source" : NULL, "peak per GPU",
                  peak ? v->peak_desc : "not known", peak ? "" : nopeak);
@@ -88,8 +88,9 @@ static void totals_table(fc_html *h, const fc_report_view *v)
     fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e),
                     line);
     if (r->attn.calls + r->attn.failed_calls > 0) {
-        snprintf(line, sizeof line, "%s in %llu fused-attention calls (%llu failed); the section "
-                                    "below has them by source and shape",
+        snprintf(line, sizeof line,
+                 "%s in %llu fused-attention calls (%llu failed); the section "
+                 "below has them by source and shape",
                  fc_fmt_flop(r->totals.attention_flops, s, sizeof s),
                  (unsigned long long)r->attn.calls, (unsigned long long)r->attn.failed_calls);
         fc_html_fig_row(h, "attention", "totals.attention_flops",
@@ -146,7 +147,9 @@ static void measured_table(fc_html *h, const fc_report_view *v)
                     fc_u128_to_str(v->job_flops, e1), line);
     snprintf(line, sizeof line, "(%s of counted)%s",
              fc_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p),
-             v->n_ambiguous ? "; the split is a guess in some iterations" : "");
+             v->recompute_guessed ? "; the split is a guess in some iterations"
+             : v->n_ambiguous     ? "; of the iterations split for sure"
+                                  : "");
     fc_html_fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
                     fc_u128_to_str(v->job_recompute, e1), line);
     if (v->job_xs)
@@ -165,7 +168,7 @@ static void measured_table(fc_html *h, const fc_report_view *v)
         fc_html_fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
         snprintf(line, sizeof line, "counted FLOPs less recompute%s%s",
                  v->job_xs ? " and the attention excess" : "",
-                 v->n_ambiguous ? " (an estimate: the split is a guess)" : "");
+                 v->recompute_guessed ? " (an estimate: the split is a guess)" : "");
         fc_html_fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p), line);
     }
     if (v->rep.iterations.ambiguous_iterations > 0 || v->n_ambiguous > 0) {
@@ -313,8 +316,8 @@ static void build_steps(const fc_report_view *v, steps *w)
         add(w, "+ recompute", "recompute", counted, counted + v->job_recompute, "s-rc",
             "measured: forward GEMMs repeated in the backward");
     if (v->job_xs)
-        add(w, "+ attention\nexcess", "attention excess", counted + v->job_recompute,
-            v->job_flops, "s-odd",
+        add(w, "+ attention\nexcess", "attention excess", counted + v->job_recompute, v->job_flops,
+            "s-odd",
             "measured: attention's backward beyond 2x its forward (the kernels recompute "
             "QK^T)");
     add(w, "counted\nFLOPs", "counted FLOPs", 0, v->job_flops, "s-total", NULL);
@@ -357,8 +360,8 @@ static void waterfall_chart(fc_html *h, const steps *w)
 static void legend(fc_html *h, const steps *w)
 {
     static const char *const cls[] = {"s-formula", "s-total", "s-down", "s-up", "s-rc", "s-odd"};
-    static const char *const lbl[] = {"formula",   "counted",  "taken away",
-                                      "added",     "recompute", "attention excess"};
+    static const char *const lbl[] = {"formula", "counted",   "taken away",
+                                      "added",   "recompute", "attention excess"};
     const char *c[6], *l[6];
     size_t n = 0;
     for (size_t k = 0; k < 6; k++)

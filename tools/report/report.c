@@ -31,13 +31,12 @@ typedef struct args {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: flopcount report FILE.json [model flags | --config hf.json] [--gpus N]\n"
-            "                        [--gpu NAME --dtype D | --peak-tflops X] [--json]\n"
-            "                        [--html OUT.html]\n"
-            "The measured side of a report (one rank's, or 'flopcount merge --json' output):\n"
-            "totals, top shapes, iterations, HFU/MFU when a peak is known; with model flags\n"
-            "also the formula's FLOPs and MFU, and the difference explained.\n\n");
+    fprintf(f, "usage: flopcount report FILE.json [model flags | --config hf.json] [--gpus N]\n"
+               "                        [--gpu NAME --dtype D | --peak-tflops X] [--json]\n"
+               "                        [--html OUT.html]\n"
+               "The measured side of a report (one rank's, or 'flopcount merge --json' output):\n"
+               "totals, top shapes, iterations, HFU/MFU when a peak is known; with model flags\n"
+               "also the formula's FLOPs and MFU, and the difference explained.\n\n");
     fputs(fc_model_flags_help(), f);
     fprintf(f, "utilization:\n"
                "  --gpus N               GPUs the iteration time covers (default: the\n"
@@ -130,10 +129,12 @@ static int steady_medians(fc_report_view *v)
         free(t);
         return bad("out of memory", NULL);
     }
+    size_t n_sure = 0; /* rc[0, n_sure): sure recomputes; then the guessed ones */
     for (size_t i = 0; i < n; i++) {
         const fc_report_iter *it = &r->iterations.list[from + i];
+        if (!it->ambiguous_recompute)
+            rc[n_sure++] = it->recompute_flops;
         f[i] = it->flops;
-        rc[i] = it->recompute_flops;
         fw[i] = it->forward_flops;
         xs[i] = it->attention_excess_flops;
         v->n_ambiguous += it->ambiguous_recompute != 0;
@@ -144,7 +145,14 @@ static int steady_medians(fc_report_view *v)
     v->n_steady = n;
     v->has_iterations = n > 0;
     v->file_flops = fc_median_u128(f, n);
-    v->file_recompute = fc_median_u128(rc, n);
+    /* The recompute (and so MFU) of the iterations whose split is sure when
+     * there are any: a guessed one never moves the figure then; else every
+     * steady one's, and the figure is a guess (recompute_guessed). */
+    if (n_sure == 0)
+        for (size_t i = 0; i < n; i++)
+            rc[i] = r->iterations.list[from + i].recompute_flops;
+    v->file_recompute = fc_median_u128(rc, n_sure ? n_sure : n);
+    v->recompute_guessed = n_sure == 0 && v->n_ambiguous > 0;
     v->file_forward = fc_median_u128(fw, n);
     v->file_xs = fc_median_u128(xs, n);
     free(fw);
@@ -152,7 +160,7 @@ static int steady_medians(fc_report_view *v)
     /* the report's own median (the shim's, or the merge's) when it has one:
      * the same figure, by the same definition, as the list's */
     v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
-                                                       : fc_median_double(t, nt);
+                                                      : fc_median_double(t, nt);
     free(f);
     free(rc);
     free(t);
@@ -203,15 +211,16 @@ static int measured(fc_report_view *v, const args *a)
     if (steady_medians(v) != 0)
         return -1;
     job_scale(v, a);
-    if (fc_peak_opt_resolve(&a->peak, "report", fc_peak_main_dtype(v->rep.by_dtype, v->rep.n_by_dtype), &v->peak, v->peak_desc,
-                            sizeof v->peak_desc) != 0)
+    if (fc_peak_opt_resolve(&a->peak, "report",
+                            fc_peak_main_dtype(v->rep.by_dtype, v->rep.n_by_dtype), &v->peak,
+                            v->peak_desc, sizeof v->peak_desc) != 0)
         return -1;
     if (v->peak == 0 && v->rep.has_utilization && v->rep.utilization.peak_flops > 0) {
         v->peak = v->rep.utilization.peak_flops;
         snprintf(v->peak_desc, sizeof v->peak_desc, "from the report: %.4g TFLOP/s%s%s%s%s%.64s",
-                 v->peak / 1e12, v->rep.utilization.dtype[0] ? " (" : "",
-                 v->rep.utilization.dtype, v->rep.utilization.dtype[0] ? ")" : "",
-                 v->rep.utilization.device[0] ? ", " : "", v->rep.utilization.device);
+                 v->peak / 1e12, v->rep.utilization.dtype[0] ? " (" : "", v->rep.utilization.dtype,
+                 v->rep.utilization.dtype[0] ? ")" : "", v->rep.utilization.device[0] ? ", " : "",
+                 v->rep.utilization.device);
     }
     v->hfu = v->mfu = NAN;
     if (v->has_iterations) {
@@ -321,8 +330,9 @@ static int load(fc_report_view *v)
         fprintf(stderr, "flopcount report: %s: the assembled job report: %s\n", v->path, err);
         fc_report_free(&v->rep);
     } else if (text != NULL) {
-        fprintf(stderr, "flopcount report: note: %s holds pid %ld's report; %d more process%s of "
-                        "its run wrote %s.parts/: reporting the %zu together%s\n",
+        fprintf(stderr,
+                "flopcount report: note: %s holds pid %ld's report; %d more process%s of "
+                "its run wrote %s.parts/: reporting the %zu together%s\n",
                 v->path, file_pid, parts, parts == 1 ? "" : "es", v->path, j.n,
                 j.stale_ignored ? " (parts of other runs left out)" : "");
         rc = 0;

@@ -30,45 +30,46 @@ enum fc_gap_term {
 };
 
 typedef struct fc_gap {
-    int sign;           /* -1: counted below the formula, 0: equal, 1: above */
-    fc_u128 abs;        /* |formula model - counted model| */
-    double fraction;    /* of the formula's model FLOPs, signed */
+    int sign;        /* -1: counted below the formula, 0: equal, 1: above */
+    fc_u128 abs;     /* |formula model - counted model| */
+    double fraction; /* of the formula's model FLOPs, signed */
     fc_u128 term[FC_GAP_COUNT];
-    unsigned explained; /* bit per term: the terms whose sum is nearest the gap */
-    unsigned offered;   /* bit per term that can explain it (the attention core is
-                           not missing when calls or GEMMs counted it) */
-    int band_above;     /* FC_GAP_ATTENTION_BAND: the exact band exceeds the formula's
-                           term (its 'half' convention), so it explains a count above */
-    fc_u128 residual;   /* |gap - that sum| */
-    double recompute_of_model;          /* measured recompute / formula model FLOPs */
-    double formula_recompute_of_model;  /* (formula hardware - model) / model */
+    unsigned explained;        /* bit per term: the terms whose sum is nearest the gap */
+    unsigned offered;          /* bit per term that can explain it (the attention core is
+                                  not missing when calls or GEMMs counted it) */
+    int band_above;            /* FC_GAP_ATTENTION_BAND: the exact band exceeds the formula's
+                                  term (its 'half' convention), so it explains a count above */
+    fc_u128 residual;          /* |gap - that sum| */
+    double recompute_of_model; /* measured recompute / formula model FLOPs */
+    double formula_recompute_of_model; /* (formula hardware - model) / model */
 } fc_gap;
 
 typedef struct fc_report_view {
     const char *path;
     fc_report rep;
     /* measured, per iteration */
-    int has_iterations;       /* steady iterations with FLOPs found */
+    int has_iterations; /* steady iterations with FLOPs found */
     size_t n_steady;
     fc_u128 file_flops, file_recompute; /* what the file counted (a rank, or the merged job) */
-    long scale;               /* ranks the job figure multiplies the file's by (1: none) */
-    fc_u128 job_flops, job_recompute;   /* the whole job */
-    fc_u128 file_xs, job_xs;  /* median attention beyond the model convention (the file's,
-                                 the job's): of the counted FLOPs, left out of MFU */
-    double seconds;           /* median iteration time; NaN without */
+    long scale;                       /* ranks the job figure multiplies the file's by (1: none) */
+    fc_u128 job_flops, job_recompute; /* the whole job */
+    fc_u128 file_xs, job_xs;          /* median attention beyond the model convention (the file's,
+                                         the job's): of the counted FLOPs, left out of MFU */
+    double seconds;                   /* median iteration time; NaN without */
     int64_t gpus;
-    int gpus_from;            /* 0 default 1, 1 the report's world size, 2 --gpus */
-    double peak;              /* per GPU, FLOP/s; 0 when unknown */
+    int gpus_from; /* 0 default 1, 1 the report's world size, 2 --gpus */
+    double peak;   /* per GPU, FLOP/s; 0 when unknown */
     char peak_desc[160];
-    double hfu, mfu;          /* measured; NaN when not computable */
-    fc_mix mix;               /* HFU at the dtype mix (mix.ok), its terms, or why not */
-    fc_u128 file_forward;     /* median forward FLOPs of the steady iterations (the file's) */
+    double hfu, mfu;      /* measured; NaN when not computable */
+    fc_mix mix;           /* HFU at the dtype mix (mix.ok), its terms, or why not */
+    fc_u128 file_forward; /* median forward FLOPs of the steady iterations (the file's) */
     /* the model read off the forward GEMMs (report_infer.c) */
-    int has_inferred;         /* the report has a forward profile */
+    int has_inferred; /* the report has a forward profile */
     fc_inferred inf;
     const char *model_from;   /* "the stream", "flags", "the stream and flags" */
     char formula_reason[300]; /* no formula: why */
     size_t n_ambiguous;       /* steady iterations whose recompute (so MFU) is a guess */
+    int recompute_guessed;    /* the median recompute is of guessed iterations (none sure) */
     size_t n_ambiguous_split; /* steady iterations whose split is a guess at all */
     /* formula */
     int has_model;

@@ -113,7 +113,8 @@ static void json_iterations(fc_jw *w, const fc_report_view *v)
     fc_jw_u64(w, "ambiguous_steady", v->n_ambiguous_split);
     fc_jw_u64(w, "ambiguous_recompute_steady", v->n_ambiguous);
     fc_jw_str(w, "micro_batch", r->iterations.micro_batch[0] ? r->iterations.micro_batch : NULL);
-    fc_jw_str(w, "ambiguous_reasons", r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : NULL);
+    fc_jw_str(w, "ambiguous_reasons",
+              r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : NULL);
     fc_jw_str(w, "advice", r->iterations.advice[0] ? r->iterations.advice : NULL);
     fc_jw_obj_end(w);
 }
@@ -140,6 +141,8 @@ static void json_measured(fc_jw *w, const fc_report_view *v)
     fc_jw_double(w, "mfu", v->mfu);
     /* recompute and MFU rest on the split; true when a steady one is a guess */
     fc_jw_bool(w, "split_ambiguous", v->n_ambiguous > 0);
+    /* the recompute figure is of guessed iterations: no steady one was sure */
+    fc_jw_bool(w, "recompute_guessed", v->recompute_guessed);
     fc_mix_json(w, &v->mix);
     fc_jw_obj_end(w);
 }
@@ -164,8 +167,8 @@ static void json_formula(fc_jw *w, const fc_report_view *v)
 
 static void json_gap(fc_jw *w, const fc_report_view *v)
 {
-    static const char *const keys[FC_GAP_COUNT] = {"attention_core", "first_layer_dgrad",
-                                                   "logits", "attention_band"};
+    static const char *const keys[FC_GAP_COUNT] = {"attention_core", "first_layer_dgrad", "logits",
+                                                   "attention_band"};
     const fc_gap *g = &v->gap;
     if (!v->has_iterations) {
         fc_jw_null(w, "difference");

@@ -18,8 +18,9 @@ char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size)
         snprintf(buf, size, "merged report of %ld ranks (%s); status %s", r->world_size,
                  r->launcher[0] ? r->launcher : "unknown launcher", r->status);
     else if (r->n_procs > 1)
-        snprintf(buf, size, "job of %zu processes on %s (iterations, shapes' top: pid %ld; "
-                            "totals: all); status %s",
+        snprintf(buf, size,
+                 "job of %zu processes on %s (iterations, shapes' top: pid %ld; "
+                 "totals: all); status %s",
                  r->n_procs, r->hostname, r->pid, r->status);
     else if (r->rank >= 0)
         snprintf(buf, size, "rank %ld of %ld (%s) on %s, pid %ld; status %s", r->rank,
@@ -76,9 +77,9 @@ static void text_processes(const fc_report_view *v)
         snprintf(rank, sizeof rank, p->rank >= 0 ? "%ld" : "-", p->rank);
         snprintf(iters, sizeof iters, p->has_iterations ? "%llu" : "-",
                  (unsigned long long)p->iterations);
-        printf("    %-9s %-8s %-5s %-26.26s %11llu %20s %6s  %.60s%s\n", pid, ppid, rank,
-               p->ended, (unsigned long long)p->gemm_calls, fc_u128_to_str(p->gemm_flops, e),
-               iters, p->command, strlen(p->command) > 60 ? " ..." : "");
+        printf("    %-9s %-8s %-5s %-26.26s %11llu %20s %6s  %.60s%s\n", pid, ppid, rank, p->ended,
+               (unsigned long long)p->gemm_calls, fc_u128_to_str(p->gemm_flops, e), iters,
+               p->command, strlen(p->command) > 60 ? " ..." : "");
     }
 }
 
@@ -155,8 +156,7 @@ static void text_iterations(const fc_report_view *v)
                "accumulates gradients (its time, FLOPs and batch are then a micro-batch's)\n");
     if (r->has_eval && r->eval_passes.count)
         printf("  eval passes    %llu, %s FLOPs (not in the iterations)\n",
-               (unsigned long long)r->eval_passes.count,
-               fc_u128_to_str(r->eval_passes.flops, e));
+               (unsigned long long)r->eval_passes.count, fc_u128_to_str(r->eval_passes.flops, e));
     text_split(v);
 }
 
@@ -175,9 +175,10 @@ static void text_measured(const fc_report_view *v)
             printf("  n/a: no iterations found, though the program marks its steps (%s): every "
                    "GEMM was evaluation or outside the marked steps\n",
                    strcmp(v->rep.iterations.detected_by, "marker") == 0 ? "flopcount_step()"
-                                                                         : "NVTX step ranges");
+                                                                        : "NVTX step ranges");
         else
-            printf("  n/a: no iterations found (mark them with flopcount_step() or an NVTX range)\n");
+            printf(
+                "  n/a: no iterations found (mark them with flopcount_step() or an NVTX range)\n");
         return;
     }
     if (v->scale > 1)
@@ -188,7 +189,9 @@ static void text_measured(const fc_report_view *v)
         printf("  counted FLOPs  %s%s\n", fc_u128_to_str(v->job_flops, e1),
                v->rep.is_merge ? " (all ranks)" : "");
     double jf = fc_u128_to_double(v->job_flops);
-    const char *unsure = v->n_ambiguous ? "; the split is a guess (see above)" : "";
+    const char *unsure = v->recompute_guessed ? "; the split is a guess (see above)"
+                         : v->n_ambiguous     ? "; of the iterations split for sure"
+                                              : "";
     fc_report_attention_text_measured(v);
     printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
            fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
@@ -205,9 +208,10 @@ static void text_measured(const fc_report_view *v)
            fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
            fc_report_gpus_from(v), v->peak_desc);
     printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
-    printf("  MFU measured   %s   counted FLOPs less recompute%s%s\n", fc_fmt_pct(v->mfu, p2, sizeof p2),
+    printf("  MFU measured   %s   counted FLOPs less recompute%s%s\n",
+           fc_fmt_pct(v->mfu, p2, sizeof p2),
            v->job_xs ? " and attention's backward beyond 2x its forward" : "",
-           v->n_ambiguous ? " (an estimate: the recompute it leaves out is a guess)" : "");
+           v->recompute_guessed ? " (an estimate: the recompute it leaves out is a guess)" : "");
 }
 
 char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
@@ -311,8 +315,7 @@ char *fc_report_recompute_sentence(const fc_report_view *v, char *buf, size_t si
     char p[16], q[16];
     snprintf(buf, size,
              "measured %s of the formula's model FLOPs; the formula with recompute %s adds %s",
-             fc_fmt_pct(g->recompute_of_model, p, sizeof p),
-             fc_recompute_name(v->model.recompute),
+             fc_fmt_pct(g->recompute_of_model, p, sizeof p), fc_recompute_name(v->model.recompute),
              fc_fmt_pct(g->formula_recompute_of_model, q, sizeof q));
     return buf;
 }
@@ -333,7 +336,7 @@ static void text_gap(const fc_report_view *v)
         text_terms(g);
     fc_report_attention_text_gap(v);
     printf("  recompute      %s%s\n", fc_report_recompute_sentence(v, line, sizeof line),
-           v->n_ambiguous ? " (the measured recompute rests on a guessed split)" : "");
+           v->recompute_guessed ? " (the measured recompute rests on a guessed split)" : "");
 }
 
 void fc_report_print_text(const fc_report_view *v)
