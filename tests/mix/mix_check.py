@@ -10,6 +10,10 @@ below) on a GPU the fake driver names:
   nofp8    A100 SXM: 1 FP8 E4M3 + 3 BF16 (the A100 has no FP8 peak)
   bf16     H100 SXM: 3 BF16 only (the mix is HFU, to the bit)
   merge    fp8mix as rank 0 beside 1 E4M3 + 3 BF16 as rank 1
+  merge_devices  ranks on different GPUs: H100 + A100 with FP8 on both
+           (unknown: the A100 has no FP8 peak), H100 + B200 both in BF16
+           (unknown: two BF16 figures, shown with the reason), H100 FP8
+           only + A100 BF16 only (each dtype at its own device's peak)
 
 Peaks from the data sheets, sparse figures halved (docs/peak.md): H100 SXM
 FP8 3958* -> 1978.9 TFLOP/s (E4M3 and E5M2 alike), BF16 1979* -> 989.4;
@@ -258,6 +262,44 @@ def merge():
     check(close(j["hfu_mix"], hand(both, H100, j["seconds_per_iteration"], 2)), "merge: report of the merged file %r" % j)
 
 
+def merge_devices():
+    """Ranks on GPUs of different kinds: each dtype's FLOPs need the peak of
+    the device they ran on, never another rank's."""
+    def ranks(name, specs):
+        return [run("%s%d" % (name, r), c, gpu, {"RANK": str(r), "WORLD_SIZE": "2"})[4]
+                for r, (c, gpu) in enumerate(specs)]
+    a100 = "NVIDIA A100-SXM4-80GB"
+    # H100 (3 E4M3, 1 E5M2, 2 BF16) beside an A100 running 3 E4M3 + 1 BF16:
+    # the A100 has no FP8 peak, so its report has no utilization at all (its
+    # dominant dtype has no peak); the H100's FP8 figure must not stand in
+    # for the A100's FP8 FLOPs.
+    files = ranks("devfp8", [((3, 1, 2), "NVIDIA H100 80GB HBM3"), ((3, 0, 1), a100)])
+    u = json.loads(cli("merge", *files, "--json"))["utilization"]
+    check(u["hfu_mix"] is None and "fp8_e4m3" in u["mix_reason"] and "A100" in u["mix_reason"],
+          "merge H100 + A100 with FP8: the mix is unknown, got %r" % u)
+    text = cli("merge", *files)
+    check("HFU at mix       n/a   NVIDIA A100 SXM4 has no dense fp8_e4m3 figure" in text,
+          "merge H100 + A100 with FP8: text\n" + text)
+    # H100 and B200 both ran BF16, at 989.4 and 2250: no one BF16 figure,
+    # and the ranks' single peaks differ too (fp8 1978.9, bf16 2250); the
+    # unknown mix is still shown with its reason
+    files = ranks("devbf16", [((3, 1, 2), "NVIDIA H100 80GB HBM3"), ((0, 0, 3), "NVIDIA B200")])
+    u = json.loads(cli("merge", *files, "--json")).get("utilization")
+    check(u is not None and u["hfu_mix"] is None and "different bf16 peaks" in u["mix_reason"],
+          "merge H100 + B200: the mix unknown with its reason, got %r" % u)
+    check("HFU at mix       n/a   the reports give different bf16 peaks" in cli("merge", *files),
+          "merge H100 + B200: text says why the mix is unknown")
+    # H100 FP8 only (3 E4M3 + 1 E5M2) beside an A100 BF16 only (3): each
+    # dtype ran on one kind, so the cluster's ideal time is 4P at 1978.9 on
+    # the H100 plus 3P at 312 on the A100, over 2 GPUs x the step time
+    files = ranks("devsplit", [((3, 1, 0), "NVIDIA H100 80GB HBM3"), ((0, 0, 3), a100)])
+    m = json.loads(cli("merge", *files, "--json"))
+    t = m["iterations"]["median_seconds"]
+    want = (4 * P / (1978.9 * TF) + 3 * P / (312 * TF)) / (2 * t)
+    check(close(m["utilization"]["hfu_mix"], want), "merge H100 FP8 + A100 BF16: %r, by hand %r"
+          % (m["utilization"]["hfu_mix"], want))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -265,6 +307,7 @@ def main():
     nofp8()
     bf16()
     merge()
+    merge_devices()
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
         sys.exit(1)
