@@ -289,6 +289,10 @@ def merge_devices():
           "merge H100 + B200: the mix unknown with its reason, got %r" % u)
     check("HFU at mix       n/a   the reports give different bf16 peaks" in cli("merge", *files),
           "merge H100 + B200: text says why the mix is unknown")
+    page = os.path.join(WORK, "devbf16.html")
+    cli("merge", *files, "--html", page)
+    with open(page) as f:
+        check("the reports give different bf16 peaks" in f.read(), "merge H100 + B200: the HTML says why")
     # H100 FP8 only (3 E4M3 + 1 E5M2) beside an A100 BF16 only (3): each
     # dtype ran on one kind, so the cluster's ideal time is 4P at 1978.9 on
     # the H100 plus 3P at 312 on the A100, over 2 GPUs x the step time
