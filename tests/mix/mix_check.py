@@ -14,6 +14,8 @@ below) on a GPU the fake driver names:
            (unknown: the A100 has no FP8 peak), H100 + B200 both in BF16
            (unknown: two BF16 figures, shown with the reason), H100 FP8
            only + A100 BF16 only (each dtype at its own device's peak)
+  merge_hand  ranks with FLOPCOUNT_PEAK_TFLOPS=500: BF16 + FP8 (unknown),
+           BF16 + BF16 (the given figure, one dtype)
 
 Peaks from the data sheets, sparse figures halved (docs/peak.md): H100 SXM
 FP8 3958* -> 1978.9 TFLOP/s (E4M3 and E5M2 alike), BF16 1979* -> 989.4;
@@ -304,6 +306,27 @@ def merge_devices():
           % (m["utilization"]["hfu_mix"], want))
 
 
+def merge_hand():
+    """Ranks whose peak was given by hand (FLOPCOUNT_PEAK_TFLOPS=500): one
+    figure whatever the dtype, so a cluster mix of two dtypes cannot rest on
+    it even though each rank's own mix (one dtype) carries it."""
+    def ranks(name, counts):
+        return [run("%s%d" % (name, r), c, "NVIDIA H100 80GB HBM3",
+                    {"RANK": str(r), "WORLD_SIZE": "2", "FLOPCOUNT_PEAK_TFLOPS": "500"})[4]
+                for r, c in enumerate(counts)]
+    files = ranks("handmix", [(0, 0, 3), (3, 0, 0)])  # BF16 only, FP8 E4M3 only
+    u = json.loads(cli("merge", *files, "--json"))["utilization"]
+    check(u["hfu_mix"] is None and "FLOPCOUNT_PEAK_TFLOPS" in u["mix_reason"],
+          "merge of hand-peaked ranks, BF16 + FP8: the mix is unknown, got %r" % u)
+    # both BF16 only: one dtype, the given figure serves; 2 x 3P per step on
+    # 2 GPUs at 500 TFLOP/s each, the same as the cluster HFU
+    files = ranks("handone", [(0, 0, 3), (0, 0, 3)])
+    m = json.loads(cli("merge", *files, "--json"))
+    t = m["iterations"]["median_seconds"]
+    check(close(m["utilization"]["hfu_mix"], 6 * P / (2 * 500 * TF * t)),
+          "merge of hand-peaked ranks, BF16 only: %r" % m["utilization"])
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -312,6 +335,7 @@ def main():
     bf16()
     merge()
     merge_devices()
+    merge_hand()
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
         sys.exit(1)

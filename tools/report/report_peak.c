@@ -154,6 +154,8 @@ void fc_mix_source_add(fc_mix_source *s, const fc_report *r)
         else if (*have != mine[dt])
             *have = -1; /* two reports, two figures */
     }
+    if (r->has_utilization && strcmp(r->utilization.peak_source, "FLOPCOUNT_PEAK_TFLOPS") == 0)
+        s->by_hand = 1;
     if (s->reason[0] == '\0' && r->utilization.mix_reason[0])
         snprintf(s->reason, sizeof s->reason, "%s", r->utilization.mix_reason);
     if (s->reason[0] == '\0' && !r->has_utilization && r->utilization_reason[0]) {
@@ -202,7 +204,12 @@ static double source_of(void *ctx, int dtype, char *why, size_t n)
 
 fc_mix_peaks fc_mix_source_peaks(fc_mix_source *s)
 {
-    fc_mix_peaks p = {source_of, s, s->given > 0 ? "--peak-tflops" : NULL};
+    /* a report's hand-given peak is one figure whatever the dtype, like
+     * --peak-tflops: a mix of several dtypes cannot rest on it */
+    fc_mix_peaks p = {source_of, s,
+                      s->given > 0  ? "--peak-tflops"
+                      : s->by_hand ? "FLOPCOUNT_PEAK_TFLOPS, in a report"
+                                   : NULL};
     return p;
 }
 

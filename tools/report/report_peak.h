@@ -42,6 +42,8 @@ typedef struct fc_mix_source {
                                    * reports give two figures; -2 a report has the dtype and no
                                    * peak for it */
     char reason[256];          /* a report's own mix_reason (the first one) */
+    int by_hand;               /* a report's peak was given by hand (FLOPCOUNT_PEAK_TFLOPS):
+                                * its figure is no dtype's own, so it serves one dtype only */
 } fc_mix_source;
 
 /* The options (after fc_peak_opt_resolve accepted them) into s, which
