@@ -282,6 +282,10 @@ def merge_devices():
     text = cli("merge", *files)
     check("HFU at mix       n/a   NVIDIA A100 SXM4 has no dense fp8_e4m3 figure" in text,
           "merge H100 + A100 with FP8: text\n" + text)
+    # the A100's report alone: no single peak and no mix, each said
+    text = cli("report", files[1])
+    check("HFU at mix     n/a   NVIDIA A100 SXM4 has no dense fp8_e4m3 figure" in text,
+          "report of the A100 rank with FP8: text\n" + text)
     # H100 and B200 both ran BF16, at 989.4 and 2250: no one BF16 figure,
     # and the ranks' single peaks differ too (fp8 1978.9, bf16 2250); the
     # unknown mix is still shown with its reason
