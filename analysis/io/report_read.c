@@ -315,6 +315,8 @@ static void read_extras(fc_jctx *c, json_object *root, fc_report *r)
                     sizeof r->utilization.device);
         fc_jget_str(c, u, "utilization", "dtype", r->utilization.dtype,
                     sizeof r->utilization.dtype);
+        fc_jget_str(c, u, "utilization", "peak_source", r->utilization.peak_source,
+                    sizeof r->utilization.peak_source);
         fc_jget_bool(c, u, "utilization", "split_ambiguous", &r->utilization.split_ambiguous);
     }
     fc_jget_str(c, root, "", "utilization_reason", r->utilization_reason,

@@ -145,6 +145,7 @@ typedef struct fc_report {
     struct {
         double peak_flops, hfu, mfu; /* NaN when absent or null */
         char device[128], dtype[24]; /* "" when absent */
+        char peak_source[32];        /* "device", "FLOPCOUNT_PEAK_TFLOPS", ...; "" when absent */
         int split_ambiguous;         /* MFU rests on an unsure split */
         double hfu_mix;              /* HFU at the dtype mix; NaN when null or absent */
         char mix_reason[256];        /* why hfu_mix is null; "" when absent */

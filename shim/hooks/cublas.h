@@ -11,14 +11,18 @@ char fc_cublas_op(int op);
 /* fc_dtype of a cudaDataType_t operand. Complex types flopcount has no name
  * for (C_8I, C_16F, ...) count as complex64, so they still cost 8*m*n*k. */
 int fc_cublas_dtype(int cuda_type);
-/* 1 when a GEMM with fp32 inputs ran as TF32: compute type 32F_FAST_TF32,
- * or compute 32F (or none, -1) on a handle in CUBLAS_TF32_TENSOR_OP_MATH.
- * Asks copy cp's cublasGetMathMode (the handle is that library's); any
- * error means "not TF32". */
-int fc_cublas_runs_tf32(fc_copy *cp, const void *handle, int compute);
+/* The dtype whose peak a GEMM with fp32 inputs runs at: tf32 under compute
+ * type 32F_FAST_TF32, fp16 under 32F_FAST_16F, bf16 under 32F_FAST_16BF;
+ * with compute 32F (or none, -1) the handle's math mode decides
+ * (CUBLAS_TF32_TENSOR_OP_MATH: tf32; the deprecated CUBLAS_TENSOR_OP_MATH,
+ * which cublas_api.h makes 32F_FAST_16F: fp16); otherwise fp32. Asks copy
+ * cp's cublasGetMathMode (the handle is that library's); an error there
+ * means the default mode. */
+int fc_cublas_fp32_runs_as(fc_copy *cp, const void *handle, int compute);
 /* Ends a cuBLAS hook of copy cp: for the outermost call, turns fp32 into
- * tf32 when the call ran so (successful calls only: a failed call proves
- * nothing about its handle) and counts g; status 0 is success. Keeps errno. */
+ * the dtype it ran as (fc_cublas_fp32_runs_as; successful calls only: a
+ * failed call proves nothing about its handle) and counts g; status 0 is
+ * success. Keeps errno. */
 void fc_cublas_finish(fc_copy *cp, int outer, fc_gemm *g, int status, const void *handle);
 
 /* The start of a cuBLAS hook body: fn_##sym is copy cp's function (or the

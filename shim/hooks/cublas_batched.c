@@ -197,8 +197,8 @@ static void grouped_record(fc_copy *cp, int outer, fc_gemm *g, const grouped *gr
         return;
     }
     int saved = errno, ok = status == CUBLAS_STATUS_SUCCESS;
-    if (ok && g->dtype == FC_DT_FP32 && fc_cublas_runs_tf32(cp, handle, g->compute))
-        g->dtype = FC_DT_TF32;
+    if (ok && g->dtype == FC_DT_FP32)
+        g->dtype = (uint8_t)fc_cublas_fp32_runs_as(cp, handle, g->compute);
     int arrays = gr->ta && gr->tb && gr->m && gr->n && gr->k && gr->size;
     g->stream_handle = handle;
     g->stream_kind = FC_STREAM_CUBLAS_HANDLE;

@@ -43,24 +43,41 @@ int fc_cublas_dtype(int cuda_type)
 
 typedef cublasStatus_t (*get_math_mode_fn)(cublasHandle_t, cublasMath_t *);
 
-int fc_cublas_runs_tf32(fc_copy *cp, const void *handle, int compute)
+/* The handle's math mode (low nibble), or -1 when it cannot be asked. */
+static int math_mode(fc_copy *cp, const void *handle)
 {
-    if (compute == CUBLAS_COMPUTE_32F_FAST_TF32)
-        return 1;
-    /* PEDANTIC, FAST_16F, FAST_16BF and EMULATED_16BFX9 override the math
-     * mode; only the default fp32 compute type follows it. */
-    if (compute != -1 && compute != CUBLAS_COMPUTE_32F)
-        return 0;
     if (handle == NULL)
-        return 0;
+        return -1;
     FC_COPY_REAL(cp, get_math_mode_fn, cublasGetMathMode, FC_SYM_CUBLAS_GET_MATH_MODE);
     if (fn_cublasGetMathMode == NULL)
-        return 0;
+        return -1;
     cublasMath_t mode = CUBLAS_DEFAULT_MATH;
     if (fn_cublasGetMathMode((cublasHandle_t)handle, &mode) != CUBLAS_STATUS_SUCCESS)
-        return 0;
-    /* The low nibble is the mode; 16 (DISALLOW_REDUCED_PRECISION_REDUCTION) is a flag. */
-    return ((int)mode & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH;
+        return -1;
+    /* 16 (DISALLOW_REDUCED_PRECISION_REDUCTION) is a flag above the mode. */
+    return (int)mode & 0xf;
+}
+
+int fc_cublas_fp32_runs_as(fc_copy *cp, const void *handle, int compute)
+{
+    /* FAST_16F/16BF let cuBLAS down-convert to fp16/bf16 or TF32 at its
+     * choice; the 16-bit rate is the faster, so its peak is the one no
+     * run can beat (the fp32 figure is the rate of neither choice). */
+    if (compute == CUBLAS_COMPUTE_32F_FAST_TF32)
+        return FC_DT_TF32;
+    if (compute == CUBLAS_COMPUTE_32F_FAST_16F)
+        return FC_DT_FP16;
+    if (compute == CUBLAS_COMPUTE_32F_FAST_16BF)
+        return FC_DT_BF16;
+    /* PEDANTIC and EMULATED_16BFX9 override the math mode; only the
+     * default fp32 compute type (or none, -1) follows it. */
+    if (compute != -1 && compute != CUBLAS_COMPUTE_32F)
+        return FC_DT_FP32;
+    switch (math_mode(cp, handle)) {
+    case CUBLAS_TF32_TENSOR_OP_MATH: return FC_DT_TF32;
+    case CUBLAS_TENSOR_OP_MATH: return FC_DT_FP16; /* cublas_api.h: as 32F_FAST_16F */
+    default: return FC_DT_FP32;
+    }
 }
 
 void fc_cublas_finish(fc_copy *cp, int outer, fc_gemm *g, int status, const void *handle)
@@ -68,8 +85,7 @@ void fc_cublas_finish(fc_copy *cp, int outer, fc_gemm *g, int status, const void
     int ok = status == CUBLAS_STATUS_SUCCESS;
     if (outer && ok && g->dtype == FC_DT_FP32) {
         int saved = errno;
-        if (fc_cublas_runs_tf32(cp, handle, g->compute))
-            g->dtype = FC_DT_TF32;
+        g->dtype = (uint8_t)fc_cublas_fp32_runs_as(cp, handle, g->compute);
         errno = saved;
     }
     g->stream_handle = handle; /* its stream is read only if an event is recorded */

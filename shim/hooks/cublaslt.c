@@ -15,8 +15,9 @@
  * that disagree give an unknown shape: the call is still forwarded untouched
  * and is counted as invalid, never with FLOPs we cannot explain.
  *
- * dtype is A's element type, except fp32 inputs under the compute type
- * CUBLAS_COMPUTE_32F_FAST_TF32, which run as tf32 (see docs/cublaslt.md). */
+ * dtype is A's element type, except fp32 inputs under the compute types
+ * 32F_FAST_TF32, _FAST_16F and _FAST_16BF, recorded as tf32, fp16 and bf16
+ * (see docs/cublaslt.md). */
 #include <cublasLt.h>
 
 #include "core/diag.h"
@@ -92,14 +93,19 @@ static int is_transposed(int32_t op)
     return op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
 
-/* Input dtype: A's element type; fp32 under FAST_TF32 runs on the tf32
- * tensor cores, the one case where what runs is not what is stored. Other
- * FAST_* modes keep the stored type; the compute field still names them. */
+/* Input dtype: A's element type; fp32 inputs under a fast compute type run
+ * on tensor cores in another dtype: FAST_TF32 as tf32, FAST_16F and
+ * FAST_16BF as fp16 and bf16 (cuBLAS may pick TF32 instead; the 16-bit
+ * rate is the faster, so its peak is the one no run can beat). */
 static uint8_t input_dtype(uint32_t a_type, int32_t compute)
 {
     int dt = fc_dtype_from_cuda((int)a_type);
     if (dt == FC_DT_FP32 && compute == CUBLAS_COMPUTE_32F_FAST_TF32)
         dt = FC_DT_TF32;
+    else if (dt == FC_DT_FP32 && compute == CUBLAS_COMPUTE_32F_FAST_16F)
+        dt = FC_DT_FP16;
+    else if (dt == FC_DT_FP32 && compute == CUBLAS_COMPUTE_32F_FAST_16BF)
+        dt = FC_DT_BF16;
     return (uint8_t)dt;
 }
 

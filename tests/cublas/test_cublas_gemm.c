@@ -363,6 +363,37 @@ static void test_tf32(void **state)
     ck_check_c(&o, CUDA_R_32F, 0);
     expect_one(&t0, "cublasGemmEx_64", 'N', 'T', "fp32", "fp32", "32F_PEDANTIC", 48);
 
+    /* FAST_16F / FAST_16BF let cuBLAS down-convert fp32 inputs to fp16 /
+     * bf16 (or TF32): they run at a 16-bit tensor-core rate, never at the
+     * fp32 one, so they are recorded as fp16 / bf16 (on an H100 SXM the
+     * fp32 peak, 67 TFLOP/s, would put HFU 989.4 / 67 = 14.8x too high). */
+    ck_fill(&o, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 'N', 'T', 0);
+    t0 = ck_totals_now();
+    assert_int_equal(cublasGemmEx(h, N_, T_, 2, 4, 3, &f_alpha, o.A, CUDA_R_32F, 2, o.B,
+                                  CUDA_R_32F, 4, &f_beta, o.C, CUDA_R_32F, 2,
+                                  CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_GEMM_DEFAULT), 0);
+    ck_check_c(&o, CUDA_R_32F, 0);
+    expect_one(&t0, "cublasGemmEx", 'N', 'T', "bf16", "fp32", "32F_FAST_16BF", 48);
+    ck_fill(&o, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 'N', 'T', 0);
+    t0 = ck_totals_now();
+    assert_int_equal(cublasGemmEx_64(h_tf32, N_, T_, 2, 4, 3, &f_alpha, o.A, CUDA_R_32F, 2,
+                                     o.B, CUDA_R_32F, 4, &f_beta, o.C, CUDA_R_32F, 2,
+                                     CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_GEMM_DEFAULT), 0);
+    ck_check_c(&o, CUDA_R_32F, 0);
+    expect_one(&t0, "cublasGemmEx_64", 'N', 'T', "fp16", "fp32", "32F_FAST_16F", 48);
+    /* The deprecated CUBLAS_TENSOR_OP_MATH is 32F_FAST_16F for fp32
+     * routines (cublas_api.h): an Sgemm on such a handle runs as fp16. */
+    cublasHandle_t h16;
+    assert_int_equal(cublasCreate_v2(&h16), 0);
+    assert_int_equal(cublasSetMathMode(h16, CUBLAS_TENSOR_OP_MATH), 0);
+    ck_fill(&o, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 'N', 'N', 0);
+    t0 = ck_totals_now();
+    assert_int_equal(cublasSgemm_v2(h16, N_, N_, 2, 4, 3, &f_alpha, (float *)o.A, 2,
+                                    (float *)o.B, 3, &f_beta, (float *)o.C, 2), 0);
+    ck_check_c(&o, CUDA_R_32F, 0);
+    expect_one(&t0, "cublasSgemm_v2", 'N', 'N', "fp16", "fp32", NULL, 48);
+    assert_int_equal(cublasDestroy_v2(h16), 0);
+
     /* fp16 inputs and fp64 stay what they are on a TF32 handle. */
     ck_fill(&o, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, 'T', 'T', 0);
     t0 = ck_totals_now();

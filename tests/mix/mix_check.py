@@ -10,6 +10,12 @@ below) on a GPU the fake driver names:
   nofp8    A100 SXM: 1 FP8 E4M3 + 3 BF16 (the A100 has no FP8 peak)
   bf16     H100 SXM: 3 BF16 only (the mix is HFU, to the bit)
   merge    fp8mix as rank 0 beside 1 E4M3 + 3 BF16 as rank 1
+  merge_devices  ranks on different GPUs: H100 + A100 with FP8 on both
+           (unknown: the A100 has no FP8 peak), H100 + B200 both in BF16
+           (unknown: two BF16 figures, shown with the reason), H100 FP8
+           only + A100 BF16 only (each dtype at its own device's peak)
+  merge_hand  ranks with FLOPCOUNT_PEAK_TFLOPS=500: BF16 + FP8 (unknown),
+           BF16 + BF16 (the given figure, one dtype)
 
 Peaks from the data sheets, sparse figures halved (docs/peak.md): H100 SXM
 FP8 3958* -> 1978.9 TFLOP/s (E4M3 and E5M2 alike), BF16 1979* -> 989.4;
@@ -258,6 +264,73 @@ def merge():
     check(close(j["hfu_mix"], hand(both, H100, j["seconds_per_iteration"], 2)), "merge: report of the merged file %r" % j)
 
 
+def merge_devices():
+    """Ranks on GPUs of different kinds: each dtype's FLOPs need the peak of
+    the device they ran on, never another rank's."""
+    def ranks(name, specs):
+        return [run("%s%d" % (name, r), c, gpu, {"RANK": str(r), "WORLD_SIZE": "2"})[4]
+                for r, (c, gpu) in enumerate(specs)]
+    a100 = "NVIDIA A100-SXM4-80GB"
+    # H100 (3 E4M3, 1 E5M2, 2 BF16) beside an A100 running 3 E4M3 + 1 BF16:
+    # the A100 has no FP8 peak, so its report has no utilization at all (its
+    # dominant dtype has no peak); the H100's FP8 figure must not stand in
+    # for the A100's FP8 FLOPs.
+    files = ranks("devfp8", [((3, 1, 2), "NVIDIA H100 80GB HBM3"), ((3, 0, 1), a100)])
+    u = json.loads(cli("merge", *files, "--json"))["utilization"]
+    check(u["hfu_mix"] is None and "fp8_e4m3" in u["mix_reason"] and "A100" in u["mix_reason"],
+          "merge H100 + A100 with FP8: the mix is unknown, got %r" % u)
+    text = cli("merge", *files)
+    check("HFU at mix       n/a   NVIDIA A100 SXM4 has no dense fp8_e4m3 figure" in text,
+          "merge H100 + A100 with FP8: text\n" + text)
+    # the A100's report alone: no single peak and no mix, each said
+    text = cli("report", files[1])
+    check("HFU at mix     n/a   NVIDIA A100 SXM4 has no dense fp8_e4m3 figure" in text,
+          "report of the A100 rank with FP8: text\n" + text)
+    # H100 and B200 both ran BF16, at 989.4 and 2250: no one BF16 figure,
+    # and the ranks' single peaks differ too (fp8 1978.9, bf16 2250); the
+    # unknown mix is still shown with its reason
+    files = ranks("devbf16", [((3, 1, 2), "NVIDIA H100 80GB HBM3"), ((0, 0, 3), "NVIDIA B200")])
+    u = json.loads(cli("merge", *files, "--json")).get("utilization")
+    check(u is not None and u["hfu_mix"] is None and "different bf16 peaks" in u["mix_reason"],
+          "merge H100 + B200: the mix unknown with its reason, got %r" % u)
+    check("HFU at mix       n/a   the reports give different bf16 peaks" in cli("merge", *files),
+          "merge H100 + B200: text says why the mix is unknown")
+    page = os.path.join(WORK, "devbf16.html")
+    cli("merge", *files, "--html", page)
+    with open(page) as f:
+        check("the reports give different bf16 peaks" in f.read(), "merge H100 + B200: the HTML says why")
+    # H100 FP8 only (3 E4M3 + 1 E5M2) beside an A100 BF16 only (3): each
+    # dtype ran on one kind, so the cluster's ideal time is 4P at 1978.9 on
+    # the H100 plus 3P at 312 on the A100, over 2 GPUs x the step time
+    files = ranks("devsplit", [((3, 1, 0), "NVIDIA H100 80GB HBM3"), ((0, 0, 3), a100)])
+    m = json.loads(cli("merge", *files, "--json"))
+    t = m["iterations"]["median_seconds"]
+    want = (4 * P / (1978.9 * TF) + 3 * P / (312 * TF)) / (2 * t)
+    check(close(m["utilization"]["hfu_mix"], want), "merge H100 FP8 + A100 BF16: %r, by hand %r"
+          % (m["utilization"]["hfu_mix"], want))
+
+
+def merge_hand():
+    """Ranks whose peak was given by hand (FLOPCOUNT_PEAK_TFLOPS=500): one
+    figure whatever the dtype, so a cluster mix of two dtypes cannot rest on
+    it even though each rank's own mix (one dtype) carries it."""
+    def ranks(name, counts):
+        return [run("%s%d" % (name, r), c, "NVIDIA H100 80GB HBM3",
+                    {"RANK": str(r), "WORLD_SIZE": "2", "FLOPCOUNT_PEAK_TFLOPS": "500"})[4]
+                for r, c in enumerate(counts)]
+    files = ranks("handmix", [(0, 0, 3), (3, 0, 0)])  # BF16 only, FP8 E4M3 only
+    u = json.loads(cli("merge", *files, "--json"))["utilization"]
+    check(u["hfu_mix"] is None and "FLOPCOUNT_PEAK_TFLOPS" in u["mix_reason"],
+          "merge of hand-peaked ranks, BF16 + FP8: the mix is unknown, got %r" % u)
+    # both BF16 only: one dtype, the given figure serves; 2 x 3P per step on
+    # 2 GPUs at 500 TFLOP/s each, the same as the cluster HFU
+    files = ranks("handone", [(0, 0, 3), (0, 0, 3)])
+    m = json.loads(cli("merge", *files, "--json"))
+    t = m["iterations"]["median_seconds"]
+    check(close(m["utilization"]["hfu_mix"], 6 * P / (2 * 500 * TF * t)),
+          "merge of hand-peaked ranks, BF16 only: %r" % m["utilization"])
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -265,6 +338,8 @@ def main():
     nofp8()
     bf16()
     merge()
+    merge_devices()
+    merge_hand()
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
         sys.exit(1)

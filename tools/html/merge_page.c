@@ -22,11 +22,12 @@ static void cards(fc_html *h, const fc_merge *m)
 {
     char a[64], b[200], e[FC_U128_DIGITS];
     int peak = m->peak_flops > 0, steps = m->n_steps > 0;
-    const char *nopeak = "no peak given (--gpu NAME --dtype D, or --peak-tflops X)";
+    const char *nopeak = "no one peak: none given and the reports' differ or are absent (--gpu "
+                         "NAME --dtype D, or --peak-tflops X)";
     fc_html_cards_begin(h);
     fc_html_card(h, peak ? "utilization.hfu" : NULL, "cluster HFU", fc_fmt_pct(m->hfu, a, sizeof a),
                  peak ? "median step's FLOPs on all ranks / (ranks x peak x time)" : nopeak);
-    if (peak || m->mix.ok)
+    if (peak || m->mix.ok || m->mix.n > 0) /* an unknown mix: its reason */
         fc_html_mix_card(h, "utilization.hfu_mix", &m->mix);
     snprintf(b, sizeof b, "measured: counted FLOPs less recompute%s%s",
              m->xs_per_iteration ? " and the attention excess" : "",
@@ -387,7 +388,7 @@ int fc_html_merge_page(fc_html *h, const fc_merge *m)
     problems(h, m);
     cards(h, m);
     summary(h, m);
-    if ((m->peak_flops > 0 || m->mix.ok) && m->n_steps > 0)
+    if ((m->peak_flops > 0 || m->mix.ok || m->mix.n > 0) && m->n_steps > 0)
         fc_html_mix_table(h, &m->mix, m->median_step_seconds);
     fc_html_section_end(h);
     if (steps_sections(h, m) != 0)

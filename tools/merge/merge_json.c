@@ -174,10 +174,11 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
 
 /* Cluster HFU/MFU when one peak is known; HFU at the dtype mix, which needs
  * each dtype's own, also when the ranks' single peaks differ (their
- * dominant dtypes do): then peak_flops, hfu and mfu are null. */
+ * dominant dtypes do): then peak_flops, hfu and mfu are null. A mix that is
+ * unknown is written too (hfu_mix null, mix_reason) whenever its dtypes are. */
 static void json_utilization(fc_jw *w, const fc_merge *m)
 {
-    if (m->peak_flops <= 0 && !m->mix.ok)
+    if (m->peak_flops <= 0 && !m->mix.ok && m->mix.n == 0)
         return;
     fc_jw_obj_begin(w, "utilization");
     fc_jw_double(w, "peak_flops", m->peak_flops > 0 ? m->peak_flops : NAN);

@@ -183,7 +183,8 @@ static void text_utilization(const fc_merge *m)
 {
     char h[16], u[16], mix[640];
     if (m->peak_flops <= 0)
-        printf("  utilization      no peak given (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        printf("  utilization      no one peak: none given and the reports' differ or are absent "
+               "(--gpu NAME --dtype D, or --peak-tflops X)\n");
     else if (isnan(m->hfu))
         printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
     else
@@ -193,8 +194,9 @@ static void text_utilization(const fc_merge *m)
                m->xs_per_iteration ? " and the attention excess" : "",
                m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used,
                m->peak_desc);
-    /* each dtype's own peak: known even when the ranks' single peaks differ */
-    if (m->mix.ok || (m->peak_flops > 0 && !isnan(m->hfu)))
+    /* each dtype's own peak: known even when the ranks' single peaks differ;
+     * unknown with its reason whenever the dtypes are */
+    if (m->mix.ok || m->mix.n > 0 || (m->peak_flops > 0 && !isnan(m->hfu)))
         printf("  HFU at mix       %s\n", fc_fmt_mix_line(&m->mix, mix, sizeof mix));
 }
 

@@ -130,21 +130,44 @@ void fc_mix_source_opts(fc_mix_source *s, const fc_peak_opt *o)
 
 void fc_mix_source_add(fc_mix_source *s, const fc_report *r)
 {
+    static fc_u128 trained[FC_DT_COUNT];
+    fc_mix_flops_of(r, trained);
+    double mine[FC_DT_COUNT] = {0}; /* this report's peaks: 0 none given */
     for (size_t i = 0; r->has_utilization && i < r->utilization.n_mix; i++) {
         const fc_report_mix_term *t = &r->utilization.mix[i];
         int dt = fc_dtype_from_name(t->dtype);
+        if (dt != FC_DT_UNKNOWN && t->peak_flops > 0)
+            mine[dt] = t->peak_flops;
+    }
+    /* Every dtype this report trained in needs this report's own peak: a
+     * report without one (no utilization at all, as when its dominant dtype
+     * has no peak on its device, or a null peak) must not borrow another
+     * rank's figure, which may be another device's. */
+    for (int dt = FC_DT_UNKNOWN + 1; dt < FC_DT_COUNT; dt++) {
         double *have = &s->by_dtype[dt];
-        if (dt == FC_DT_UNKNOWN || *have == -1 || *have == -2)
+        if ((trained[dt] == 0 && mine[dt] == 0) || *have == -1 || *have == -2)
             continue;
-        if (!(t->peak_flops > 0))
+        if (!(mine[dt] > 0))
             *have = -2; /* this report has the dtype and no peak for it */
         else if (*have == 0)
-            *have = t->peak_flops;
-        else if (*have != t->peak_flops)
+            *have = mine[dt];
+        else if (*have != mine[dt])
             *have = -1; /* two reports, two figures */
     }
+    if (r->has_utilization && strcmp(r->utilization.peak_source, "FLOPCOUNT_PEAK_TFLOPS") == 0)
+        s->by_hand = 1;
     if (s->reason[0] == '\0' && r->utilization.mix_reason[0])
         snprintf(s->reason, sizeof s->reason, "%s", r->utilization.mix_reason);
+    if (s->reason[0] == '\0' && !r->has_utilization && r->utilization_reason[0]) {
+        /* "no peak: WHY; HINT" -> WHY: the hint (one peak by hand) cannot
+         * serve a mix, which needs each dtype's own */
+        const char *why = r->utilization_reason;
+        if (strncmp(why, "no peak: ", 9) == 0)
+            why += 9;
+        const char *hint = strstr(why, "; " FC_PEAK_UNKNOWN_HINT);
+        int len = hint ? (int)(hint - why) : (int)strlen(why);
+        snprintf(s->reason, sizeof s->reason, "%.*s", len, why);
+    }
     s->reports++;
 }
 
@@ -181,7 +204,12 @@ static double source_of(void *ctx, int dtype, char *why, size_t n)
 
 fc_mix_peaks fc_mix_source_peaks(fc_mix_source *s)
 {
-    fc_mix_peaks p = {source_of, s, s->given > 0 ? "--peak-tflops" : NULL};
+    /* a report's hand-given peak is one figure whatever the dtype, like
+     * --peak-tflops: a mix of several dtypes cannot rest on it */
+    fc_mix_peaks p = {source_of, s,
+                      s->given > 0  ? "--peak-tflops"
+                      : s->by_hand ? "FLOPCOUNT_PEAK_TFLOPS, in a report"
+                                   : NULL};
     return p;
 }
 

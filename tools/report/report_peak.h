@@ -42,12 +42,17 @@ typedef struct fc_mix_source {
                                    * reports give two figures; -2 a report has the dtype and no
                                    * peak for it */
     char reason[256];          /* a report's own mix_reason (the first one) */
+    int by_hand;               /* a report's peak was given by hand (FLOPCOUNT_PEAK_TFLOPS):
+                                * its figure is no dtype's own, so it serves one dtype only */
 } fc_mix_source;
 
 /* The options (after fc_peak_opt_resolve accepted them) into s, which
  * starts zeroed; reports added before or after are kept. */
 void fc_mix_source_opts(fc_mix_source *s, const fc_peak_opt *o);
-/* One report's per-dtype peaks (used only without --gpu/--peak-tflops). */
+/* One report's per-dtype peaks (used only without --gpu/--peak-tflops).
+ * A dtype the report trained in but gives no peak for (a null peak, or no
+ * utilization at all) is marked -2: another report's figure, possibly
+ * another device's, never stands in for it. */
 void fc_mix_source_add(fc_mix_source *s, const fc_report *r);
 /* s as the peaks of fc_mix_compute (s must outlive the call). */
 fc_mix_peaks fc_mix_source_peaks(fc_mix_source *s);

@@ -200,7 +200,9 @@ static void text_measured(const fc_report_view *v)
     char mix[640];
     if (v->peak <= 0) {
         printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
-        if (v->mix.ok) /* each dtype's own peak, from the report (a merge of unlike ranks) */
+        /* each dtype's own peak, from the report (a merge of unlike ranks);
+         * or why the mix is unknown too, when its dtypes are */
+        if (v->mix.ok || v->mix.n > 0)
             printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
         return;
     }
