@@ -525,6 +525,35 @@ static void test_threads_contradicted(void **state)
     }
 }
 
+/* The first layer checkpointed (full recompute), the backward and the
+ * recompute on autograd's thread: the segment cut at the recompute starts
+ * on the backward's thread, before its backward (a continuation whose first
+ * calls recompute the layer). That is no contradiction: the evidence comes
+ * on (it was once turned off there for good) and every iteration is the
+ * hand split or flagged. */
+static void test_threads_recompute(void **state)
+{
+    (void)state;
+    gpt_cfg c = {.layers = 2, .hidden = 64, .heads = 4, .vocab = 128, .seq = 32, .batch = 2,
+                 .recompute = GPT_FULL, .ckpt_mask = 1, .lowest_block = 1};
+    outcome o;
+    moved_after = 1000; /* by phase throughout */
+    run_gpt(&c, by_phase_then_one, &o);
+    moved_after = 6;
+    assert_int_equal(fc_threads_state(), FC_THR_ON);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    assert_int_equal(o.count, 12);
+    int sure = 0;
+    for (uint64_t i = 0; i < o.count; i++) {
+        const fc_iteration *it = &o.it[i];
+        int exact = it->fwd == f.fwd && it->bwd == f.bwd && it->rec == f.rec;
+        assert_true(it->unsure || exact);
+        sure += !it->unsure;
+    }
+    assert_true(sure >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_threads_gan),
         cmocka_unit_test(test_threads_cpu),
         cmocka_unit_test(test_threads_contradicted),
+        cmocka_unit_test(test_threads_recompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
