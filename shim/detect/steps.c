@@ -46,7 +46,8 @@ static uint64_t train_calls, declared_calls;
 static int marker_seen, nvtx_seen, nvtx_depth, xeval_depth;
 static uint64_t eval_since, xeval_since; /* start of the evaluation being timed, 0 if none */
 /* Optimizer steps: optim_t is the last FC_IREC_OPTIM record's time while
- * the step it belongs to has not ended the iteration yet (0: none). */
+ * no counted call has come after it and the step it belongs to has not
+ * ended the iteration yet (0: none). */
 static uint64_t optim_t, optim_steps;
 static int micro_pending; /* a segment of kind NEW began, its first training call not yet seen */
 static fc_eval_view eval;
@@ -154,11 +155,12 @@ static void exclude(uint64_t from, uint64_t to)
 
 /* An optimizer step was seen (optim_t) and what comes now starts a new
  * forward or an evaluation pass: the optimizer-step iteration ends with the
- * step's last kernel. Optimizer kernels followed by more of the backward
- * (an optimizer run inside the backward, per parameter) or by a second
- * forward in the same segment (a GAN's discriminator step before the
- * generator's) end nothing yet: the iteration ends at the last run before
- * the next training forward. */
+ * step's last kernel. Optimizer kernels followed by a counted call (more of
+ * the backward, an optimizer run per parameter inside it; a second forward
+ * in the same segment, a GAN's discriminator step before the generator's;
+ * _foreach_* kernels in a forward) were cleared by that call
+ * (fc_steps_record): the iteration ends at the run after the last call
+ * before the next training forward. */
 static void end_optim_step(void)
 {
     if (optim_t == 0)
@@ -276,6 +278,11 @@ void fc_steps_record(const fc_irec *r, int cls)
         on_marker(r);
         return;
     }
+    /* Optimizer-like kernels followed by a GEMM or attention call were no
+     * optimizer step: _foreach_* kernels in a forward or a loss (an EMA, a
+     * sum of losses), the runs an optimizer-in-backward hook launches
+     * between backward calls. A step is a run after the last call. */
+    optim_t = 0;
     if (cls == FC_CLS_EVAL || cls == FC_CLS_XEVAL) {
         eval.flops = fc_u128_sat_add(eval.flops, r->flops);
         seg_has_eval |= cls == FC_CLS_EVAL;

@@ -90,6 +90,14 @@ int64_t fc_threads_boundary(const fc_pend *s, int64_t t_bwd, int declared, unsig
             t_thr = (int64_t)i;
     }
     const unsigned boundary = FC_UNSURE_EARLY_BWD | FC_UNSURE_HELD_BACK | FC_UNSURE_MFU;
+    if (t_thr == 0 && t_bwd > 0)
+        /* Its first call is the backward's thread's: no forward in it. A
+         * segment cut at a checkpointed layer's recompute, its calls before
+         * the backward recomputing it, runs all on autograd's thread; the
+         * threads cannot tell where that recompute ends, so they decide
+         * nothing here (a segment taken for a new forward anyway is
+         * checked by fc_threads_learn) */
+        return t_bwd;
     if (t_thr != t_bwd && !(*unsure & boundary)) {
         /* The calls alone placed the start without doubt, elsewhere: the
          * threads do not part the phases in this program (or not always) */

@@ -197,6 +197,85 @@ static void test_optim_in_backward(void **state)
     }
 }
 
+/* Multi-tensor-apply kernels that are not the optimizer's, inside each
+ * micro-batch's forward: a _foreach_add_ after its first GEMM (a weight
+ * EMA or noise added in the forward) and a _foreach_mul_ in the loss, after
+ * the forward's last GEMM, before the backward's first. They are followed
+ * by more of the micro-batch's GEMMs, so they end no step: under gradient
+ * accumulation of k an iteration is still the real optimizer step's k
+ * micro-batches (they were once each cut off as a step of one). */
+static int foreach_in_forward, last_phase = -1;
+
+static void push_gemm_foreach(void *ctx, int api, char ta, char tb, int64_t m, int64_t n,
+                              int64_t k, int64_t batch, const float *a, const float *b, float *c)
+{
+    int ph = gpt_phase(ctx);
+    if (foreach_in_forward && ph == GPT_PH_BWD && last_phase == GPT_PH_FWD)
+        push_mark(FC_IREC_OPTIM); /* the loss's _foreach_mul_ */
+    push_gemm(ctx, api, ta, tb, m, n, k, batch, a, b, c);
+    if (foreach_in_forward && ph == GPT_PH_FWD && last_phase != GPT_PH_FWD)
+        push_mark(FC_IREC_OPTIM); /* _foreach_add_ after the first forward GEMM */
+    last_phase = ph;
+}
+
+static void test_optim_foreach_in_forward(void **state)
+{
+    (void)state;
+    gpt_cfg c = {.layers = 2, .hidden = 64, .heads = 4, .vocab = 128, .seq = 32, .batch = 2};
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    static const int ks[] = {1, 3, 8};
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        int k = ks[ki];
+        reset();
+        gpt *g = gpt_new(&c, NULL, 0);
+        assert_non_null(g);
+        foreach_in_forward = 1;
+        last_phase = -1;
+        uint64_t ends[5];
+        for (int i = 0; i < 5; i++) {
+            for (int j = 0; j < k; j++)
+                gpt_train_step(g, push_gemm_foreach, g);
+            for (int j = 0; j < 4; j++) /* clip_grad_norm_ and AdamW */
+                push_mark(FC_IREC_OPTIM);
+            ends[i] = clock_ticks;
+        }
+        foreach_in_forward = 0;
+        fc_seg_flush();
+        gpt_free(g);
+        assert_int_equal(fc_steps_mode(), FC_MODE_OPTIM);
+        fc_steps_view v;
+        fc_steps_get(FC_MODE_OPTIM, &v);
+        assert_int_equal(v.optim_steps, 5);
+        assert_int_equal(v.count, 5);
+        for (uint64_t i = 0; i < v.stored; i++) {
+            const fc_iteration *it = &v.list[i];
+            assert_int_equal(it->micro, k);
+            assert_true(it->fwd == (fc_u128)k * f.fwd && it->bwd == (fc_u128)k * f.bwd);
+            assert_true(it->rec == 0);
+            assert_int_equal(it->t1, ends[i]);
+        }
+    }
+    /* with no optimizer kernels after the backward (a per-parameter
+     * optimizer, no multi-tensor apply) the forward's foreach kernels alone
+     * are no optimizer steps: the automatic cut, one micro-batch each */
+    reset();
+    gpt *g = gpt_new(&c, NULL, 0);
+    foreach_in_forward = 1;
+    last_phase = -1;
+    for (int i = 0; i < 6; i++)
+        gpt_train_step(g, push_gemm_foreach, g);
+    foreach_in_forward = 0;
+    fc_seg_flush();
+    gpt_free(g);
+    assert_int_equal(fc_steps_mode(), FC_MODE_AUTO);
+    fc_steps_view v;
+    fc_steps_get(FC_MODE_AUTO, &v);
+    assert_int_equal(v.count, 6);
+    fc_steps_get(FC_MODE_OPTIM, &v);
+    assert_int_equal(v.optim_steps, 0);
+}
+
 /* ---- a GAN step, the discriminator run again after its backward ---- */
 
 /* Column-major as fixture_gpt_stream.c: a Linear y = W x is TN (A = W,
@@ -446,15 +525,46 @@ static void test_threads_contradicted(void **state)
     }
 }
 
+/* The first layer checkpointed (full recompute), the backward and the
+ * recompute on autograd's thread: the segment cut at the recompute starts
+ * on the backward's thread, before its backward (a continuation whose first
+ * calls recompute the layer). That is no contradiction: the evidence comes
+ * on (it was once turned off there for good) and every iteration is the
+ * hand split or flagged. */
+static void test_threads_recompute(void **state)
+{
+    (void)state;
+    gpt_cfg c = {.layers = 2, .hidden = 64, .heads = 4, .vocab = 128, .seq = 32, .batch = 2,
+                 .recompute = GPT_FULL, .ckpt_mask = 1, .lowest_block = 1};
+    outcome o;
+    moved_after = 1000; /* by phase throughout */
+    run_gpt(&c, by_phase_then_one, &o);
+    moved_after = 6;
+    assert_int_equal(fc_threads_state(), FC_THR_ON);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    assert_int_equal(o.count, 12);
+    int sure = 0;
+    for (uint64_t i = 0; i < o.count; i++) {
+        const fc_iteration *it = &o.it[i];
+        int exact = it->fwd == f.fwd && it->bwd == f.bwd && it->rec == f.rec;
+        assert_true(it->unsure || exact);
+        sure += !it->unsure;
+    }
+    assert_true(sure >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_optim_accumulation),
         cmocka_unit_test(test_optim_below_markers),
         cmocka_unit_test(test_optim_in_backward),
+        cmocka_unit_test(test_optim_foreach_in_forward),
         cmocka_unit_test(test_threads_gan),
         cmocka_unit_test(test_threads_cpu),
         cmocka_unit_test(test_threads_contradicted),
+        cmocka_unit_test(test_threads_recompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
