@@ -110,6 +110,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "fork_race: %s\n", dlerror());
         return 2;
     }
+    /* The plugin's TLS block made in this thread before any fork: else each
+     * child's first GEMM allocates it with malloc, and under gcc 12's ASan
+     * (whose allocator lock is not taken around fork) a child could block
+     * forever on that lock held by the worker thread at fork - the
+     * sanitizer's hang, not the shim's (seen in CI: the child's stack was
+     * __tls_get_addr -> malloc -> the ASan allocator's mutex). */
+    void (*touch)(void) = (void (*)(void))dlsym(h, "plugin_tls_touch");
+    if (touch != NULL)
+        touch();
     int forks = atoi(argv[2]);
     double timeout_s = argc > 3 ? atof(argv[3]) : 20;
     pthread_t t, w;
