@@ -54,8 +54,9 @@ endfunction()
 foreach(t gemm batched threads)
   fc_cublas_test(${t} LIBS fc_cublas_emu pthread)
   fc_cublas_add_test(${t} test_cublas_${t} ${FC_CUBLAS_EMU_DIR})
+  add_test(NAME cublas_${t}_nullgpu COMMAND test_cublas_${t})
   fc_cublas_env(env cublas_${t}_nullgpu ${FC_NULLGPU_LIBS})
-  fc_nullgpu_twin(cublas_${t} COMMAND test_cublas_${t} ENVIRONMENT ${env})
+  fc_nullgpu_twin(cublas_${t}_nullgpu ${env})
 endforeach()
 
 # No real function anywhere: every soname the shim tries is a stub without GEMMs.
