@@ -71,3 +71,32 @@ echo "launch log ok"]=] sh ${FC_NULLGPU_WORK}/cudart_prog_${rt} ${FC_NULLGPU_WOR
   endforeach()
   add_custom_target(fc_nullgpu_progs ALL DEPENDS ${fc_nullgpu_progs})
 endif()
+
+# The real cuBLAS and cuBLASLt, linked, under the shim: the counts of
+# real_blas.c's header, worked out by hand.
+find_library(FC_NULLGPU_CUBLASLT NAMES libcublasLt.so.13 cublasLt PATHS ${FLOPCOUNT_CUDA_LIBDIR} NO_DEFAULT_PATH)
+find_library(FC_NULLGPU_CUDART NAMES libcudart.so.13 cudart PATHS ${FLOPCOUNT_CUDA_LIBDIR} NO_DEFAULT_PATH)
+if(FC_REAL_CUBLAS AND FC_NULLGPU_CUBLASLT AND FC_NULLGPU_CUDART)
+  add_executable(test_nullgpu_real_blas ${CMAKE_CURRENT_LIST_DIR}/real_blas.c)
+  target_include_directories(test_nullgpu_real_blas PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+  target_link_libraries(test_nullgpu_real_blas PRIVATE ${FC_REAL_CUBLAS} ${FC_NULLGPU_CUBLASLT}
+                        ${FC_NULLGPU_CUDART})
+  add_test(NAME nullgpu_real_blas COMMAND sh -c [=[
+rm -f "$2"
+env LD_LIBRARY_PATH="$3" LD_PRELOAD="$4" FLOPCOUNT_OUTPUT="$2" FLOPCOUNT_QUIET=1 FLOPCOUNT_CUPTI=0 "$1" || exit 1
+/usr/bin/python3 - "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = sorted((s["api"], s["m"], s["n"], s["k"], s["batch"], s["calls"], int(s["flops"])) for s in r["shapes"])
+want = sorted([("cublasSgemm_v2", 64, 64, 64, 1, 1, 524288), ("cublasSgemm_v2", 64, 64, 64, 1, 1, 524288),
+               ("cublasGemmEx", 64, 64, 64, 1, 1, 524288), ("cublasGemmEx", 64, 64, 64, 1, 1, 524288),
+               ("cublasSgemmStridedBatched", 32, 32, 32, 4, 1, 262144),
+               ("cublasLtMatmul", 128, 256, 64, 1, 1, 4194304)])
+t = r["totals"]
+if got != want or (t["gemm_calls"], int(t["gemm_flops"])) != (6, 6553600):
+    sys.exit("FAIL: counted %s, totals %s" % (got, t))
+print("6 GEMMs, 6,553,600 FLOPs, as worked out")
+PY]=] sh $<TARGET_FILE:test_nullgpu_real_blas> ${FC_NULLGPU_WORK}/real_blas.json ${FC_NULLGPU_LIBS}
+    "${FC_PRELOAD}")
+  set_tests_properties(nullgpu_real_blas PROPERTIES LABELS nullgpu)
+endif()
