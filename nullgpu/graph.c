@@ -28,16 +28,10 @@ ng_graph *ng_graph_new(void)
     return g;
 }
 
+/* Under the process lock: streams joined to one capture may record from
+ * several threads at once. */
 struct CUgraphNode_st *ng_graph_add(ng_graph *g, ng_node_op op)
 {
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 16;
-        struct CUgraphNode_st **n = realloc(g->nodes, cap * sizeof *n);
-        if (n == NULL)
-            return NULL;
-        g->nodes = n;
-        g->cap = cap;
-    }
     struct CUgraphNode_st *node = calloc(1, sizeof *node);
     if (node == NULL)
         return NULL;
@@ -45,7 +39,20 @@ struct CUgraphNode_st *ng_graph_add(ng_graph *g, ng_node_op op)
     node->op = op;
     node->graph = g;
     node->enabled = 1;
+    ng_lock();
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 16;
+        struct CUgraphNode_st **n = realloc(g->nodes, cap * sizeof *n);
+        if (n == NULL) {
+            ng_unlock();
+            free(node);
+            return NULL;
+        }
+        g->nodes = n;
+        g->cap = cap;
+    }
     g->nodes[g->n++] = node;
+    ng_unlock();
     return node;
 }
 

@@ -445,8 +445,9 @@ NG_EXPORT CUresult cuFuncLoad(CUfunction f) { return func_valid(f) ? CUDA_SUCCES
 static int func_attribute(CUfunction f, CUfunction_attribute a)
 {
     const ng_device_kind *k = ng_device();
-    if ((unsigned)a < 16 && f->attrs[a] != 0)
-        return f->attrs[a];
+    int set = (unsigned)a < 16 ? __atomic_load_n(&f->attrs[a], __ATOMIC_RELAXED) : 0;
+    if (set != 0)
+        return set;
     switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: return 32;
@@ -476,7 +477,7 @@ NG_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int 
         return CUDA_ERROR_INVALID_VALUE;
     if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && v > ng_device()->smem_per_block_optin)
         return CUDA_ERROR_INVALID_VALUE;
-    f->attrs[a] = v;
+    __atomic_store_n(&f->attrs[a], v, __ATOMIC_RELAXED); /* libraries set it from every thread */
     return CUDA_SUCCESS;
 }
 

@@ -82,7 +82,8 @@ static CUresult get_proc(const char *symbol, void **pfn, int version, cuuint64_t
                   : too_new  ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                              : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     if (fn == NULL) {
-        ng_log("cuGetProcAddress(%s, %d) not found", symbol, version);
+        if (*symbol != '\0') /* the runtime probes an empty name: not a missing piece */
+            ng_log("cuGetProcAddress(%s, %d) not found", symbol, version);
         return CUDA_ERROR_NOT_FOUND;
     }
     *pfn = fn;
