@@ -346,7 +346,10 @@ void fc_report_at_exit(const char *status)
         return; /* a worker that ran no GEMM has nothing to say */
     /* ends the detector's stream: the last iteration gets its live line,
      * the Prometheus file its final figures */
-    if (fc_ring_collect(1) == 0) {
+    int collected = fc_ring_collect(1) == 0;
+    /* one tick-to-second ratio for everything written from here on */
+    fc_clock_freeze();
+    if (collected) {
         fc_live_poll();
         fc_prom_at_exit(strcmp(status, "interrupted") == 0);
         fc_ring_release();
