@@ -555,6 +555,18 @@ void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t
     fc_steady_range(n, n > 0 && list[n - 1].open_end, from, to);
 }
 
+void fc_report_fig_iter(const void *ctx, size_t i, fc_fig_iter *out)
+{
+    const fc_report_iter *it = &((const fc_report_iter *)ctx)[i];
+    *out = (fc_fig_iter){.flops = it->flops,
+                         .forward = it->forward_flops,
+                         .recompute = it->recompute_flops,
+                         .xs = it->attention_excess_flops,
+                         .seconds = it->seconds,
+                         .unsure = it->ambiguous != 0,
+                         .unsure_recompute = it->ambiguous_recompute != 0};
+}
+
 void fc_report_free(fc_report *r)
 {
     if (r == NULL)

@@ -19,6 +19,7 @@
 #include "formula.h"
 #include "infer.h"
 #include "report_attention.h"
+#include "run_figures.h"
 #include "u128.h"
 
 #define FC_REPORT_SCHEMA 1
@@ -211,6 +212,10 @@ void fc_report_read_mix(struct fc_jctx *c, struct json_object *iters, struct jso
  * them: all but the first (warm-up) when there are two or more, and
  * without a last open_end one while two or more remain. Sets [*from, *to). */
 void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to);
+
+/* Iteration i of a list of fc_report_iter (ctx) as the run's figures see
+ * it (run_figures.h: fc_fig_medians_of). */
+void fc_report_fig_iter(const void *ctx, size_t i, fc_fig_iter *out);
 
 /* Rewrites integer literals of 19+ digits outside strings as JSON strings
  * ("123..."), so json-c keeps them exact. Returns a malloc'd NUL-terminated

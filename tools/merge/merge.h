@@ -64,6 +64,7 @@ typedef struct fc_merge_step { /* one iteration index present on every rank */
     long slowest_rank;
     fc_u128 flops, forward, backward, recompute; /* summed over ranks */
     int ambiguous;       /* some rank's split of this step is a guess */
+    int ambiguous_recompute; /* ... and some rank's guess can move recompute */
     fc_u128 xs;          /* attention beyond the model convention (of backward), summed */
 } fc_merge_step;
 
@@ -111,7 +112,8 @@ typedef struct fc_merge {
     uint64_t iter_count;  /* fewest iterations any rank counted */
     double median_step_seconds;      /* median over steps of the slowest rank */
     fc_u128 flops_per_iteration;     /* median over steps of the summed FLOPs */
-    fc_u128 recompute_per_iteration;
+    fc_u128 recompute_per_iteration; /* of the steps sure about recompute when any (run_figures.h) */
+    int recompute_guessed;           /* ... none is: the median of guessed ones */
     fc_u128 xs_per_iteration;        /* ... of the summed attention excess (MFU leaves it out) */
     size_t n_ambiguous_steps;        /* steps whose split is a guess on some rank */
     const char *ambiguous_reasons;   /* the first such rank's reasons (points into ranks) */

@@ -139,6 +139,9 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_obj_end(w);
     }
     fc_jw_u128(w, "attention_excess_flops_per_iteration", m->xs_per_iteration);
+    /* of the steps sure about recompute when any is (run_figures.h) */
+    fc_jw_u128(w, "recompute_flops_per_iteration", m->recompute_per_iteration);
+    fc_jw_bool(w, "recompute_guessed", m->recompute_guessed);
     fc_jw_u64(w, "ambiguous_iterations", m->n_ambiguous_steps);
     fc_jw_arr_begin(w, "ambiguous_reasons");
     if (m->ambiguous_reasons && m->ambiguous_reasons[0])
@@ -158,6 +161,8 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_u128(w, "recompute_flops", st->recompute);
         fc_jw_u128(w, "attention_excess_flops", st->xs);
         fc_jw_bool(w, "ambiguous", st->ambiguous);
+        if (st->ambiguous) /* as a rank's list: false moves forward/backward only */
+            fc_jw_bool(w, "ambiguous_recompute", st->ambiguous_recompute);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);
