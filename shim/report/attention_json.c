@@ -86,7 +86,7 @@ static void write_uncounted(const fc_uncounted_view *v, void *ctx)
     fc_jw_obj_end(w);
 }
 
-void fc_report_attention_json(fc_jw *w)
+void fc_attention_section_json(fc_jw *w)
 {
     fc_attn_totals t;
     fc_attn_table_totals(&t);
@@ -147,7 +147,7 @@ static void uncounted_line(const fc_uncounted_view *v, void *p)
     c->shown++;
 }
 
-void fc_report_attention_text(int fd)
+void fc_attention_section_text(int fd)
 {
     fc_attn_totals t;
     fc_attn_table_totals(&t);

@@ -240,7 +240,7 @@ static void write_json(int fd, const char *status)
     fc_jw_obj_end(w);
     write_groups(w);
     write_shapes(w);
-    fc_report_attention_json(w);
+    fc_attention_section_json(w);
     fc_report_launch_json(w);
     /* "running" and "exec" (written before an exec, which may fail) leave
      * the detector's stream open */
@@ -333,7 +333,7 @@ static void summary(int interrupted)
                      (unsigned long long)v->calls, h);
         say(line);
     }
-    fc_report_attention_text(2);
+    fc_attention_section_text(2);
     fc_report_sections_text(2, interrupted);
 }
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "merge.h"
-#include "report_attention.h"
+#include "attention_view.h"
 #include "report_fmt.h"
 
 typedef struct slots {

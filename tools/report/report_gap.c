@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 static const struct {
     const char *name, *why;

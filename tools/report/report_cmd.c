@@ -14,7 +14,7 @@
 #include "model_flags.h"
 #include "pages.h"
 #include "parse.h"
-#include "report.h"
+#include "report_view.h"
 #include "report_peak.h"
 #include "run_figures.h"
 #include "tools.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_attention.c - counted fused attention in 'flopcount report'
- * (report_attention.h), text and JSON from the report's "attention" and
+/* attention_view.c - counted fused attention in 'flopcount report'
+ * (attention_view.h), text and JSON from the report's "attention" and
  * "uncounted" sections and its iterations.
  *
  * Three figures per call (docs/attention.md): executed (what HFU counts:
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "report.h"
+#include "report_view.h"
 #include "report_fmt.h"
 
 #define TOP_ATTN_SHAPES 5
