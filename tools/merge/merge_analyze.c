@@ -252,3 +252,20 @@ int fc_merge_analyze(fc_merge *m)
     fc_merge_utilization(m);
     return 0;
 }
+
+/* No option: the peak every rank's report already carries, if they agree
+ * (here, with the sums, and not in the verb: tools/job sums ranks too). */
+void fc_merge_peak_from_reports(fc_merge *m)
+{
+    double p = m->n_ranks ? m->ranks[0].peak_flops : 0;
+    for (size_t i = 0; i < m->n_ranks; i++)
+        if (!(m->ranks[i].peak_flops > 0) || m->ranks[i].peak_flops != p)
+            return;
+    m->peak_flops = p;
+    const char *dt = m->ranks[0].peak_dtype; /* named when every rank names the same */
+    for (size_t i = 1; i < m->n_ranks; i++)
+        if (strcmp(m->ranks[i].peak_dtype, dt) != 0)
+            dt = "";
+    snprintf(m->peak_desc, sizeof m->peak_desc, "from the reports: %.1f TFLOP/s%s%s%s", p / 1e12,
+             dt[0] ? " (" : "", dt, dt[0] ? ")" : "");
+}
