@@ -88,17 +88,19 @@ static void read_totals(fc_jctx *c, json_object *root, fc_report *r)
         fc_jfail(c, "totals: missing or not an object");
         return;
     }
-    fc_jget_u64(c, t, "totals", "gemm_calls", &r->totals.gemm_calls, 1);
-    fc_jget_u128(c, t, "totals", "gemm_flops", &r->totals.gemm_flops, 1);
-    fc_jget_u64(c, t, "totals", "failed_calls", &r->totals.failed_calls, 0);
-    fc_jget_u64(c, t, "totals", "invalid_calls", &r->totals.invalid_calls, 0);
-    fc_jget_u64(c, t, "totals", "unresolved_calls", &r->totals.unresolved_calls, 0);
-    fc_jget_u64(c, t, "totals", "distinct_shapes", &r->totals.distinct_shapes, 0);
-    fc_jget_u64(c, t, "totals", "overflow_calls", &r->totals.overflow_calls, 0);
-    fc_jget_u64(c, t, "totals", "attention_calls", &r->totals.attention_calls, 0);
-    fc_jget_u128(c, t, "totals", "attention_flops", &r->totals.attention_flops, 0);
-    r->totals.counted_flops = fc_u128_sat_add(r->totals.gemm_flops, r->totals.attention_flops);
-    fc_jget_u128(c, t, "totals", "counted_flops", &r->totals.counted_flops, 0);
+    /* every row of the table (analysis/run/schema_totals.h); counted_flops,
+     * the last, defaults to GEMMs + attention read before it */
+    for (int i = 0; i < FC_TOTALS_N; i++) {
+        const fc_schema_field *f = &fc_totals_fields[i];
+        char *at = (char *)&r->totals + f->offset;
+        if (i == FC_TOTALS_I_counted_flops)
+            r->totals.counted_flops =
+                fc_u128_sat_add(r->totals.gemm_flops, r->totals.attention_flops);
+        if (f->type == FC_SCHEMA_U128)
+            fc_jget_u128(c, t, "totals", f->name, (fc_u128 *)(void *)at, f->required);
+        else
+            fc_jget_u64(c, t, "totals", f->name, (uint64_t *)(void *)at, f->required);
+    }
 }
 
 static void *alloc_array(fc_jctx *c, size_t n, size_t size)

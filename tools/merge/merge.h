@@ -12,6 +12,7 @@
 #include "formula.h"
 #include "infer.h"
 #include "jsonw.h"
+#include "schema_totals.h"
 #include "report_peak.h"
 #include "report_read.h"
 #include "stats.h"
@@ -168,7 +169,12 @@ void fc_merge_sort_shapes(fc_merge *m);
 int fc_merge_sum_attention(fc_merge *m, const fc_report *r);
 void fc_merge_attention_done(fc_merge *m);
 void fc_merge_attention_free(fc_merge *m);
-void fc_merge_json_attention_totals(fc_jw *w, const fc_merge *m);
+/* The members of "totals" of the sum m (merge_json.c), by the section's
+ * table (analysis/run/schema_totals.h): GEMM counts, distinct shapes,
+ * overflow_calls, ranks and processes unless < 0, then the attention
+ * counts. */
+void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_t overflow,
+                          int64_t rank_count, int64_t processes);
 void fc_merge_json_attention(fc_jw *w, const fc_merge *m);
 void fc_merge_attention_text(const fc_merge *m);
 /* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of
