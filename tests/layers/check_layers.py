@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 
-from check_tree import circles
+from check_tree import circles, symbols
 
 LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "launch": 3, "cudnn": 3,
          "cupti": 4, "hooks": 5, "report": 5, "": 6}
@@ -82,21 +82,6 @@ def sublayer_problem(o, d, fo, s, root):
         return None
     return (f"{os.path.relpath(o, root)} (sub-layer {sub[a]}) uses {s} of "
             f"{os.path.relpath(d, root)} (sub-layer {sub[b]})")
-
-
-def symbols(obj):
-    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) < 2:
-            continue
-        name, kind = f[0], f[1]
-        if kind == "U":
-            undefined.add(name)
-        elif kind in "TDBRCGSVW":  # global definitions (local ones cannot be called from outside)
-            defined.add(name)
-    return defined, undefined
 
 
 def check(root):
