@@ -6,6 +6,7 @@
 #include "report_read.h"
 
 #include "json_get.h"
+#include "schema_read.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -90,17 +91,10 @@ static void read_totals(fc_jctx *c, json_object *root, fc_report *r)
     }
     /* every row of the table (analysis/run/schema_totals.h); counted_flops,
      * the last, defaults to GEMMs + attention read before it */
-    for (int i = 0; i < FC_TOTALS_N; i++) {
-        const fc_schema_field *f = &fc_totals_fields[i];
-        char *at = (char *)&r->totals + f->offset;
-        if (i == FC_TOTALS_I_counted_flops)
-            r->totals.counted_flops =
-                fc_u128_sat_add(r->totals.gemm_flops, r->totals.attention_flops);
-        if (f->type == FC_SCHEMA_U128)
-            fc_jget_u128(c, t, "totals", f->name, (fc_u128 *)(void *)at, f->required);
-        else
-            fc_jget_u64(c, t, "totals", f->name, (uint64_t *)(void *)at, f->required);
-    }
+    const int k = FC_TOTALS_I_counted_flops;
+    fc_schema_read(c, t, "totals", fc_totals_fields, 0, k, &r->totals);
+    r->totals.counted_flops = fc_u128_sat_add(r->totals.gemm_flops, r->totals.attention_flops);
+    fc_schema_read(c, t, "totals", fc_totals_fields, k, FC_TOTALS_N, &r->totals);
 }
 
 static void *alloc_array(fc_jctx *c, size_t n, size_t size)

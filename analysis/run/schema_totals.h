@@ -15,8 +15,7 @@
 
 #include <stdint.h>
 
-#include "jsonw.h"
-#include "u128.h"
+#include "schema.h"
 
 /* X(name, type, required, unit, meaning) */
 #define FC_TOTALS_FIELDS(X)                                                                       \
@@ -32,9 +31,6 @@
     X(counted_flops, U128, 0, "FLOP", "GEMMs + attention (gemm_flops + attention_flops)")     \
     X(ranks, U64, 0, "ranks", "a merge or a job: the ranks summed")                            \
     X(processes, U64, 0, "processes", "a job: its processes that ran GEMMs")
-
-#define FC_SCHEMA_C_U64 uint64_t
-#define FC_SCHEMA_C_U128 fc_u128
 
 /* The section as a struct: one member a row, of the row's C type. */
 typedef struct fc_totals_rec {
@@ -53,15 +49,7 @@ enum fc_totals_index {
 #define FC_TOTALS_BIT(name) (1u << FC_TOTALS_I_##name)
 #define FC_TOTALS_SUMS (FC_TOTALS_BIT(ranks) | FC_TOTALS_BIT(processes))
 
-/* The rows as data (for readers and the schema test). */
-typedef struct fc_schema_field {
-    const char *name;
-    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128 */
-    int required;
-    const char *unit, *meaning;
-    size_t offset; /* in fc_totals_rec */
-} fc_schema_field;
-enum { FC_SCHEMA_U64, FC_SCHEMA_U128 };
+/* The rows as data (schema.h; for the reader and the schema test). */
 extern const fc_schema_field fc_totals_fields[FC_TOTALS_N];
 
 /* Members of the open "totals" object: every row of t in table order but

@@ -14,8 +14,8 @@ if(FLOPCOUNT_SANITIZE STREQUAL "address")
                        "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
 endif()
 
-# The "totals" section's table drives its writer and its reader
-# (analysis/run/schema_totals.h): a key written without a reader fails.
-add_executable(test_schema_totals ${CMAKE_CURRENT_LIST_DIR}/test_schema_totals.c)
-target_link_libraries(test_schema_totals PRIVATE fc_analysis_io cmocka)
-add_test(NAME schema_totals COMMAND test_schema_totals)
+# The sections' tables drive their writers and their reader
+# (analysis/run/schema_*.h): a key written without a reader fails.
+add_executable(test_schema ${CMAKE_CURRENT_LIST_DIR}/test_schema.c)
+target_link_libraries(test_schema PRIVATE fc_analysis_io cmocka)
+add_test(NAME schema_sections COMMAND test_schema)
