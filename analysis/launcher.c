@@ -26,7 +26,7 @@ static long env_long(fc_getenv_fn get, const char *name)
     return (long)v;
 }
 
-void fc_launch_from_env(fc_getenv_fn get, fc_launch *out)
+void fc_launcher_rank_from_env(fc_getenv_fn get, fc_launcher_rank *out)
 {
     out->rank = out->local_rank = out->world_size = -1;
     out->launcher = "none";

@@ -7,13 +7,13 @@
 #ifndef FC_LAUNCHER_H
 #define FC_LAUNCHER_H
 
-typedef struct fc_launch {
+typedef struct fc_launcher_rank {
     long rank, local_rank, world_size; /* -1 when the launcher did not say */
     const char *launcher;              /* "torchrun", "slurm", "openmpi", "pmi", "none" */
-} fc_launch;
+} fc_launcher_rank;
 
 typedef const char *(*fc_getenv_fn)(const char *name);
 
-void fc_launch_from_env(fc_getenv_fn get, fc_launch *out);
+void fc_launcher_rank_from_env(fc_getenv_fn get, fc_launcher_rank *out);
 
 #endif

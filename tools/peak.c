@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "../analysis/cpupeak.h"
-#include "../analysis/device.h"
+#include "device.h"
 #include "../analysis/dtype.h"
 #include "../analysis/jsonw.h"
 #include "../analysis/parse.h"

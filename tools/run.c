@@ -181,8 +181,8 @@ static const char *env_get(const char *name)
  * 0 without), %h (host), %%. -1 when it does not fit. */
 static int expand(const char *tmpl, long pid, char *out, size_t size)
 {
-    fc_launch l;
-    fc_launch_from_env(env_get, &l);
+    fc_launcher_rank l;
+    fc_launcher_rank_from_env(env_get, &l);
     char host[256] = "unknown";
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown");

@@ -13,6 +13,8 @@
 
 #include "dtype.h"
 #include "json_get.h"
+#include "schema_attention.h"
+#include "schema_read.h"
 
 #define MAX_ENTRIES (1u << 20)
 
@@ -187,14 +189,12 @@ void fc_report_read_attention(fc_jctx *c, json_object *root, fc_report_attention
     json_object *att = fc_jsection(c, root, "attention", json_type_object);
     if (att != NULL && !c->failed) {
         a->has = 1;
-        fc_jget_u64(c, att, sec, "calls", &a->calls, 1);
-        fc_jget_u64(c, att, sec, "failed_calls", &a->failed_calls, 0);
-        fc_jget_u128(c, att, sec, "flops", &a->flops, 1);
-        fc_jget_u128(c, att, sec, "model_flops", &a->model_flops, 0);
-        fc_jget_u128(c, att, sec, "tile_flops", &a->tile_flops, 0);
-        fc_jget_u64(c, att, sec, "tile_unknown_calls", &a->tile_unknown_calls, 0);
-        fc_jget_u64(c, att, sec, "distinct_shapes", &a->distinct_shapes, 0);
-        fc_jget_u64(c, att, sec, "overflow_calls", &a->overflow_calls, 0);
+        /* the counts, by the section's table (analysis/run/schema_attention.h) */
+        fc_attn_totals_rec t = {0};
+        fc_schema_read(c, att, sec, fc_attn_totals_fields, 0, FC_ATTN_TOTALS_N, &t);
+#define FC_X(name, type, req, unit, meaning) a->name = t.name;
+        FC_ATTN_TOTALS_FIELDS(FC_X)
+#undef FC_X
         read_by_source(c, att, a);
         read_shapes(c, att, a);
     }

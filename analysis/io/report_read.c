@@ -6,6 +6,7 @@
 #include "report_read.h"
 
 #include "json_get.h"
+#include "schema_read.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -88,17 +89,12 @@ static void read_totals(fc_jctx *c, json_object *root, fc_report *r)
         fc_jfail(c, "totals: missing or not an object");
         return;
     }
-    fc_jget_u64(c, t, "totals", "gemm_calls", &r->totals.gemm_calls, 1);
-    fc_jget_u128(c, t, "totals", "gemm_flops", &r->totals.gemm_flops, 1);
-    fc_jget_u64(c, t, "totals", "failed_calls", &r->totals.failed_calls, 0);
-    fc_jget_u64(c, t, "totals", "invalid_calls", &r->totals.invalid_calls, 0);
-    fc_jget_u64(c, t, "totals", "unresolved_calls", &r->totals.unresolved_calls, 0);
-    fc_jget_u64(c, t, "totals", "distinct_shapes", &r->totals.distinct_shapes, 0);
-    fc_jget_u64(c, t, "totals", "overflow_calls", &r->totals.overflow_calls, 0);
-    fc_jget_u64(c, t, "totals", "attention_calls", &r->totals.attention_calls, 0);
-    fc_jget_u128(c, t, "totals", "attention_flops", &r->totals.attention_flops, 0);
+    /* every row of the table (analysis/run/schema_totals.h); counted_flops,
+     * the last, defaults to GEMMs + attention read before it */
+    const int k = FC_TOTALS_I_counted_flops;
+    fc_schema_read(c, t, "totals", fc_totals_fields, 0, k, &r->totals);
     r->totals.counted_flops = fc_u128_sat_add(r->totals.gemm_flops, r->totals.attention_flops);
-    fc_jget_u128(c, t, "totals", "counted_flops", &r->totals.counted_flops, 0);
+    fc_schema_read(c, t, "totals", fc_totals_fields, k, FC_TOTALS_N, &r->totals);
 }
 
 static void *alloc_array(fc_jctx *c, size_t n, size_t size)
@@ -553,6 +549,18 @@ static void empty(fc_report *r)
 void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to)
 {
     fc_steady_range(n, n > 0 && list[n - 1].open_end, from, to);
+}
+
+void fc_report_fig_iter(const void *ctx, size_t i, fc_fig_iter *out)
+{
+    const fc_report_iter *it = &((const fc_report_iter *)ctx)[i];
+    *out = (fc_fig_iter){.flops = it->flops,
+                         .forward = it->forward_flops,
+                         .recompute = it->recompute_flops,
+                         .xs = it->attention_excess_flops,
+                         .seconds = it->seconds,
+                         .unsure = it->ambiguous != 0,
+                         .unsure_recompute = it->ambiguous_recompute != 0};
 }
 
 void fc_report_free(fc_report *r)

@@ -19,6 +19,8 @@
 #include "formula.h"
 #include "infer.h"
 #include "report_attention.h"
+#include "run_figures.h"
+#include "schema_totals.h"
 #include "u128.h"
 
 #define FC_REPORT_SCHEMA 1
@@ -88,15 +90,9 @@ typedef struct fc_report {
     int64_t run_start_unix_ns; /* start of that run (its first process); -1 absent */
     char status[32];     /* "complete", "running", ... */
     double wall_seconds; /* NaN when absent */
-    struct {
-        uint64_t gemm_calls, failed_calls, invalid_calls, unresolved_calls;
-        uint64_t distinct_shapes, overflow_calls;
-        fc_u128 gemm_flops;
-        /* counted fused attention (0 in reports before it); counted_flops =
-         * GEMMs + attention (gemm_flops + attention_flops when absent) */
-        uint64_t attention_calls;
-        fc_u128 attention_flops, counted_flops;
-    } totals;
+    /* analysis/run/schema_totals.h; counted fused attention is 0 in reports
+     * before it, counted_flops = gemm_flops + attention_flops when absent */
+    fc_totals_rec totals;
     fc_report_group *by_api, *by_dtype;
     size_t n_by_api, n_by_dtype;
     fc_report_shape *shapes;
@@ -211,6 +207,10 @@ void fc_report_read_mix(struct fc_jctx *c, struct json_object *iters, struct jso
  * them: all but the first (warm-up) when there are two or more, and
  * without a last open_end one while two or more remain. Sets [*from, *to). */
 void fc_report_steady(const fc_report_iter *list, size_t n, size_t *from, size_t *to);
+
+/* Iteration i of a list of fc_report_iter (ctx) as the run's figures see
+ * it (run_figures.h: fc_fig_medians_of). */
+void fc_report_fig_iter(const void *ctx, size_t i, fc_fig_iter *out);
 
 /* Rewrites integer literals of 19+ digits outside strings as JSON strings
  * ("123..."), so json-c keeps them exact. Returns a malloc'd NUL-terminated

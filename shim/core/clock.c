@@ -27,6 +27,7 @@ uint64_t fc_now_ns(void)
 
 static uint64_t tick0, ns0;
 static double ns_per_tick = 1.0;
+static int frozen; /* fc_clock_freeze: the ratio stays */
 
 /* One (CLOCK_MONOTONIC, counter) pair read as close together as this
  * thread can: the counter read on both sides of clock_gettime, the
@@ -96,12 +97,17 @@ void fc_clock_init(void)
 
 void fc_clock_recalibrate(void)
 {
-    if (!fc_clock_fast)
+    if (!fc_clock_fast || __atomic_load_n(&frozen, __ATOMIC_RELAXED))
         return;
     uint64_t n, t;
     read_pair(&n, &t);
     if (n - ns0 >= 1000000ull && t > tick0) /* longer than the first spin (pairs are tight) */
         ns_per_tick = (double)(n - ns0) / (double)(t - tick0);
+}
+
+void fc_clock_freeze(void)
+{
+    __atomic_store_n(&frozen, 1, __ATOMIC_RELAXED);
 }
 
 double fc_ticks_seconds(uint64_t dticks)

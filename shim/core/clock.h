@@ -39,6 +39,10 @@ void fc_clock_init(void);
 /* Refines the ratio from the first point to now (call now and then: the
  * longer the baseline, the better the ratio). Cheap; no allocation. */
 void fc_clock_recalibrate(void);
+/* Keeps the ratio as it is from now on (at exit: the Prometheus file, the
+ * JSON report and the summary, written after drains of their own, then
+ * turn the same ticks into the same seconds, so one HFU in all three). */
+void fc_clock_freeze(void);
 /* Ticks as seconds (a difference of two fc_ticks values). */
 double fc_ticks_seconds(uint64_t dticks);
 /* Ticks per second, as calibrated so far. */

@@ -19,8 +19,8 @@ static const char *env(const char *name)
 
 void fc_rank_load(void)
 {
-    fc_launch l;
-    fc_launch_from_env(env, &l);
+    fc_launcher_rank l;
+    fc_launcher_rank_from_env(env, &l);
     fc_rank.rank = l.rank;
     fc_rank.local_rank = l.local_rank;
     fc_rank.world_size = l.world_size;

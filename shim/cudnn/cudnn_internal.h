@@ -212,6 +212,10 @@ uint32_t fc_ct_vp_new(void);
 void fc_ct_vp_free(uint32_t idx1);
 /* How many creations were not tracked because the table was full. */
 uint64_t fc_ct_untracked(void);
+/* The generation of the uncounted ids plans hold: bumped in a fork child
+ * and by fc_cudnn_reset (the uncounted table was emptied); plan_exec.c
+ * interns its ids again when it moved (no lock). */
+uint32_t fc_ct_generation(void);
 
 /* ---- desc_attrs.c: decoding Set/GetAttribute ---- */
 /* 1 when the 9.19 header names attr as an attribute of descriptor type. */
@@ -285,8 +289,5 @@ void fc_cmask_resolve(const fc_cwork *w, const int64_t *val, const uint8_t *ok, 
 /* ---- plan_exec.c ---- */
 /* At a plan's finalize: what its executes count (interns the uncounted name). */
 void fc_cplan_finalize(fc_cent *plan);
-/* A fork child: the uncounted table was emptied, the ids plans hold are
- * interned again at their next execute (no lock). */
-void fc_cplan_after_fork(void);
 
 #endif

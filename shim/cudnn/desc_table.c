@@ -44,6 +44,12 @@ static table *T;
 static atomic_int lock_word;
 static atomic_int forks_registered;
 static _Atomic uint64_t untracked;
+static _Atomic uint32_t generation; /* bumped when the uncounted ids go stale */
+
+uint32_t fc_ct_generation(void)
+{
+    return atomic_load_explicit(&generation, memory_order_relaxed);
+}
 
 void fc_ct_lock(void)
 {
@@ -75,7 +81,7 @@ static void fork_release(void)
  * but the report tables below were emptied: uncounted ids are stale. */
 static void fork_child(void)
 {
-    fc_cplan_after_fork();
+    atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed);
     fc_ct_unlock();
 }
 
@@ -288,6 +294,7 @@ void fc_cudnn_reset(void)
     fc_ct_lock();
     fc_mem_clear(T, sizeof(table));
     atomic_store(&untracked, 0);
-    fc_cplan_after_fork(); /* the tests reset the uncounted table with it */
+    /* the tests reset the uncounted table with it */
+    atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed);
     fc_ct_unlock();
 }

@@ -24,14 +24,16 @@ static const char *why_text(int why)
     }
 }
 
-static _Atomic uint32_t gen; /* bumped in a fork child (uncounted ids were reset) */
-static uint32_t c_unseen, c_unfinal, c_vp, c_shapes, c_shape_bad;
+/* The fixed reasons' ids, of uncounted-table generation c_gen: a fork
+ * child (or a reset) empties that table and bumps fc_ct_generation(), and
+ * the ids are interned again on next use. */
+static uint32_t c_gen, c_unseen, c_unfinal, c_vp, c_shapes, c_shape_bad;
 
 /* The plan's uncounted id, interned (again after a fork). */
 static void plan_intern(fc_cent *p)
 {
     p->u.link.unc = FC_UNCOUNTED_NONE;
-    p->u.link.unc_gen = gen;
+    p->u.link.unc_gen = fc_ct_generation();
     fc_cwork *w = fc_ct_work(p->u.link.work);
     if (p->state & FC_CE_JSON)
         p->u.link.unc = fc_uncounted_intern("cudnn plan: deserialized", FC_K_OTHER, FC_UNC_GRAPH,
@@ -54,15 +56,14 @@ void fc_cplan_finalize(fc_cent *p)
     plan_intern(p);
 }
 
-void fc_cplan_after_fork(void)
-{
-    c_unseen = c_unfinal = c_vp = c_shapes = c_shape_bad = 0;
-    gen++;
-}
-
-/* The id of a fixed reason, interned once. */
+/* The id of a fixed reason, interned once a generation. */
 static uint32_t fixed(uint32_t *cache, const char *name, const char *detail)
 {
+    uint32_t g = fc_ct_generation();
+    if (__atomic_load_n(&c_gen, __ATOMIC_RELAXED) != g) { /* a fork child, or a reset */
+        c_unseen = c_unfinal = c_vp = c_shapes = c_shape_bad = 0;
+        __atomic_store_n(&c_gen, g, __ATOMIC_RELAXED);
+    }
     uint32_t id = __atomic_load_n(cache, __ATOMIC_RELAXED);
     if (id == 0) {
         id = fc_uncounted_intern(name, FC_K_OTHER, FC_UNC_GRAPH, detail) + 1;
@@ -157,7 +158,7 @@ static void exec_of(fc_cent *p, const fc_cvp *v, fc_cudnn_exec *out)
 {
     fc_cwork *w = fc_ct_work(p->u.link.work);
     if (p->u.link.counted && (w == NULL || w->kind == FC_CW_UNCOUNTED)) {
-        if (p->u.link.unc_gen != gen)
+        if (p->u.link.unc_gen != fc_ct_generation())
             plan_intern(p);
         out->unc_id = p->u.link.unc;
         return;

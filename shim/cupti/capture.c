@@ -6,7 +6,7 @@
  * stream captures begun and not ended is above zero. CUPTI's driver
  * callbacks keep the count when they are on (they see every capture,
  * cudart's included); otherwise the interposed cudaStreamBeginCapture* /
- * cudaStreamEndCapture of the CUDA runtime (hooks/capture.c, through
+ * cudaStreamEndCapture of the CUDA runtime (hooks/stream_capture.c, through
  * calls.c) do, for programs that call the runtime through its shared
  * library. Only while the flag is up does a hook ask the driver
  * (cuStreamGetCaptureInfo, which is not free) whether its stream is

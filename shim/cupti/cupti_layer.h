@@ -77,7 +77,7 @@ int fc_graphs_add_attn(void *cugraph, const fc_attn *a);
 int fc_graphs_add_gemm(void *cugraph, const fc_gemm *g);
 
 /* From the interposed cudaStreamBeginCapture* / cudaStreamEndCapture of
- * the CUDA runtime (hooks/capture.c): before forwarding (a begin looks for
+ * the CUDA runtime (hooks/stream_capture.c): before forwarding (a begin looks for
  * CUPTI first, so that its callbacks see the capture; an end notes which
  * capture ends), and after, with the result. They keep the "capture in
  * progress" flag when CUPTI's own callbacks do not. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "irec.h"
+#include "seg_buf.h"
 #include "segment.h"
 
 #define FC_SEG_CAP (1u << 17) /* records held while segments wait to be labelled */
@@ -40,8 +41,7 @@ typedef struct fc_seg_result {
     int thread_used;      /* the launching thread decided the backward's start or a label */
 } fc_seg_result;
 
-/* The record at buffer index idx (segment.c). */
-const fc_irec *fc_seg_rec(uint64_t idx);
+/* fc_seg_rec: the record at buffer index idx (seg_buf.h). */
 
 static inline int fc_irec_is_call(const fc_irec *r)
 {

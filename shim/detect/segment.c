@@ -13,30 +13,24 @@
  * reached yet (the first layer was recomputed, which repeats the anchor)
  * continues that iteration; any other starts a new one.
  *
- * Everything is bounded; nothing allocates. The buffer is mapped at the
- * process's first GEMM (fc_seg_init) and used as a ring of seg_cap
- * records, doubled (up to FC_SEG_CAP) when what waits would not fit, so
- * its pages grow with the longest stretch of calls held, not with how many
- * calls went through. */
+ * Everything is bounded; nothing allocates. The records wait in
+ * seg_buf.c's ring, mapped at the process's first GEMM (fc_seg_init). */
 #include "segment.h"
 
 #include <string.h>
 
 #include "core/base.h"
-#include "core/lazymem.h"
 #include "phase.h"
 #include "profile.h"
 #include "repeat.h"
+#include "seg_buf.h"
 #include "steps.h"
 #include "threads.h"
 
-#define SEG_MIN 1024u /* records of the buffer at first */
 #define MAX_PEND 16
 #define NCAND 16
 #define LEARN_SEGMENTS 3
 
-static fc_irec *buf; /* FC_SEG_CAP records mapped, the first seg_cap used */
-static uint64_t seg_cap = SEG_MIN;
 static uint64_t head, tail, open_start;
 static uint64_t last_call_end; /* index + 1 of the latest call; 0 before any */
 static int open_after_step;    /* the open segment was opened by a step marker */
@@ -75,34 +69,14 @@ static fc_seg_stats stats;
 
 static inline const fc_irec *rec_at(uint64_t idx)
 {
-    return &buf[idx & (seg_cap - 1)];
+    return fc_segbuf_at(idx);
 }
 
 int fc_seg_init(void)
 {
-    if (buf == NULL && (buf = fc_mem_map(FC_SEG_CAP * sizeof *buf)) == NULL)
+    if (fc_segbuf_map() != 0)
         return -1;
     return fc_phase_init() == 0 && fc_steps_init() == 0 ? 0 : -1;
-}
-
-/* Doubles the ring: a record at index x moves from x mod seg_cap to x mod
- * 2 seg_cap, the same slot or one in the new half, which nothing else
- * uses. 0 when it is at FC_SEG_CAP already. */
-static int grow(void)
-{
-    if (seg_cap >= FC_SEG_CAP)
-        return 0;
-    uint64_t cap = seg_cap * 2;
-    for (uint64_t x = tail; x < head; x++)
-        if ((x & (cap - 1)) != (x & (seg_cap - 1)))
-            buf[x & (cap - 1)] = buf[x & (seg_cap - 1)];
-    seg_cap = cap;
-    return 1;
-}
-
-const fc_irec *fc_seg_rec(uint64_t idx)
-{
-    return rec_at(idx);
 }
 
 static inline int is_call(const fc_irec *r)
@@ -489,7 +463,7 @@ static uint8_t declared_phase(void)
 
 void fc_seg_push(const fc_irec *in)
 {
-    if (FC_UNLIKELY(buf == NULL) && fc_seg_init() != 0)
+    if (FC_UNLIKELY(fc_segbuf_rec == NULL) && fc_seg_init() != 0)
         return; /* nothing could be mapped (the ring layer said so) */
     fc_irec rec = *in;
     const fc_irec *r = &rec;
@@ -506,7 +480,7 @@ void fc_seg_push(const fc_irec *in)
         if (rec_declared)
             rec.flags |= FC_IREC_RECDECL;
     }
-    if (head - tail >= seg_cap && !grow())
+    if (head - tail >= fc_segbuf_cap && !fc_segbuf_grow(tail, head))
         make_room();
     if (is_call(r)) {
         if (!anchored) {
@@ -519,7 +493,7 @@ void fc_seg_push(const fc_irec *in)
         if (anchored && head > open_start && matches(r, anchor_p, anchor_k, anchor_slot))
             close_open(head, r->t, 0, 0);
     }
-    buf[head & (seg_cap - 1)] = rec;
+    *fc_segbuf_at(head) = rec;
     head++;
     if (is_call(r))
         last_call_end = head;
@@ -547,8 +521,7 @@ void fc_seg_flush(void)
 
 void fc_seg_reset(void)
 {
-    fc_mem_clear(buf, seg_cap * sizeof *buf);
-    seg_cap = SEG_MIN;
+    fc_segbuf_reset();
     head = tail = open_start = last_call_end = 0;
     open_after_step = 0;
     n_pend = 0;

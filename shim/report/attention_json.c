@@ -13,6 +13,7 @@
 #include "count/uncounted.h"
 #include "dtype.h"
 #include "kernel_class.h"
+#include "schema_attention.h"
 
 static void write_shape(const fc_attn_view *v, void *ctx)
 {
@@ -86,19 +87,20 @@ static void write_uncounted(const fc_uncounted_view *v, void *ctx)
     fc_jw_obj_end(w);
 }
 
-void fc_report_attention_json(fc_jw *w)
+void fc_attention_section_json(fc_jw *w)
 {
     fc_attn_totals t;
     fc_attn_table_totals(&t);
-    fc_jw_obj_begin(w, "attention");
-    fc_jw_u64(w, "calls", t.calls);
-    fc_jw_u64(w, "failed_calls", t.failed_calls);
-    fc_jw_u128(w, "flops", t.executed);
-    fc_jw_u128(w, "model_flops", t.model);
-    fc_jw_u128(w, "tile_flops", t.tiles);
-    fc_jw_u64(w, "tile_unknown_calls", t.tile_unknown_calls);
-    fc_jw_u64(w, "distinct_shapes", t.distinct_shapes);
-    fc_jw_u64(w, "overflow_calls", t.overflow_calls);
+    fc_jw_obj_begin(w, "attention"); /* its counts: analysis/run/schema_attention.h */
+    fc_attn_totals_rec rec = {.calls = t.calls,
+                              .failed_calls = t.failed_calls,
+                              .flops = t.executed,
+                              .model_flops = t.model,
+                              .tile_flops = t.tiles,
+                              .tile_unknown_calls = t.tile_unknown_calls,
+                              .distinct_shapes = t.distinct_shapes,
+                              .overflow_calls = t.overflow_calls};
+    fc_attn_totals_json(w, &rec);
     fc_jw_obj_begin(w, "by_source");
     for (int s = 1; s < FC_ATTN_SRC_COUNT; s++) {
         if (t.calls_by_source[s] == 0 && t.executed_by_source[s] == 0)
@@ -147,7 +149,7 @@ static void uncounted_line(const fc_uncounted_view *v, void *p)
     c->shown++;
 }
 
-void fc_report_attention_text(int fd)
+void fc_attention_section_text(int fd)
 {
     fc_attn_totals t;
     fc_attn_table_totals(&t);

@@ -9,10 +9,10 @@
 #include "jsonw.h"
 
 /* Both as members of the open top-level object. */
-void fc_report_attention_json(fc_jw *w);
+void fc_attention_section_json(fc_jw *w);
 /* The summary's lines on fd: one for the counted attention (when any),
  * one per uncounted name (the first few). */
-void fc_report_attention_text(int fd);
+void fc_attention_section_text(int fd);
 /* 1 when an attention call (failed ones too) or an uncounted kernel was seen. */
 int fc_report_attention_seen(void);
 

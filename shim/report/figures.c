@@ -13,13 +13,12 @@
 #include "detect/segment.h"
 #include "dtype.h"
 #include "peak.h"
+#include "run_figures.h"
 #include "stats.h"
 #include "utilization.h"
 
 static double secs_buf[FC_FIGURES_MAX_LIST];
-static fc_u128 flops_buf[FC_FIGURES_MAX_LIST], rec_buf[FC_FIGURES_MAX_LIST], fwd_buf[FC_FIGURES_MAX_LIST];
-static fc_u128 xs_buf[FC_FIGURES_MAX_LIST];
-static fc_u128 micro_buf[FC_FIGURES_MAX_LIST];
+static fc_u128 u_buf[FC_FIGURES_MAX_LIST];
 
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to)
 {
@@ -29,34 +28,41 @@ void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *
     *to = t;
 }
 
+/* Iteration i of the detector's list as the run's figures see it. */
+void fc_figures_iter(const void *ctx, size_t i, fc_fig_iter *out)
+{
+    const fc_iteration *it = &((const fc_iteration *)ctx)[i];
+    out->flops = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
+    out->forward = it->fwd;
+    out->recompute = it->rec;
+    out->xs = it->xs;
+    out->seconds = fc_iteration_seconds(it);
+    out->micro = it->micro;
+    out->unsure = it->unsure != 0;
+    out->unsure_recompute = (it->unsure & FC_UNSURE_MFU) != 0;
+}
+
+/* The medians of the steady iterations: the run's figures (run_figures.h),
+ * as 'flopcount report' and 'merge' compute them from the report. */
 static void steady_of(fc_figures *f)
 {
     const fc_steps_view *v = &f->v;
     uint64_t stored = v->stored < FC_FIGURES_MAX_LIST ? v->stored : FC_FIGURES_MAX_LIST, from, to;
     fc_figures_steady_range(v, stored, &from, &to);
-    uint64_t n = 0;
-    f->unsure_steady = f->unsure_mfu_steady = 0;
-    for (uint64_t i = from; i < to; i++) {
-        const fc_iteration *it = &v->list[i];
-        f->unsure_steady += it->unsure != 0;
-        f->unsure_mfu_steady += (it->unsure & FC_UNSURE_MFU) != 0;
-        micro_buf[n] = it->micro;
-        secs_buf[n] = fc_iteration_seconds(it);
-        flops_buf[n] = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
-        rec_buf[n] = it->rec;
-        fwd_buf[n] = it->fwd;
-        xs_buf[n] = it->xs;
-        n++;
-    }
-    f->steady = n;
-    if (n == 0)
+    fc_fig_medians m;
+    fc_fig_medians_of(fc_figures_iter, v->list, from, to, u_buf, secs_buf, &m);
+    f->steady = m.n;
+    f->unsure_steady = m.n_unsure;
+    f->unsure_mfu_steady = m.n_unsure_recompute;
+    f->recompute_guessed = m.recompute_guessed;
+    if (m.n == 0)
         return;
-    f->median_seconds = fc_median_double(secs_buf, n);
-    f->flops = fc_median_u128(flops_buf, n);
-    f->rec = fc_median_u128(rec_buf, n);
-    f->fwd = fc_median_u128(fwd_buf, n);
-    f->xs = fc_median_u128(xs_buf, n);
-    f->micro = (uint64_t)fc_median_u128(micro_buf, n);
+    f->median_seconds = m.seconds;
+    f->flops = m.flops;
+    f->rec = m.recompute;
+    f->fwd = m.forward;
+    f->xs = m.xs;
+    f->micro = m.micro;
 }
 
 /* FLOPs by dtype and whether they ran on a GPU, over every counted call
@@ -175,9 +181,7 @@ void fc_figures_compute(fc_figures *f, int may_look)
     /* one expression for HFU, MFU and each term of the mix (utilization.c);
      * model FLOPs: recompute left out, attention's backward at the model
      * convention (2x its forward, not the 2.5x it executes) */
-    fc_u128 model = f->flops > f->rec + f->xs ? f->flops - f->rec - f->xs : 0;
-    f->hfu = fc_utilization(f->flops, f->median_seconds, 1, f->pc.flops);
-    f->mfu = fc_utilization(model, f->median_seconds, 1, f->pc.flops);
+    fc_fig_utilization(f->flops, f->rec, f->xs, f->median_seconds, 1, f->pc.flops, &f->hfu, &f->mfu);
     f->mix_ok = mix_of(f->by_dtype, f->flops, f->median_seconds, gpu_work, may_look, &f->mix) == 0;
     f->hfu_mix = f->mix_ok ? f->mix.hfu : 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* figures.h - the run's headline figures, computed in one place for every
  * reader: the JSON report and summary (sections.c), the Prometheus file
- * (prometheus.c) and flopcount_snapshot_get (public.c). Steady iterations
- * and medians are analysis/stats.h's; the peak is the dominant dtype of all
+ * (prometheus.c) and flopcount_snapshot_get (public.c). Steady iterations,
+ * medians, recompute, HFU and MFU are analysis/run/run_figures.h's (as
+ * 'flopcount report' and 'merge' compute them); the peak is the dominant dtype of all
  * counted FLOPs, on the GPU when most of them ran there (probe/peak_choice). */
 #ifndef FC_FIGURES_H
 #define FC_FIGURES_H
@@ -13,6 +14,7 @@
 #include "count/counters.h"
 #include "detect/steps.h"
 #include "probe/peak_choice.h"
+#include "run_figures.h"
 #include "utilization.h"
 
 typedef struct fc_figures {
@@ -27,9 +29,11 @@ typedef struct fc_figures {
     uint64_t steady;           /* steady iterations the medians are over (0: none) */
     uint64_t unsure_steady;    /* ... whose forward/backward/recompute split is a guess */
     uint64_t unsure_mfu_steady; /* ... of which a doubt can move recompute (and so MFU) */
+    int recompute_guessed;     /* rec (and so MFU) is of guessed iterations: none is sure */
     uint64_t micro;            /* median micro-batches (training forwards) per steady iteration */
     double median_seconds;
-    fc_u128 flops, rec;        /* medians per steady iteration, taken apart */
+    fc_u128 flops, rec;        /* medians per steady iteration, taken apart (rec: of the
+                                * iterations sure about recompute when any is) */
     fc_u128 xs;                /* ... and of the attention beyond the model convention */
     fc_u128 fwd;               /* and of their forward FLOPs */
     int util_ok;               /* peak, hfu and mfu are set */
@@ -60,6 +64,9 @@ void fc_figures_compute(fc_figures *f, int may_look);
  * figure; fc_figures_compute fills f->mix the same way. Caller holds the
  * drain lock. 0 with out->ok, else -1 and out->reason. */
 int fc_figures_mix(fc_u128 flops, double seconds, int gpu_work, int may_look, fc_mix *out);
+
+/* Iteration i of a list of fc_iteration (ctx) as run_figures.h sees it. */
+void fc_figures_iter(const void *ctx, size_t i, fc_fig_iter *out);
 
 /* The steady iterations' bounds in a list of `stored` iterations of v. */
 void fc_figures_steady_range(const fc_steps_view *v, uint64_t stored, uint64_t *from, uint64_t *to);

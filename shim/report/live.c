@@ -99,7 +99,7 @@ static void print_line(uint64_t index, const fc_iteration *it)
 {
     double secs = fc_iteration_seconds(it);
     double hw = fc_u128_to_double(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
-    double rec = fc_u128_to_double(it->rec), xs = fc_u128_to_double(it->xs);
+    double rec = fc_u128_to_double(it->rec);
     char line[400], who[48] = "", util[128] = "", formula[48] = "", mix[48] = "", attn[32];
     if (fc_rank.rank >= 0 && fc_opt.log_all_ranks)
         snprintf(who, sizeof who, "rank %ld ", fc_rank.rank);
@@ -109,8 +109,11 @@ static void print_line(uint64_t index, const fc_iteration *it)
         mix_part(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), secs, pc.dtype, mix,
                  sizeof mix);
         char hfu[24], mfu[24];
-        fc_figures_pct(100.0 * hw / (secs * pc.flops), hfu, sizeof hfu);
-        fc_figures_pct(100.0 * (hw - rec - xs) / (secs * pc.flops), mfu, sizeof mfu);
+        double h, m; /* the run's expression (run_figures.h), of this iteration */
+        fc_fig_utilization(fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)), it->rec,
+                           it->xs, secs, 1, pc.flops, &h, &m);
+        fc_figures_pct(100.0 * h, hfu, sizeof hfu);
+        fc_figures_pct(100.0 * m, mfu, sizeof mfu);
         snprintf(util, sizeof util, " HFU %s%s MFU %s", hfu, mix, mfu);
         fc_inferred_live(it, secs, pc.flops, formula, sizeof formula);
     } else {

@@ -31,6 +31,7 @@
 #include "live.h"
 #include "prometheus.h"
 #include "ring/ring.h"
+#include "schema_totals.h"
 #include "sections.h"
 
 #define MAX_VIEWS (FC_SHAPE_CAPACITY + FC_API_COUNT * FC_DT_COUNT)
@@ -226,21 +227,22 @@ static void write_json(int fd, const char *status)
     write_process(w);
     fc_jw_str(w, "status", status);
     fc_jw_double(w, "wall_seconds", (double)(fc_now_ns() - fc_process_start_ns()) / 1e9);
-    fc_jw_obj_begin(w, "totals");
-    fc_jw_u64(w, "gemm_calls", t.calls);
-    fc_jw_u128(w, "gemm_flops", t.flops);
-    fc_jw_u64(w, "failed_calls", t.failed_calls);
-    fc_jw_u64(w, "invalid_calls", t.invalid_calls);
-    fc_jw_u64(w, "unresolved_calls", t.unresolved_calls);
-    fc_jw_u64(w, "distinct_shapes", t.distinct_shapes);
-    fc_jw_u64(w, "overflow_calls", t.overflow_calls);
-    fc_jw_u64(w, "attention_calls", at.calls);
-    fc_jw_u128(w, "attention_flops", at.executed);
-    fc_jw_u128(w, "counted_flops", fc_u128_sat_add(t.flops, at.executed));
+    fc_jw_obj_begin(w, "totals"); /* the section's table: analysis/run/schema_totals.h */
+    fc_totals_rec tr = {.gemm_calls = t.calls,
+                        .gemm_flops = t.flops,
+                        .failed_calls = t.failed_calls,
+                        .invalid_calls = t.invalid_calls,
+                        .unresolved_calls = t.unresolved_calls,
+                        .distinct_shapes = t.distinct_shapes,
+                        .overflow_calls = t.overflow_calls,
+                        .attention_calls = at.calls,
+                        .attention_flops = at.executed,
+                        .counted_flops = fc_u128_sat_add(t.flops, at.executed)};
+    fc_totals_json(w, &tr, FC_TOTALS_SUMS);
     fc_jw_obj_end(w);
     write_groups(w);
     write_shapes(w);
-    fc_report_attention_json(w);
+    fc_attention_section_json(w);
     fc_report_launch_json(w);
     /* "running" and "exec" (written before an exec, which may fail) leave
      * the detector's stream open */
@@ -333,7 +335,7 @@ static void summary(int interrupted)
                      (unsigned long long)v->calls, h);
         say(line);
     }
-    fc_report_attention_text(2);
+    fc_attention_section_text(2);
     fc_report_sections_text(2, interrupted);
 }
 
@@ -346,7 +348,10 @@ void fc_report_at_exit(const char *status)
         return; /* a worker that ran no GEMM has nothing to say */
     /* ends the detector's stream: the last iteration gets its live line,
      * the Prometheus file its final figures */
-    if (fc_ring_collect(1) == 0) {
+    int collected = fc_ring_collect(1) == 0;
+    /* one tick-to-second ratio for everything written from here on */
+    fc_clock_freeze();
+    if (collected) {
         fc_live_poll();
         fc_prom_at_exit(strcmp(status, "interrupted") == 0);
         fc_ring_release();

@@ -174,9 +174,9 @@ static size_t scalars_of(const fc_iteration *it, fc_tb_scalar *v)
         if (fig.mix_ok && fig.hfu > 0)
             v[n++] = (fc_tb_scalar){"flopcount/hfu_dtype_mix",
                                     (float)(hw / (peak * secs) * (fig.hfu_mix / fig.hfu))};
-        fc_u128 less = fc_u128_sat_add(it->rec, it->xs); /* recompute, attention's excess */
-        v[n++] = (fc_tb_scalar){"flopcount/mfu",
-                                (float)(fc_u128_to_double(all > less ? all - less : 0) / (peak * secs))};
+        double h, m; /* the run's expression (run_figures.h), of this iteration */
+        fc_fig_utilization(all, it->rec, it->xs, secs, 1, peak, &h, &m);
+        v[n++] = (fc_tb_scalar){"flopcount/mfu", (float)m};
         fc_u128 model;
         if (fc_inferred_iteration_model(it, &model) == 0)
             v[n++] = (fc_tb_scalar){"flopcount/mfu_formula",

@@ -3,7 +3,7 @@
  * entry points, forwarding to the fake driver (fake_driver.c): what a
  * program that calls the CUDA runtime through its shared library (PyTorch)
  * looks like to the shim's interposed cudaStreamBeginCapture /
- * cudaStreamEndCapture (shim/hooks/capture.c). */
+ * cudaStreamEndCapture (shim/hooks/stream_capture.c). */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 

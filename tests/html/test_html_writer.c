@@ -18,7 +18,7 @@
 
 #include "html.h"
 #include "pages.h"
-#include "report.h"
+#include "report_view.h"
 #include "svg.h"
 
 /* A page written to memory; the text is NUL-terminated. */

@@ -9,7 +9,8 @@ set(FC_ITER_PRELOAD "${FC_PRELOAD}")
 
 # The detector's sources, for the programs that link it alone.
 set(FC_DETECT_ALONE ${CMAKE_CURRENT_LIST_DIR}/fixture_gpt_stream.c
-    ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/phase.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/segment.c ${CMAKE_SOURCE_DIR}/shim/detect/seg_buf.c
+    ${CMAKE_SOURCE_DIR}/shim/detect/phase.c
     ${CMAKE_SOURCE_DIR}/shim/detect/attn_label.c
     ${CMAKE_SOURCE_DIR}/shim/detect/weights.c ${CMAKE_SOURCE_DIR}/shim/detect/repeat.c
     ${CMAKE_SOURCE_DIR}/shim/detect/threads.c ${CMAKE_SOURCE_DIR}/shim/detect/steps.c

@@ -21,6 +21,11 @@ of a LOWER layer, never one of its own layer's other folders or above:
                                    sections, the live line
   6  shim/*.c                      lifecycle (init), signals, public exports
 
+Inside every folder no circle of more than two files (a pair calling each
+other is allowed): shim/detect/'s files read records from seg_buf.c, and
+shim/cudnn/'s plan_exec.c reads the table's generation rather than the
+table calling it back.
+
 Inside shim/cupti/ the files are in sub-layers of their own (the list in
 shim/cupti/cupti_internal.h): a file there may call only files of a LOWER
 sub-layer, never one of its own sub-layer or above, so the folder has no
@@ -28,13 +33,16 @@ circle. A cupti file missing from SUBLAYER fails the check.
 
 OBJDIR is the object directory of the flopcount target (CMake's
 CMakeFiles/flopcount.dir); symbols are read with nm. --self-test builds
-tiny objects with an upward call, and cupti objects with a sideways and an
-upward call, and checks that each is caught, so the check itself can fail.
+tiny objects with an upward call, cupti objects with a sideways and an
+upward call, and three files of one folder in a circle, and checks that
+each is caught, so the check itself can fail.
 """
 import os
 import subprocess
 import sys
 import tempfile
+
+from check_tree import circles, symbols
 
 LAYER = {"core": 0, "count": 1, "detect": 1, "probe": 1, "ring": 2, "launch": 3, "cudnn": 3,
          "cupti": 4, "hooks": 5, "report": 5, "": 6}
@@ -76,21 +84,6 @@ def sublayer_problem(o, d, fo, s, root):
             f"{os.path.relpath(d, root)} (sub-layer {sub[b]})")
 
 
-def symbols(obj):
-    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) < 2:
-            continue
-        name, kind = f[0], f[1]
-        if kind == "U":
-            undefined.add(name)
-        elif kind in "TDBRCGSVW":  # global definitions (local ones cannot be called from outside)
-            defined.add(name)
-    return defined, undefined
-
-
 def check(root):
     objs = []
     for d, _, files in os.walk(root):
@@ -102,7 +95,7 @@ def check(root):
     for o in objs:
         for s in syms[o][0]:
             owner[s] = o
-    bad = []
+    bad, edges = [], {}
     for o in objs:
         fo = folder_of(o, root)
         if fo not in LAYER:
@@ -113,6 +106,8 @@ def check(root):
             if d is None:
                 continue  # libc, libunwind, fc_analysis: below every layer
             fd = folder_of(d, root)
+            if d != o:
+                edges.setdefault(o, set()).add(d)
             if fd == fo:
                 why = sublayer_problem(o, d, fo, s, root)
                 if why is not None and why not in bad:
@@ -122,6 +117,10 @@ def check(root):
                 continue
             bad.append(f"{os.path.relpath(o, root)} (layer {LAYER[fo]}) uses {s} of "
                        f"{os.path.relpath(d, root)} (layer {LAYER.get(fd)})")
+    for comp in circles(edges, objs):
+        if len({folder_of(c, root) for c in comp}) == 1 and len(comp) > 2:
+            bad.append("a circle of more than two files: " +
+                       " ".join(os.path.relpath(c, root) for c in comp))
     return len(objs), bad
 
 
@@ -159,6 +158,17 @@ def self_test():
         if len(bad) != 2 or len(side) != 1 or len(up) != 1:
             print("layers self-test: a sideways or upward call inside cupti/ was not caught:", bad)
             return 1
+    # three files of detect/ in a circle: caught; a pair is allowed
+    with tempfile.TemporaryDirectory() as t:
+        build(t, [("detect", "a", "int fc_t_b(void);\nint fc_t_a(void) { return fc_t_b(); }\n"),
+                  ("detect", "b", "int fc_t_c(void);\nint fc_t_b(void) { return fc_t_c(); }\n"),
+                  ("detect", "c", "int fc_t_a(void);\nint fc_t_c(void) { return fc_t_a(); }\n"),
+                  ("count", "p", "int fc_t_q(void);\nint fc_t_p(void) { return fc_t_q(); }\n"),
+                  ("count", "q", "int fc_t_p(void);\nint fc_t_q(void) { return fc_t_p(); }\n")])
+        _, bad = check(t)
+        if len(bad) != 1 or "more than two files" not in bad[0] or "detect" not in bad[0]:
+            print("layers self-test: a circle of three files in detect/ was not caught:", bad)
+            return 1
     return 0
 
 
@@ -171,7 +181,8 @@ def main():
         print("layers:", b)
     if bad:
         return 1
-    print(f"layers: {n} objects, no call upward or sideways (cupti/ in sub-layers)")
+    print(f"layers: {n} objects, no call upward or sideways (cupti/ in sub-layers), "
+          "no circle of more than two files")
     return 0
 
 

@@ -5,3 +5,10 @@
 add_test(NAME layers_shim
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_layers.py
           ${CMAKE_BINARY_DIR}/shim/CMakeFiles/flopcount.dir --self-test)
+
+# analysis/ and tools/ in layers too (check_tree.py: base utilities, model
+# maths, run, io/probe, render and sums, verbs): nothing upward, no circle
+# of files across folders or of more than two, dlopen only in probe/.
+add_test(NAME layers_tree
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_tree.py ${CMAKE_BINARY_DIR}
+          ${CMAKE_SOURCE_DIR} --self-test)

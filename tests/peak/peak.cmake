@@ -21,7 +21,7 @@ target_link_libraries(test_peak PRIVATE fc_analysis cmocka)
 add_test(NAME peak_table COMMAND test_peak ${CMAKE_CURRENT_BINARY_DIR}/work-peak)
 
 add_executable(test_device ${CMAKE_CURRENT_LIST_DIR}/test_device.c)
-target_link_libraries(test_device PRIVATE fc_analysis cmocka)
+target_link_libraries(test_device PRIVATE fc_probe fc_analysis cmocka)
 add_dependencies(test_device fc_fake_cuda fc_fake_cuda_partial)
 add_test(NAME peak_device COMMAND test_device)
 set_tests_properties(peak_device PROPERTIES

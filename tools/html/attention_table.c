@@ -4,7 +4,7 @@
  * by source, and the same figures in a table), the attention shapes with
  * their executed, model and tile FLOPs (bounds marked as bounds), and what
  * is not counted and why. Words and number formats of the text report
- * (tools/report/report_attention.c). */
+ * (tools/report/attention_view.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

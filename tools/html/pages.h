@@ -11,7 +11,7 @@
 
 #include "html.h"
 #include "merge.h"
-#include "report.h"
+#include "report_view.h"
 #include "u128.h"
 
 /* Write the whole page; -1 when out of memory (h->err says write errors). */

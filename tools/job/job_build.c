@@ -195,12 +195,11 @@ static int fill_zero(int fd, void *ctx)
     fc_jw_obj_end(&w);
     fc_jw_str(&w, "status", "complete");
     fc_jw_double(&w, "wall_seconds", c->wall_seconds);
-    fc_jw_obj_begin(&w, "totals");
-    static const char *const zero[] = {"gemm_calls", "gemm_flops", "failed_calls",
-                                       "invalid_calls", "unresolved_calls", "distinct_shapes",
-                                       "overflow_calls"};
-    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
-        fc_jw_u64(&w, zero[i], 0);
+    fc_jw_obj_begin(&w, "totals"); /* all 0 (analysis/run/schema_totals.h) */
+    static const fc_totals_rec zero;
+    fc_totals_json(&w, &zero,
+                   FC_TOTALS_BIT(attention_calls) | FC_TOTALS_BIT(attention_flops) |
+                       FC_TOTALS_BIT(counted_flops) | FC_TOTALS_SUMS);
     fc_jw_obj_end(&w);
     fc_jw_obj_begin(&w, "by_api");
     fc_jw_obj_end(&w);
@@ -318,17 +317,8 @@ static void write_sums(fc_jw *w, plan *p)
     for (size_t i = 0; i < p->all.n_shapes; i++)
         distinct += !p->all.shapes[i].overflow;
     fc_jw_obj_begin(w, "totals");
-    fc_jw_u64(w, "gemm_calls", p->all.gemm_calls);
-    fc_jw_u128(w, "gemm_flops", p->all.gemm_flops);
-    fc_jw_u64(w, "failed_calls", p->all.failed_calls);
-    fc_jw_u64(w, "invalid_calls", p->all.invalid_calls);
-    fc_jw_u64(w, "unresolved_calls", p->all.unresolved_calls);
-    fc_jw_u64(w, "distinct_shapes", distinct);
-    fc_jw_u64(w, "overflow_calls", overflow);
-    if (p->n_ranks)
-        fc_jw_u64(w, "ranks", p->ranks.n_used);
-    fc_jw_u64(w, "processes", p->n_gemm);
-    fc_merge_json_attention_totals(w, &p->all);
+    fc_merge_json_totals(w, &p->all, distinct, (int64_t)overflow,
+                         p->n_ranks ? (int64_t)p->ranks.n_used : -1, (int64_t)p->n_gemm);
     fc_jw_obj_end(w);
     fc_merge_json_groups(w, "by_api", p->all.by_api, p->all.n_by_api);
     fc_merge_json_groups(w, "by_dtype", p->all.by_dtype, p->all.n_by_dtype);

@@ -233,22 +233,6 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
     return 0;
 }
 
-/* No option: the peak every rank's report already carries, if they agree. */
-void fc_merge_peak_from_reports(fc_merge *m)
-{
-    double p = m->n_ranks ? m->ranks[0].peak_flops : 0;
-    for (size_t i = 0; i < m->n_ranks; i++)
-        if (!(m->ranks[i].peak_flops > 0) || m->ranks[i].peak_flops != p)
-            return;
-    m->peak_flops = p;
-    const char *dt = m->ranks[0].peak_dtype; /* named when every rank names the same */
-    for (size_t i = 1; i < m->n_ranks; i++)
-        if (strcmp(m->ranks[i].peak_dtype, dt) != 0)
-            dt = "";
-    snprintf(m->peak_desc, sizeof m->peak_desc, "from the reports: %.1f TFLOP/s%s%s%s", p / 1e12,
-             dt[0] ? " (" : "", dt, dt[0] ? ")" : "");
-}
-
 static int merge_all(fc_merge *m, const args *a)
 {
     take_ctx t = {m, {NULL, 0}, a->files.show};

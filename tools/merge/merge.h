@@ -12,6 +12,7 @@
 #include "formula.h"
 #include "infer.h"
 #include "jsonw.h"
+#include "schema_totals.h"
 #include "report_peak.h"
 #include "report_read.h"
 #include "stats.h"
@@ -64,6 +65,7 @@ typedef struct fc_merge_step { /* one iteration index present on every rank */
     long slowest_rank;
     fc_u128 flops, forward, backward, recompute; /* summed over ranks */
     int ambiguous;       /* some rank's split of this step is a guess */
+    int ambiguous_recompute; /* ... and some rank's guess can move recompute */
     fc_u128 xs;          /* attention beyond the model convention (of backward), summed */
 } fc_merge_step;
 
@@ -111,7 +113,8 @@ typedef struct fc_merge {
     uint64_t iter_count;  /* fewest iterations any rank counted */
     double median_step_seconds;      /* median over steps of the slowest rank */
     fc_u128 flops_per_iteration;     /* median over steps of the summed FLOPs */
-    fc_u128 recompute_per_iteration;
+    fc_u128 recompute_per_iteration; /* of the steps sure about recompute when any (run_figures.h) */
+    int recompute_guessed;           /* ... none is: the median of guessed ones */
     fc_u128 xs_per_iteration;        /* ... of the summed attention excess (MFU leaves it out) */
     size_t n_ambiguous_steps;        /* steps whose split is a guess on some rank */
     const char *ambiguous_reasons;   /* the first such rank's reasons (points into ranks) */
@@ -166,7 +169,12 @@ void fc_merge_sort_shapes(fc_merge *m);
 int fc_merge_sum_attention(fc_merge *m, const fc_report *r);
 void fc_merge_attention_done(fc_merge *m);
 void fc_merge_attention_free(fc_merge *m);
-void fc_merge_json_attention_totals(fc_jw *w, const fc_merge *m);
+/* The members of "totals" of the sum m (merge_json.c), by the section's
+ * table (analysis/run/schema_totals.h): GEMM counts, distinct shapes,
+ * overflow_calls, ranks and processes unless < 0, then the attention
+ * counts. */
+void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_t overflow,
+                          int64_t rank_count, int64_t processes);
 void fc_merge_json_attention(fc_jw *w, const fc_merge *m);
 void fc_merge_attention_text(const fc_merge *m);
 /* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of

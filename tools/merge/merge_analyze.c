@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "run_figures.h"
 #include "stats.h"
 
 static int by_index(const void *a, const void *b)
@@ -38,26 +39,22 @@ static int copy_list(fc_merge_rank *s, const fc_report *r)
 }
 
 /* Median step time and FLOPs of the rank's own list (steps without a time
- * are left out of the time). */
+ * are left out of the time): the run's figures (run_figures.h). */
 static int rank_medians(fc_merge_rank *s)
 {
     double *t = malloc((s->n_list ? s->n_list : 1) * sizeof *t);
-    fc_u128 *f = malloc((s->n_list ? s->n_list : 1) * sizeof *f);
-    if (t == NULL || f == NULL) {
+    fc_u128 *u = malloc((s->n_list ? s->n_list : 1) * sizeof *u);
+    if (t == NULL || u == NULL) {
         free(t);
-        free(f);
+        free(u);
         return -1;
     }
-    size_t nt = 0;
-    for (size_t i = 0; i < s->n_list; i++) {
-        if (!isnan(s->list[i].seconds))
-            t[nt++] = s->list[i].seconds;
-        f[i] = s->list[i].flops;
-    }
-    s->median_seconds = fc_median_double(t, nt);
-    s->flops_per_iteration = fc_median_u128(f, s->n_list);
+    fc_fig_medians fm;
+    fc_fig_medians_of(fc_report_fig_iter, s->list, 0, s->n_list, u, t, &fm);
+    s->median_seconds = fm.seconds;
+    s->flops_per_iteration = fm.flops;
     free(t);
-    free(f);
+    free(u);
     return 0;
 }
 
@@ -254,4 +251,21 @@ int fc_merge_analyze(fc_merge *m)
         return -1;
     fc_merge_utilization(m);
     return 0;
+}
+
+/* No option: the peak every rank's report already carries, if they agree
+ * (here, with the sums, and not in the verb: tools/job sums ranks too). */
+void fc_merge_peak_from_reports(fc_merge *m)
+{
+    double p = m->n_ranks ? m->ranks[0].peak_flops : 0;
+    for (size_t i = 0; i < m->n_ranks; i++)
+        if (!(m->ranks[i].peak_flops > 0) || m->ranks[i].peak_flops != p)
+            return;
+    m->peak_flops = p;
+    const char *dt = m->ranks[0].peak_dtype; /* named when every rank names the same */
+    for (size_t i = 1; i < m->n_ranks; i++)
+        if (strcmp(m->ranks[i].peak_dtype, dt) != 0)
+            dt = "";
+    snprintf(m->peak_desc, sizeof m->peak_desc, "from the reports: %.1f TFLOP/s%s%s%s", p / 1e12,
+             dt[0] ? " (" : "", dt, dt[0] ? ")" : "");
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "merge.h"
-#include "report_attention.h"
+#include "attention_view.h"
 #include "report_fmt.h"
 
 typedef struct slots {
@@ -223,13 +223,6 @@ void fc_merge_attention_free(fc_merge *m)
 }
 
 /* ---- JSON, in the shim's layout ---- */
-
-void fc_merge_json_attention_totals(fc_jw *w, const fc_merge *m)
-{
-    fc_jw_u64(w, "attention_calls", m->attention_calls);
-    fc_jw_u128(w, "attention_flops", m->attention_flops);
-    fc_jw_u128(w, "counted_flops", m->counted_flops);
-}
 
 void fc_merge_json_attention(fc_jw *w, const fc_merge *m)
 {

@@ -139,6 +139,9 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_obj_end(w);
     }
     fc_jw_u128(w, "attention_excess_flops_per_iteration", m->xs_per_iteration);
+    /* of the steps sure about recompute when any is (run_figures.h) */
+    fc_jw_u128(w, "recompute_flops_per_iteration", m->recompute_per_iteration);
+    fc_jw_bool(w, "recompute_guessed", m->recompute_guessed);
     fc_jw_u64(w, "ambiguous_iterations", m->n_ambiguous_steps);
     fc_jw_arr_begin(w, "ambiguous_reasons");
     if (m->ambiguous_reasons && m->ambiguous_reasons[0])
@@ -158,6 +161,8 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
         fc_jw_u128(w, "recompute_flops", st->recompute);
         fc_jw_u128(w, "attention_excess_flops", st->xs);
         fc_jw_bool(w, "ambiguous", st->ambiguous);
+        if (st->ambiguous) /* as a rank's list: false moves forward/backward only */
+            fc_jw_bool(w, "ambiguous_recompute", st->ambiguous_recompute);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);
@@ -240,6 +245,30 @@ static void json_inferred(fc_jw *w, const fc_merge *m)
     fc_jw_obj_end(w);
 }
 
+void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_t overflow,
+                          int64_t rank_count, int64_t processes)
+{
+    const unsigned attn =
+        FC_TOTALS_BIT(attention_calls) | FC_TOTALS_BIT(attention_flops) | FC_TOTALS_BIT(counted_flops);
+    fc_totals_rec t = {.gemm_calls = m->gemm_calls,
+                       .gemm_flops = m->gemm_flops,
+                       .failed_calls = m->failed_calls,
+                       .invalid_calls = m->invalid_calls,
+                       .unresolved_calls = m->unresolved_calls,
+                       .distinct_shapes = distinct,
+                       .overflow_calls = overflow < 0 ? 0 : (uint64_t)overflow,
+                       .attention_calls = m->attention_calls,
+                       .attention_flops = m->attention_flops,
+                       .counted_flops = m->counted_flops,
+                       .ranks = rank_count < 0 ? 0 : (uint64_t)rank_count,
+                       .processes = processes < 0 ? 0 : (uint64_t)processes};
+    unsigned sums = (rank_count < 0 ? FC_TOTALS_BIT(ranks) : 0u) |
+                    (processes < 0 ? FC_TOTALS_BIT(processes) : 0u);
+    fc_totals_json(w, &t, attn | FC_TOTALS_SUMS | (overflow < 0 ? FC_TOTALS_BIT(overflow_calls) : 0u));
+    fc_totals_json(w, &t, ~(FC_TOTALS_SUMS & ~sums)); /* ranks, processes where given */
+    fc_totals_json(w, &t, ~attn);
+}
+
 static void json_head(fc_jw *w, const fc_merge *m)
 {
     fc_jw_i64(w, "schema", 1);
@@ -263,14 +292,7 @@ static void json_head(fc_jw *w, const fc_merge *m)
     fc_jw_str(w, "status", whole ? "complete" : "incomplete");
     fc_jw_double(w, "wall_seconds", m->wall_seconds);
     fc_jw_obj_begin(w, "totals");
-    fc_jw_u64(w, "gemm_calls", m->gemm_calls);
-    fc_jw_u128(w, "gemm_flops", m->gemm_flops);
-    fc_jw_u64(w, "failed_calls", m->failed_calls);
-    fc_jw_u64(w, "invalid_calls", m->invalid_calls);
-    fc_jw_u64(w, "unresolved_calls", m->unresolved_calls);
-    fc_jw_u64(w, "distinct_shapes", m->n_shapes);
-    fc_jw_u64(w, "ranks", m->n_used);
-    fc_merge_json_attention_totals(w, m);
+    fc_merge_json_totals(w, m, m->n_shapes, -1, (int64_t)m->n_used, -1);
     fc_jw_obj_end(w);
 }
 

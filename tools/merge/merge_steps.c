@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "run_figures.h"
 #include "stats.h"
 
 static const fc_report_iter *find_step(const fc_merge_rank *s, uint64_t index)
@@ -45,37 +46,47 @@ static int build_step(const fc_merge *m, uint64_t index, fc_merge_step *st)
         st->recompute = fc_u128_sat_add(st->recompute, it->recompute_flops);
         st->xs = fc_u128_sat_add(st->xs, it->attention_excess_flops);
         st->ambiguous |= it->ambiguous;
+        st->ambiguous_recompute |= it->ambiguous_recompute;
     }
     return 1;
 }
 
+/* Step i of the merge (ctx) as the run's figures see it. */
+static void step_iter(const void *ctx, size_t i, fc_fig_iter *out)
+{
+    const fc_merge_step *st = &((const fc_merge *)ctx)->steps[i];
+    *out = (fc_fig_iter){.flops = st->flops,
+                         .forward = st->forward,
+                         .recompute = st->recompute,
+                         .xs = st->xs,
+                         .seconds = st->seconds,
+                         .unsure = st->ambiguous,
+                         .unsure_recompute = st->ambiguous_recompute};
+}
+
+/* The medians over the aligned steps (every one steady: the ranks' lists
+ * were), by the run's figures (run_figures.h), as one rank's report has
+ * them: one rank merged gives its own figures. */
 static int step_medians(fc_merge *m)
 {
-    size_t n = m->n_steps ? m->n_steps : 1, nt = 0;
+    size_t n = m->n_steps ? m->n_steps : 1;
     double *t = malloc(n * sizeof *t);
-    fc_u128 *f = malloc(n * sizeof *f), *rc = malloc(n * sizeof *rc), *xs = malloc(n * sizeof *xs);
-    if (t == NULL || f == NULL || rc == NULL || xs == NULL) {
+    fc_u128 *u = malloc(n * sizeof *u);
+    if (t == NULL || u == NULL) {
         free(t);
-        free(f);
-        free(rc);
-        free(xs);
+        free(u);
         return -1;
     }
-    for (size_t i = 0; i < m->n_steps; i++) {
-        if (!isnan(m->steps[i].seconds))
-            t[nt++] = m->steps[i].seconds;
-        f[i] = m->steps[i].flops;
-        rc[i] = m->steps[i].recompute;
-        xs[i] = m->steps[i].xs;
-    }
-    m->median_step_seconds = fc_median_double(t, nt);
-    m->flops_per_iteration = fc_median_u128(f, m->n_steps);
-    m->recompute_per_iteration = fc_median_u128(rc, m->n_steps);
-    m->xs_per_iteration = fc_median_u128(xs, m->n_steps);
-    free(xs);
-    m->n_ambiguous_steps = 0;
-    for (size_t i = 0; i < m->n_steps; i++)
-        m->n_ambiguous_steps += m->steps[i].ambiguous != 0;
+    fc_fig_medians fm;
+    fc_fig_medians_of(step_iter, m, 0, m->n_steps, u, t, &fm);
+    free(t);
+    free(u);
+    m->median_step_seconds = fm.seconds;
+    m->flops_per_iteration = fm.flops;
+    m->recompute_per_iteration = fm.recompute;
+    m->recompute_guessed = fm.recompute_guessed;
+    m->xs_per_iteration = fm.xs;
+    m->n_ambiguous_steps = fm.n_unsure;
     m->ambiguous_reasons = m->advice = "";
     for (size_t r = 0; r < m->n_used; r++)
         if (m->ranks[r].ambiguous_reasons[0]) {
@@ -83,9 +94,6 @@ static int step_medians(fc_merge *m)
             m->advice = m->ranks[r].advice;
             break;
         }
-    free(t);
-    free(f);
-    free(rc);
     return 0;
 }
 
@@ -269,14 +277,10 @@ void fc_merge_utilization(fc_merge *m)
     cluster_mix(m);
     if (m->peak_flops <= 0 || m->n_steps == 0 || !(m->median_step_seconds > 0))
         return;
-    fc_u128 less = fc_u128_sat_add(m->recompute_per_iteration, m->xs_per_iteration);
-    fc_u128 model = m->flops_per_iteration - (less < m->flops_per_iteration
-                                                  ? less
-                                                  : m->flops_per_iteration);
     /* fc_utilization's expression, as the mix's terms (one dtype: the same) */
-    m->hfu = fc_utilization(m->flops_per_iteration, m->median_step_seconds, (int64_t)m->n_used,
-                            m->peak_flops);
-    m->mfu = fc_utilization(model, m->median_step_seconds, (int64_t)m->n_used, m->peak_flops);
+    fc_fig_utilization(m->flops_per_iteration, m->recompute_per_iteration, m->xs_per_iteration,
+                       m->median_step_seconds, (int64_t)m->n_used, m->peak_flops, &m->hfu,
+                       &m->mfu);
 }
 
 double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s)

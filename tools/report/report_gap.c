@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 static const struct {
     const char *name, *why;
@@ -92,8 +92,7 @@ static void nearest_subset(fc_gap *g)
 
 fc_u128 fc_report_counted_model(const fc_report_view *v)
 {
-    fc_u128 less = fc_u128_sat_add(v->job_recompute, v->job_xs);
-    return v->job_flops - (less < v->job_flops ? less : v->job_flops);
+    return fc_fig_model_flops(v->job_flops, v->job_recompute, v->job_xs);
 }
 
 void fc_report_gap(fc_report_view *v)

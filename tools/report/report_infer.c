@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 static void profile_of(const fc_report *r, fc_fwd_profile *p)
 {

@@ -8,7 +8,7 @@
 
 #include "flopcount.h"
 #include "jsonw.h"
-#include "report.h"
+#include "report_view.h"
 #include "report_fmt.h"
 #include "report_gpu_out.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 #include "report_fmt.h"
 #include "report_gpu_out.h"
 

@@ -12,7 +12,7 @@
 #include "formula.h"
 #include "jsonw.h"
 #include "model_flags.h"
-#include "report_attention.h"
+#include "attention_view.h"
 #include "report_gpu.h"
 #include "report_read.h"
 #include "u128.h"
@@ -79,7 +79,7 @@ typedef struct fc_report_view {
     fc_gap gap;
     /* the CUPTI sections (graphs, kernels, hardware FLOPs) */
     fc_report_gpu gpu;
-    /* counted fused attention against the formula (report_attention.c) */
+    /* counted fused attention against the formula (attention_view.c) */
     fc_report_attn_cmp attn_cmp;
 } fc_report_view;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_attention.c - counted fused attention in 'flopcount report'
- * (report_attention.h), text and JSON from the report's "attention" and
+/* attention_view.c - counted fused attention in 'flopcount report'
+ * (attention_view.h), text and JSON from the report's "attention" and
  * "uncounted" sections and its iterations.
  *
  * Three figures per call (docs/attention.md): executed (what HFU counts:
@@ -19,8 +19,9 @@
 #include <string.h>
 
 #include "infer.h"
-#include "report.h"
+#include "report_view.h"
 #include "report_fmt.h"
+#include "schema_attention.h"
 
 #define TOP_ATTN_SHAPES 5
 
@@ -423,14 +424,11 @@ void fc_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s)
 
 void fc_json_attn_totals(fc_jw *w, const fc_report_attention *a)
 {
-    fc_jw_u64(w, "calls", a->calls);
-    fc_jw_u64(w, "failed_calls", a->failed_calls);
-    fc_jw_u128(w, "flops", a->flops);
-    fc_jw_u128(w, "model_flops", a->model_flops);
-    fc_jw_u128(w, "tile_flops", a->tile_flops);
-    fc_jw_u64(w, "tile_unknown_calls", a->tile_unknown_calls);
-    fc_jw_u64(w, "distinct_shapes", a->distinct_shapes);
-    fc_jw_u64(w, "overflow_calls", a->overflow_calls);
+    fc_attn_totals_rec t; /* the counts, by the section's table (schema_attention.h) */
+#define FC_X(name, type, req, unit, meaning) t.name = a->name;
+    FC_ATTN_TOTALS_FIELDS(FC_X)
+#undef FC_X
+    fc_attn_totals_json(w, &t);
     fc_jw_obj_begin(w, "by_source");
     for (size_t i = 0; i < a->n_by_source; i++) {
         fc_jw_obj_begin(w, a->by_source[i].name);

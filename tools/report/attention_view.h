@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_attention.h - counted fused attention in 'flopcount report'
- * (report_attention.c): what it adds to the counted FLOPs and from which
+/* attention_view.h - counted fused attention in 'flopcount report'
+ * (attention_view.c): what it adds to the counted FLOPs and from which
  * source, its shapes, what is not counted and why, the attention FLOPs
  * beyond the model convention that measured MFU leaves out, and the
  * comparison with the formula's attention term in its causal convention.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* capture.c - the CUDA runtime's stream-capture entry points, interposed
+/* stream_capture.c - the CUDA runtime's stream-capture entry points, interposed
  * so that a capture is known even when CUPTI is not usable (not found,
  * held by another profiler): cudaStreamBeginCapture, ...ToGraph and
  * cudaStreamEndCapture, with their per-thread-default-stream twins. Each

@@ -14,9 +14,9 @@
 #include "model_flags.h"
 #include "pages.h"
 #include "parse.h"
-#include "report.h"
+#include "report_view.h"
 #include "report_peak.h"
-#include "stats.h"
+#include "run_figures.h"
 #include "tools.h"
 #include "utilization.h"
 
@@ -109,61 +109,39 @@ static int parse_args(args *a, int argc, char **argv)
     return 0;
 }
 
-/* Medians (analysis/stats.h) of the steady iterations; a merged report's
- * list is already the steady steps. */
+/* The run's figures (analysis/run/run_figures.h) of the steady
+ * iterations, as the shim computes its own; a merged report's list is
+ * already the steady steps. */
 static int steady_medians(fc_report_view *v)
 {
     const fc_report *r = &v->rep;
-    size_t from = 0, to = r->iterations.n_list, nt = 0;
+    size_t from = 0, to = r->iterations.n_list;
     if (!r->is_merge)
         fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
     size_t n = to - from;
-    fc_u128 *f = malloc((n ? n : 1) * sizeof *f), *rc = malloc((n ? n : 1) * sizeof *rc);
-    fc_u128 *fw = malloc((n ? n : 1) * sizeof *fw), *xs = malloc((n ? n : 1) * sizeof *xs);
+    fc_u128 *u = malloc((n ? n : 1) * sizeof *u);
     double *t = malloc((n ? n : 1) * sizeof *t);
-    if (f == NULL || rc == NULL || fw == NULL || xs == NULL || t == NULL) {
-        free(f);
-        free(rc);
-        free(fw);
-        free(xs);
+    if (u == NULL || t == NULL) {
+        free(u);
         free(t);
         return bad("out of memory", NULL);
     }
-    size_t n_sure = 0; /* rc[0, n_sure): sure recomputes; then the guessed ones */
-    for (size_t i = 0; i < n; i++) {
-        const fc_report_iter *it = &r->iterations.list[from + i];
-        if (!it->ambiguous_recompute)
-            rc[n_sure++] = it->recompute_flops;
-        f[i] = it->flops;
-        fw[i] = it->forward_flops;
-        xs[i] = it->attention_excess_flops;
-        v->n_ambiguous += it->ambiguous_recompute != 0;
-        v->n_ambiguous_split += it->ambiguous != 0;
-        if (!isnan(it->seconds))
-            t[nt++] = it->seconds;
-    }
-    v->n_steady = n;
-    v->has_iterations = n > 0;
-    v->file_flops = fc_median_u128(f, n);
-    /* The recompute (and so MFU) of the iterations whose split is sure when
-     * there are any: a guessed one never moves the figure then; else every
-     * steady one's, and the figure is a guess (recompute_guessed). */
-    if (n_sure == 0)
-        for (size_t i = 0; i < n; i++)
-            rc[i] = r->iterations.list[from + i].recompute_flops;
-    v->file_recompute = fc_median_u128(rc, n_sure ? n_sure : n);
-    v->recompute_guessed = n_sure == 0 && v->n_ambiguous > 0;
-    v->file_forward = fc_median_u128(fw, n);
-    v->file_xs = fc_median_u128(xs, n);
-    free(fw);
-    free(xs);
+    fc_fig_medians m;
+    fc_fig_medians_of(fc_report_fig_iter, r->iterations.list, from, to, u, t, &m);
+    free(u);
+    free(t);
+    v->n_steady = m.n;
+    v->has_iterations = m.n > 0;
+    v->n_ambiguous = m.n_unsure_recompute;
+    v->n_ambiguous_split = m.n_unsure;
+    v->file_flops = m.flops;
+    v->file_recompute = m.recompute;
+    v->recompute_guessed = m.recompute_guessed;
+    v->file_forward = m.forward;
+    v->file_xs = m.xs;
     /* the report's own median (the shim's, or the merge's) when it has one:
      * the same figure, by the same definition, as the list's */
-    v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds
-                                                      : fc_median_double(t, nt);
-    free(f);
-    free(rc);
-    free(t);
+    v->seconds = !isnan(r->iterations.median_seconds) ? r->iterations.median_seconds : m.seconds;
     return 0;
 }
 
@@ -227,9 +205,8 @@ static int measured(fc_report_view *v, const args *a)
         /* as the shim's own MFU: recompute left out, and attention's
          * backward at the model convention (2x its forward, not the 2.5x
          * the kernels execute) */
-        fc_u128 model = fc_report_counted_model(v);
-        v->hfu = fc_utilization(v->job_flops, v->seconds, v->gpus, v->peak);
-        v->mfu = fc_utilization(model, v->seconds, v->gpus, v->peak);
+        fc_fig_utilization(v->job_flops, v->job_recompute, v->job_xs, v->seconds, v->gpus,
+                           v->peak, &v->hfu, &v->mfu);
     }
     measured_mix(v, a);
     return 0;

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* schema.c - a section's writer, driven by its table (schema.h). */
+#include "schema.h"
+
+void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit)
+{
+    for (int i = 0; i < n; i++) {
+        if (i < 32 && (omit >> i & 1u))
+            continue;
+        const char *at = (const char *)rec + f[i].offset;
+        if (f[i].type == FC_SCHEMA_U128)
+            fc_jw_u128(w, f[i].name, *(const fc_u128 *)(const void *)at);
+        else
+            fc_jw_u64(w, f[i].name, *(const uint64_t *)(const void *)at);
+    }
+}

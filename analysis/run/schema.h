@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* schema.h - a report section described once, as a table of rows (name,
+ * type, required, unit, meaning, where in the section's struct): the
+ * section's writers go through fc_schema_json, its reader through
+ * fc_schema_read (analysis/io/schema_read.c), so a key string is written
+ * in one place, the section's X-macro list (schema_<section>.h). */
+#ifndef FC_SCHEMA_H
+#define FC_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jsonw.h"
+#include "u128.h"
+
+/* The C type of a row of type T: FC_SCHEMA_C_U64, FC_SCHEMA_C_U128. */
+#define FC_SCHEMA_C_U64 uint64_t
+#define FC_SCHEMA_C_U128 fc_u128
+
+enum { FC_SCHEMA_U64, FC_SCHEMA_U128 };
+
+typedef struct fc_schema_field {
+    const char *name;
+    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128 */
+    int required;
+    const char *unit, *meaning;
+    size_t offset; /* in the section's record struct */
+} fc_schema_field;
+
+/* Members of the open JSON object: the n rows of f read from rec, in table
+ * order, but those whose bit (1 << row) is in omit. */
+void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* schema_attention.c - the "attention" section's counts as data, and
+ * their writer (schema_attention.h). */
+#include "schema_attention.h"
+
+#include <stddef.h>
+
+const fc_schema_field fc_attn_totals_fields[FC_ATTN_TOTALS_N] = {
+#define FC_X(name, type, req, unit, meaning) \
+    {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(fc_attn_totals_rec, name)},
+    FC_ATTN_TOTALS_FIELDS(FC_X)
+#undef FC_X
+};
+
+void fc_attn_totals_json(fc_jw *w, const fc_attn_totals_rec *t)
+{
+    fc_schema_json(w, fc_attn_totals_fields, FC_ATTN_TOTALS_N, t, 0);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* schema_totals.c - the "totals" section's table as data, and its writer
+ * (schema_totals.h). */
+#include "schema_totals.h"
+
+#include <stddef.h>
+
+const fc_schema_field fc_totals_fields[FC_TOTALS_N] = {
+#define FC_X(name, type, req, unit, meaning) \
+    {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(fc_totals_rec, name)},
+    FC_TOTALS_FIELDS(FC_X)
+#undef FC_X
+};
+
+void fc_totals_json(fc_jw *w, const fc_totals_rec *t, unsigned omit)
+{
+    fc_schema_json(w, fc_totals_fields, FC_TOTALS_N, t, omit);
+}

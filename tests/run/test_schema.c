@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_schema.c - the sections' tables (analysis/run/schema_*.h) drive
+ * their writers and their reader. "totals": every row written is read
+ * back to the value (each row a distinct value, one past 2^64), the object
+ * written has exactly the table's keys (json-c, independently of the
+ * reader), an omitted row is absent and reads 0, and counted_flops absent
+ * reads gemm_flops + attention_flops. "attention": its counts the same
+ * way. A key a writer wrote without a reader (or the other way round)
+ * fails here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "report_read.h"
+#include "schema_attention.h"
+#include "schema_totals.h"
+
+/* A minimal report around the totals object fc_totals_json writes, as
+ * text (through a pipe: the writer writes to a descriptor). */
+static char *report_with(const fc_totals_rec *t, unsigned omit, const fc_attn_totals_rec *a,
+                         size_t *len)
+{
+    char tmpl[] = "/tmp/fc_schema_totals_XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    static fc_jw w;
+    fc_jw_init(&w, fd, 0);
+    fc_jw_obj_begin(&w, NULL);
+    fc_jw_i64(&w, "schema", 1);
+    fc_jw_obj_begin(&w, "totals");
+    fc_totals_json(&w, t, omit);
+    fc_jw_obj_end(&w);
+    if (a != NULL) {
+        fc_jw_obj_begin(&w, "attention");
+        fc_attn_totals_json(&w, a);
+        fc_jw_obj_begin(&w, "by_source");
+        fc_jw_obj_end(&w);
+        fc_jw_arr_begin(&w, "shapes");
+        fc_jw_arr_end(&w);
+        fc_jw_obj_end(&w);
+    }
+    fc_jw_obj_end(&w);
+    assert_int_equal(fc_jw_finish(&w), 0);
+    off_t n = lseek(fd, 0, SEEK_END);
+    char *text = calloc(1, (size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(pread(fd, text, (size_t)n, 0), n);
+    close(fd);
+    unlink(tmpl);
+    *len = (size_t)n;
+    return text;
+}
+
+static fc_u128 value_of(const fc_schema_field *f, int i)
+{
+    /* row i: 1000 + i, and for U128 rows 2^64 + i (past a uint64_t) */
+    return f[i].type == FC_SCHEMA_U128 ? ((fc_u128)1 << 64) + (fc_u128)i : (fc_u128)(1000 + i);
+}
+
+static void fill_rows(const fc_schema_field *f, int n, void *rec)
+{
+    for (int i = 0; i < n; i++) {
+        char *at = (char *)rec + f[i].offset;
+        if (f[i].type == FC_SCHEMA_U128)
+            *(fc_u128 *)(void *)at = value_of(f, i);
+        else
+            *(uint64_t *)(void *)at = (uint64_t)value_of(f, i);
+    }
+}
+
+static void fill(fc_totals_rec *t)
+{
+    fill_rows(fc_totals_fields, FC_TOTALS_N, t);
+}
+
+static fc_u128 row_of(const fc_schema_field *f, const void *rec, int i)
+{
+    const char *at = (const char *)rec + f[i].offset;
+    return f[i].type == FC_SCHEMA_U128 ? *(const fc_u128 *)(const void *)at
+                                       : (fc_u128) * (const uint64_t *)(const void *)at;
+}
+
+static fc_u128 read_back(const fc_totals_rec *t, int i)
+{
+    return row_of(fc_totals_fields, t, i);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    fc_totals_rec t;
+    fill(&t);
+    size_t len;
+    char *text = report_with(&t, 0, NULL, &len);
+    /* the keys written, by json-c: the table's, each once */
+    json_object *root = json_tokener_parse(text), *tot;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "totals", &tot));
+    assert_int_equal(json_object_object_length(tot), FC_TOTALS_N);
+    for (int i = 0; i < FC_TOTALS_N; i++)
+        assert_true(json_object_object_get_ex(tot, fc_totals_fields[i].name, NULL));
+    json_object_put(root);
+    /* the reader takes every row back */
+    fc_report r;
+    char err[256];
+    assert_int_equal(fc_report_parse(text, len, &r, err, sizeof err), 0);
+    for (int i = 0; i < FC_TOTALS_N; i++)
+        if (read_back(&r.totals, i) != value_of(fc_totals_fields, i))
+            fail_msg("totals.%s not read back", fc_totals_fields[i].name);
+    fc_report_free(&r);
+    free(text);
+}
+
+/* A shim report (ranks, processes and counted_flops left out): those read
+ * 0, counted_flops = gemm_flops + attention_flops = 2^65 + 1 + 8. */
+static void test_omitted(void **state)
+{
+    (void)state;
+    fc_totals_rec t;
+    fill(&t);
+    size_t len;
+    char *text = report_with(&t, FC_TOTALS_SUMS | FC_TOTALS_BIT(counted_flops), NULL, &len);
+    assert_null(strstr(text, "\"ranks\""));
+    assert_null(strstr(text, "\"counted_flops\""));
+    fc_report r;
+    char err[256];
+    assert_int_equal(fc_report_parse(text, len, &r, err, sizeof err), 0);
+    assert_true(r.totals.ranks == 0 && r.totals.processes == 0);
+    assert_true(r.totals.counted_flops == ((fc_u128)1 << 65) + 1 + 8);
+    fc_report_free(&r);
+    free(text);
+}
+
+/* The attention section's counts: written by the table, exactly its keys
+ * beside the lists, read back to the value into fc_report_attention. */
+static void test_attention_round_trip(void **state)
+{
+    (void)state;
+    fc_totals_rec t = {0};
+    fc_attn_totals_rec a;
+    fill_rows(fc_attn_totals_fields, FC_ATTN_TOTALS_N, &a);
+    size_t len;
+    char *text = report_with(&t, 0, &a, &len);
+    json_object *root = json_tokener_parse(text), *att;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "attention", &att));
+    assert_int_equal(json_object_object_length(att), FC_ATTN_TOTALS_N + 2); /* + the lists */
+    for (int i = 0; i < FC_ATTN_TOTALS_N; i++)
+        assert_true(json_object_object_get_ex(att, fc_attn_totals_fields[i].name, NULL));
+    json_object_put(root);
+    fc_report r;
+    char err[256];
+    if (fc_report_parse(text, len, &r, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(r.attn.has);
+    fc_attn_totals_rec back;
+#define FC_X(name, type, req, unit, meaning) back.name = r.attn.name;
+    FC_ATTN_TOTALS_FIELDS(FC_X)
+#undef FC_X
+    for (int i = 0; i < FC_ATTN_TOTALS_N; i++)
+        if (row_of(fc_attn_totals_fields, &back, i) != value_of(fc_attn_totals_fields, i))
+            fail_msg("attention.%s not read back", fc_attn_totals_fields[i].name);
+    fc_report_free(&r);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_omitted),
+        cmocka_unit_test(test_attention_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
