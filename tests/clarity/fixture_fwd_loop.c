@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fixture_fwd_loop.c - a benchmark loop as people write one to check a
+ * kernel's utilization: fixed operands, no backward, one fp32 and one fp64
+ * GEMM per step through the Fortran BLAS:
+ *   sgemm_ 64x64x64  2*64^3 = 524,288 FLOPs
+ *   dgemm_ 32x32x32  2*32^3 =  65,536 FLOPs
+ * so 589,824 FLOPs a step (fp32 share 8/9). With MARK=1 it calls
+ * flopcount_step() after each step (looked up with dlsym: absent without
+ * the library); with MARK=0 it does not. A 20 ms nap per step keeps the
+ * step's time well above the GEMMs'.
+ *
+ * usage: fixture_fwd_loop STEPS MARK */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <time.h>
+
+void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
+            const float *, const int *, const float *, const int *, const float *, float *,
+            const int *, size_t, size_t);
+void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
+            const double *, const int *, const double *, const int *, const double *, double *,
+            const int *, size_t, size_t);
+
+#define NS 64
+#define ND 32
+static float sa[NS * NS], sb[NS * NS], sc[NS * NS];
+static double da[ND * ND], db[ND * ND], dc[ND * ND];
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    int steps = atoi(argv[1]), mark = atoi(argv[2]);
+    void (*step)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "flopcount_step");
+    for (int i = 0; i < NS * NS; i++)
+        sa[i] = sb[i] = 1.0f / NS;
+    for (int i = 0; i < ND * ND; i++)
+        da[i] = db[i] = 1.0 / ND;
+    int ns = NS, nd = ND;
+    float one = 1, zero = 0;
+    double done = 1, dzero = 0;
+    struct timespec nap = {0, 20000000};
+    for (int s = 0; s < steps; s++) {
+        sgemm_("N", "N", &ns, &ns, &ns, &one, sa, &ns, sb, &ns, &zero, sc, &ns, 1, 1);
+        dgemm_("N", "N", &nd, &nd, &nd, &done, da, &nd, db, &nd, &dzero, dc, &nd, 1, 1);
+        nanosleep(&nap, NULL);
+        if (mark && step != NULL)
+            step();
+    }
+    /* every entry of A B is 64 * (1/64)^2 = 1/64 */
+    return sc[0] == 1.0f / NS && dc[0] == 1.0 / ND ? 0 : 1;
+}
