@@ -105,9 +105,13 @@ class ForwardOnly(unittest.TestCase):
         self.assertEqual(len(live), STEPS)
         self.assertTrue(all(l.endswith("forward-only") or " forward-only " in l for l in live),
                         live)
-        # the report: iterations, FLOPs
+        # the report: iterations, FLOPs, and the HFU of the summary (one peak:
+        # the run's, in the file, as scripts/demo.sh asks for it)
         text = report(os.path.join(d, "r.json"))
         self.assertIn("iterations     %d forward-only (marker)" % STEPS, text)
+        m = re.search(r"flopcount: HFU ([0-9.]+)% MFU", err)
+        self.assertTrue(m, err)
+        self.assertEqual(pct_of(text, "HFU"), float(m.group(1)))
         self.assertIn("counted FLOPs  %d" % STEP, text)
         self.assertNotIn("no iterations found", text)
         # at the mix on an H100, by hand: a run without a peak of its own,
