@@ -21,7 +21,13 @@ FLOPs a step, no backward; 6 steps: 3,538,944 FLOPs.
   present but unreadable chunk_size, or a config naming its own class, is
   refused.
 
-usage: /usr/bin/python3 test_clarity.py PRELOAD FLOPCOUNT_EXE FWD_LOOP CONFIGS WORKDIR
+- a cuDNN-only run: each attention shape names the cuDNN path it took
+  (unified SDPA node, composite graph); the launches line says what the
+  cuDNN layer counted before what was not seen; the causal line speaks of
+  the plans that ran.
+
+usage: /usr/bin/python3 test_clarity.py PRELOAD FLOPCOUNT_EXE FWD_LOOP CONFIGS WORKDIR [TESTS]
+(the Cudnn tests read FC_CUDNN_DIR, FC_CUDNN_FAKE, FC_CUDNN_GRAPHS, FC_CUDNN_CUPTI)
 """
 import json
 import os
@@ -32,6 +38,11 @@ import sys
 import unittest
 
 PRELOAD = EXE = LOOP = CONFIGS = WORK = None
+# the fake cuDNN's programs (tests/cudnn), from the environment: FC_CUDNN_*
+CUDNN_DIR = os.environ.get("FC_CUDNN_DIR", "")
+CUDNN_FAKE = os.environ.get("FC_CUDNN_FAKE", "")
+CUDNN_GRAPHS = os.environ.get("FC_CUDNN_GRAPHS", "")
+CUDNN_CUPTI = os.environ.get("FC_CUDNN_CUPTI", "")
 SGEMM, DGEMM = 2 * 64 ** 3, 2 * 32 ** 3
 STEP = SGEMM + DGEMM  # 589,824
 STEPS = 6
@@ -256,6 +267,55 @@ class Configs(unittest.TestCase):
                                  ("chunk_size",)))
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("chunk_size is absent and auto_map names the model's own class", p.stderr)
+
+
+class Cudnn(unittest.TestCase):
+    """cuDNN-only runs (the fake cuDNN 9 of tests/cudnn: plans finalize and
+    execute): the report names the path each shape took, the launches line
+    says what the cuDNN layer counted before what was not seen, and the
+    inferred model's causal line speaks of the plans that ran, not of GEMMs.
+    By hand from the programs: test_cudnn_fake runs its 7 cases 3 times
+    each and one more case twice: 7 x 3 + 2 = 23 calls; case 5 alone is one
+    SDPA node (unified), the others composite. test_cudnn_graphs launches
+    case 1 four times and case 2 twice through CUDA graphs: 6 calls."""
+
+    def run_prog(self, name, prog, args, extra=None):
+        d = fresh(name)
+        out = os.path.join(d, "r.json")
+        e = env({"LD_PRELOAD": PRELOAD, "FLOPCOUNT_OUTPUT": out, "FLOPCOUNT_QUIET": "1",
+                 "ASAN_OPTIONS": "detect_leaks=0",
+                 "LD_LIBRARY_PATH": CUDNN_DIR + ":" + os.environ.get("LD_LIBRARY_PATH", "")})
+        e.update(extra or {})
+        p = subprocess.run([prog, "run"] + args, env=e, capture_output=True, text=True,
+                           timeout=240)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        return report(out), json.load(open(out))
+
+    def test_paths_and_causal_line(self):
+        text, rep = self.run_prog("cudnn-fake", CUDNN_FAKE,
+                                  ["linked", os.path.join(CUDNN_DIR, "libcudnn.so.9")])
+        paths = [x.get("path") for x in rep["attention"]["shapes"] if x["source"] == "cudnn"]
+        self.assertEqual(len(paths), 8)  # 7 cases and the one destroyed early
+        self.assertEqual(paths.count("unified SDPA node"), 1, paths)
+        self.assertEqual(paths.count("composite graph (matmul nodes)"), 7, paths)
+        self.assertRegex(text, r"cudnn forward 1 x 16 \(kv 4\), 64 x 256, d 128/64, none; "
+                               r"cuDNN unified SDPA node: 3 calls")
+        self.assertRegex(text, r"cudnn backward 2 x 8 \(kv 2\), 128 x 128, d 64, causal; "
+                               r"cuDNN composite graph \(matmul nodes\): 3 calls")
+        self.assertIn("causal_attention  full      convention the formula's convention ('half' "
+                      "the other); what ran: 23 attention calls (cuDNN plans), counted pair by "
+                      "pair as their masks show", text)
+        self.assertNotIn("the GEMMs compute the whole QK^T", text)
+
+    def test_launches_line_says_what_was_counted_first(self):
+        text, _ = self.run_prog("cudnn-graphs", CUDNN_GRAPHS,
+                                [os.path.join(CUDNN_DIR, "libcudnn.so.9")],
+                                {"FLOPCOUNT_CUPTI": CUDNN_CUPTI})
+        m = re.search(r"^  launches       (.*)$", text, re.M)
+        self.assertTrue(m, text)
+        self.assertTrue(m.group(1).startswith(
+            "counted 6 cuDNN SDPA calls from their executed plans (cuDNN layer); beyond that: "),
+            m.group(1))
 
 
 if __name__ == "__main__":
