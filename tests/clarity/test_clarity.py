@@ -125,6 +125,7 @@ class ForwardOnly(unittest.TestCase):
         self.assertEqual(pct_of(text, "HFU"), float(m.group(1)))
         self.assertIn("counted FLOPs  %d" % STEP, text)
         self.assertNotIn("no iterations found", text)
+        self.assertIn("no training forward was seen (the iterations are forward-only", text)
         # at the mix on an H100, by hand: a run without a peak of its own,
         # the device named to the report
         d = fresh("marked-gpu")

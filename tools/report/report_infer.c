@@ -27,7 +27,11 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
     fc_infer_facts facts;
     memset(&facts, 0, sizeof facts);
     if (strcmp(v->rep.profile.state, "none") == 0 || v->rep.profile.n_gemms == 0) {
-        snprintf(facts.why, sizeof facts.why, "no training forward was seen (no iterations)");
+        snprintf(facts.why, sizeof facts.why, "no training forward was seen (%s)",
+                 strcmp(v->rep.iterations.kind, "forward-only") == 0
+                     ? "the iterations are forward-only: the model is read off a training "
+                       "forward, one followed by its backward"
+                     : "no iterations");
     } else {
         fc_infer_work *w = malloc(fc_infer_work_size());
         if (w == NULL) {
