@@ -123,11 +123,15 @@ static void open_iter(int mode, uint64_t t0)
 
 /* A marked step without a training call whose GEMMs were found to be
  * evaluation (no backward): a forward-only iteration of them. Its time is
- * its own again, its passes no longer evaluation. */
+ * its own again, its passes no longer evaluation. Once the mode has a
+ * training iteration, an evaluation-only step after it (evaluate() marked
+ * off by a flopcount_step() of its own) stays evaluation passes, as before:
+ * a training run's medians are over training steps. */
 static void take_forward_only(int mode)
 {
     mode_state *m = &modes[mode];
-    if (m->cur.calls != 0 || m->fo.calls == 0 || (mode != FC_MODE_MARKER && mode != FC_MODE_NVTX))
+    if (m->cur.calls != 0 || m->fo.calls == 0 || (mode != FC_MODE_MARKER && mode != FC_MODE_NVTX) ||
+        m->count > m->fwd_only)
         return;
     m->cur.fwd = m->fo.flops;
     m->cur.calls = m->fo.calls;

@@ -160,6 +160,23 @@ class ForwardOnly(unittest.TestCase):
         self.assertNotIn("though the program marks its steps", text)
 
 
+    def test_marked_evaluation_after_training_stays_evaluation(self):
+        # fixture MARK=2: 4 training steps of 49,152 FLOPs, then 6 marked
+        # evaluation steps of 16,384: the training run's iterations stay
+        # training ones, the evaluation steps its evaluation passes
+        d = fresh("train-eval")
+        err, rep = run_loop(d, 2)
+        it = rep["iterations"]
+        self.assertEqual(it["detected_by"], "marker")
+        self.assertEqual(it["kind"], "training")
+        self.assertEqual(it["count"], 4)
+        self.assertEqual(it["forward_only_iterations"], 0)
+        for x in it["list"]:
+            self.assertEqual(int(x["flops"]), 6 * 2 * 16 ** 3)
+        self.assertEqual(rep["eval_passes"]["count"], STEPS)
+        self.assertEqual(int(rep["eval_passes"]["flops"]), STEPS * 2 * 2 * 16 ** 3)
+
+
 class Silence(unittest.TestCase):
     def run_sh(self, script, extra=None):
         d = fresh("silence")
