@@ -47,6 +47,8 @@ enum fc_attn_dir { FC_ATTN_FWD = 0, FC_ATTN_BWD = 1 };
 enum fc_attn_align { FC_ATTN_TOP_LEFT = 0, FC_ATTN_BOTTOM_RIGHT = 1 };
 
 /* fc_attn.flags */
+#define FC_ATTN_CUDNN_UNIFIED 1   /* variant: one SDPA node (cuDNN >= 9.13's unified path) */
+#define FC_ATTN_CUDNN_COMPOSITE 2 /* variant: matmul nodes, the composite graph */
 #define FC_ATTN_BOUND 0x1u   /* lengths are maxima (varlen, padding, ragged): FLOPs are an upper bound */
 #define FC_ATTN_DROPOUT 0x2u /* dropout on the probabilities (no effect on the products) */
 #define FC_ATTN_SOFTCAP 0x4u /* tanh soft-capping of the scores (elementwise) */
@@ -58,6 +60,10 @@ typedef struct fc_attn {
     uint8_t align;  /* enum fc_attn_align */
     uint8_t dtype;  /* enum fc_dtype of Q/K/V */
     uint8_t flags;  /* FC_ATTN_* */
+    /* Which form of the source ran (0: not known): cuDNN FC_ATTN_CUDNN_*,
+     * FlashAttention-2 1 + the parameter layout it was decoded as
+     * (shim/launch/fa2.c fc_fa2_layout_name). Part of the key. */
+    uint8_t variant;
     int64_t b, h, h_k;     /* sequences, query heads, key/value heads */
     int64_t s_q, s_k;      /* queries and keys per sequence */
     int64_t d, d_v;        /* head dimension of Q/K and of V/O */

@@ -257,10 +257,31 @@ static void batch_value(fc_inferred *in, const fc_infer_facts *f, const fc_infer
         k == 1 ? "" : "s", ranks, it->have ? "" : " (no iterations: one forward)");
 }
 
+/* The causal line speaks of what ran: QK^T GEMMs, fused-attention calls
+ * (FlashAttention, memory-efficient kernels, cuDNN plans: counted pair by
+ * pair as their masks show), or no attention core at all; 'full' is the
+ * formula's convention either way. */
+static void causal_value(fc_inferred *in, const fc_infer_facts *f)
+{
+    if (f->ok && f->attn_layers > 0)
+        set(in, FC_IK_CAUSAL, FC_IS_CONVENTION, FC_CAUSAL_FULL,
+            "the formula's convention ('half' the other); what ran: %s attention calls, "
+            "counted pair by pair as their mask shows (%s)",
+            f->attn.source == FC_ATTN_SRC_CUDNN ? "cuDNN plans'" : "fused kernels'",
+            fc_attn_mask_name(&f->attn));
+    else if (f->ok && f->core)
+        set(in, FC_IK_CAUSAL, FC_IS_CONVENTION, FC_CAUSAL_FULL,
+            "the GEMMs compute the whole QK^T; 'half' is the other counting convention");
+    else
+        set(in, FC_IK_CAUSAL, FC_IS_CONVENTION, FC_CAUSAL_FULL,
+            "the formula's convention ('half' the other); %s",
+            f->ok ? "no attention core ran in the forward's GEMMs or fused calls"
+                  : "no training forward to read the attention of");
+}
+
 static void stream_values(fc_inferred *in, const fc_infer_facts *f, const fc_infer_iter *it)
 {
-    set(in, FC_IK_CAUSAL, FC_IS_CONVENTION, FC_CAUSAL_FULL,
-        "the GEMMs compute the whole QK^T; 'half' is the other counting convention");
+    causal_value(in, f);
     set(in, FC_IK_TIED, FC_IS_UNKNOWN, 0,
         "the embedding lookup runs no GEMM (changes the parameter count, not the FLOPs)");
     set(in, FC_IK_RECOMPUTE, FC_IS_UNKNOWN, 0, "%s",

@@ -25,6 +25,7 @@ typedef struct job {
     fc_util util;
     int json;
     int towers; /* --config has vision or audio towers: its language model only */
+    char defaults[768]; /* --config: fields read at the class's default, a line each */
 } job;
 
 static void usage(FILE *out)
@@ -78,7 +79,8 @@ static int parse(int argc, char **argv, job *j)
         fc_model c;
         unsigned found = 0;
         memset(&c, 0, sizeof c);
-        if (fc_hfconfig_read(mo.config, &c, &found, err, sizeof err) != 0)
+        if (fc_hfconfig_read_noted(mo.config, &c, &found, j->defaults, sizeof j->defaults, err,
+                                   sizeof err) != 0)
             return bad(err);
         j->towers = (found & FC_HF_TOWERS) != 0;
     }
@@ -186,6 +188,21 @@ static void json_model(fc_jw *w, const job *j)
     fc_jw_obj_end(w);
 }
 
+/* The fields a --config left out and the class's default gave, one
+ * string each. */
+static void json_defaults(fc_jw *w, const char *defaults)
+{
+    char line[256];
+    fc_jw_arr_begin(w, "config_defaults");
+    for (const char *p = defaults; *p;) {
+        size_t n = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)n, p);
+        fc_jw_str(w, NULL, line);
+        p += n + (p[n] == '\n');
+    }
+    fc_jw_arr_end(w);
+}
+
 static void json_conventions(fc_jw *w, const fc_model *m, int towers)
 {
     fc_jw_obj_begin(w, "conventions");
@@ -262,6 +279,7 @@ static int print_json(const job *j)
     fc_jw_str(&w, "schema", SCHEMA);
     json_model(&w, j);
     json_conventions(&w, &j->m, j->towers);
+    json_defaults(&w, j->defaults);
     json_flops(&w, &j->f);
     if (j->peak > 0) {
         if (j->uo.gpu != NULL) {
@@ -392,6 +410,11 @@ static void text_model(const job *j)
     if (j->towers)
         printf("config      the language model of a multimodal config: its vision and audio towers "
                "are\n            not counted\n");
+    for (const char *p = j->defaults; *p;) { /* what the file left out, read at the default */
+        size_t n = strcspn(p, "\n");
+        printf("config      %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
     printf("iteration   s=%lld B=%lld sequences (all GPUs)\n", (long long)m->seq,
            (long long)m->batch);
     if (m->window > 0)

@@ -29,6 +29,17 @@ void fc_hf_fail(rd *r, const char *fmt, const char *a, const char *b)
     r->bad = 1;
 }
 
+void fc_hf_class_default(rd *r, const char *key, long long value, const char *cls)
+{
+    if (r->notes == NULL || r->nn == 0)
+        return;
+    size_t used = strlen(r->notes);
+    if (used + 1 < r->nn)
+        snprintf(r->notes + used, r->nn - used,
+                 "%s%s %lld: the configuration class's default, absent from the file (%s)",
+                 used ? "\n" : "", key, value, cls);
+}
+
 void fc_hf_use(rd *r, const char *key)
 {
     for (size_t i = 0; i < r->n_used; i++)
@@ -310,6 +321,24 @@ static void read_no_experts(rd *r, fc_model *m, unsigned *found)
     }
 }
 
+/* first_k_dense_replace at or past the layer count: every layer dense (a
+ * dense DeepSeek-V3-type model). Its expert fields, the file's or the
+ * class's defaults, give no layer: taken as read. 1 when so. */
+static int all_dense(rd *r, const fc_model *m)
+{
+    static const char *const first[] = {"first_k_dense_replace", NULL};
+    int64_t k = 0;
+    if (m->layers <= 0 || get_int(r, first, 0, &k) != 1 || k < m->layers)
+        return 0;
+    json_object_object_foreach(r->o, key, val)
+    {
+        (void)val;
+        if (strncmp(key, "moe_", 4) == 0 || strstr(key, "expert") != NULL)
+            fc_hf_use(r, key);
+    }
+    return 1;
+}
+
 static void read_moe(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
@@ -319,6 +348,8 @@ static void read_moe(rd *r, fc_model *m, unsigned *found)
     static const char *const every[] = {"moe_layer_freq", NULL};
     static const char *const first[] = {"first_k_dense_replace", NULL};
     int64_t e = 0;
+    if (all_dense(r, m))
+        return;
     int has = get_int(r, experts, 0, &e);
     if (has == 1 && e == 0)
         read_no_experts(r, m, found);
@@ -489,8 +520,9 @@ static json_object *language_part(json_object *root)
  * width, vocabulary or window pattern; gemma-3-12b-it no head_dim, which
  * is 256, not h/a = 240): those defaults fill what the file leaves out, as
  * transformers does. A key present, even null, is the file's. */
-static void gemma3_defaults(json_object *o)
+static void gemma3_defaults(rd *r, json_object *o)
 {
+    static const char cls[] = "transformers Gemma3TextConfig";
     static const struct {
         const char *key;
         int64_t v;
@@ -503,12 +535,16 @@ static void gemma3_defaults(json_object *o)
         strcmp(json_object_get_string(t), "gemma3_text") != 0)
         return;
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
-        if (!json_object_object_get_ex(o, defs[i].key, &v))
+        if (!json_object_object_get_ex(o, defs[i].key, &v)) {
             json_object_object_add(o, defs[i].key, json_object_new_int64(defs[i].v));
+            fc_hf_class_default(r, defs[i].key, defs[i].v, cls);
+        }
     /* every sixth layer global unless listed (Gemma3TextConfig's pattern 6) */
     if (!json_object_object_get_ex(o, "layer_types", &v) &&
-        !json_object_object_get_ex(o, "sliding_window_pattern", &v))
+        !json_object_object_get_ex(o, "sliding_window_pattern", &v)) {
         json_object_object_add(o, "sliding_window_pattern", json_object_new_int64(6));
+        fc_hf_class_default(r, "sliding_window_pattern", 6, cls);
+    }
     if (!json_object_object_get_ex(o, "hidden_activation", &v) &&
         !json_object_object_get_ex(o, "hidden_act", &v))
         json_object_object_add(o, "hidden_activation", json_object_new_string("gelu_pytorch_tanh"));
@@ -517,6 +553,14 @@ static void gemma3_defaults(json_object *o)
 int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found, char *err,
                       size_t errlen)
 {
+    return fc_hfconfig_parse_noted(text, len, m, found, NULL, 0, err, errlen);
+}
+
+int fc_hfconfig_parse_noted(const char *text, size_t len, fc_model *m, unsigned *found,
+                            char *notes, size_t notes_len, char *err, size_t errlen)
+{
+    if (notes != NULL && notes_len > 0)
+        notes[0] = '\0';
     unsigned dummy = 0;
     if (found == NULL)
         found = &dummy;
@@ -551,7 +595,8 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     rd r;
     memset(&r, 0, sizeof r);
     r.o = language_part(root), r.err = err, r.n = errlen;
-    gemma3_defaults(r.o);
+    r.root = root, r.notes = notes, r.nn = notes_len;
+    gemma3_defaults(&r, r.o);
     fc_model tmp = *m; /* all or nothing: m is untouched on error */
     refuse_unmodelled(&r);
     read_dense(&r, &tmp, found);
@@ -575,6 +620,8 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
     json_object_put(root);
     if (r.bad) {
         *found = 0;
+        if (notes != NULL && notes_len > 0)
+            notes[0] = '\0';
         return -1;
     }
     if (text_part)
@@ -586,6 +633,12 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
 }
 
 int fc_hfconfig_read(const char *path, fc_model *m, unsigned *found, char *err, size_t errlen)
+{
+    return fc_hfconfig_read_noted(path, m, found, NULL, 0, err, errlen);
+}
+
+int fc_hfconfig_read_noted(const char *path, fc_model *m, unsigned *found, char *notes,
+                           size_t notes_len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
@@ -609,7 +662,7 @@ int fc_hfconfig_read(const char *path, fc_model *m, unsigned *found, char *err, 
         return -1;
     }
     char inner[200];
-    int rc = fc_hfconfig_parse(buf, len, m, found, inner, sizeof inner);
+    int rc = fc_hfconfig_parse_noted(buf, len, m, found, notes, notes_len, inner, sizeof inner);
     free(buf);
     if (rc != 0)
         snprintf(err, errlen, "%s: %s", path, inner);

@@ -60,5 +60,14 @@ int fc_hfconfig_parse(const char *text, size_t len, fc_model *m, unsigned *found
                       size_t errlen);
 /* The same for a file; the reason names the path. */
 int fc_hfconfig_read(const char *path, fc_model *m, unsigned *found, char *err, size_t errlen);
+/* As those, and in notes (notes_len bytes, "" when none) one line per field
+ * the file leaves out and that was read at the default of the model type's
+ * configuration class, as transformers loads it: "chunk_size 128: the
+ * configuration class's default, absent from the file (transformers
+ * NemotronHConfig, ...)". */
+int fc_hfconfig_parse_noted(const char *text, size_t len, fc_model *m, unsigned *found,
+                            char *notes, size_t notes_len, char *err, size_t errlen);
+int fc_hfconfig_read_noted(const char *path, fc_model *m, unsigned *found, char *notes,
+                           size_t notes_len, char *err, size_t errlen);
 
 #endif

@@ -23,6 +23,11 @@ typedef struct fc_hf_rd {
      * watched key (fc_hf_watch) that none took is refused by name. */
     const char *used[HF_MAX_USED];
     size_t n_used;
+    json_object *root; /* the whole file (auto_map lives there) */
+    /* fields the file leaves out, read at its configuration class's
+     * default: one line each (fc_hf_class_default); NULL: not asked */
+    char *notes;
+    size_t nn;
 } fc_hf_rd;
 
 /* The first error wins; later ones are dropped. fmt has two %s. */
@@ -44,6 +49,11 @@ int fc_hf_need(fc_hf_rd *r, const char *key, int64_t min, const char *why, int64
 const char *fc_hf_str(fc_hf_rd *r, const char *const *keys);
 /* 1/0 for a boolean, -1 when absent or null (error when not a boolean). */
 int fc_hf_bool(fc_hf_rd *r, const char *key);
+/* A field the file leaves out, read at value, the default of the model
+ * type's configuration class cls (class and version): noted in r->notes
+ * as "key value: the configuration class's default, absent from the file
+ * (cls)". */
+void fc_hf_class_default(fc_hf_rd *r, const char *key, long long value, const char *cls);
 /* model_type (of the language part), or "". */
 const char *fc_hf_model_type(fc_hf_rd *r);
 

@@ -482,6 +482,33 @@ static int need_of(rd *r, const char *const *keys, const char *why, int64_t *out
     return rc == 1 ? 0 : -1;
 }
 
+/* The scan's chunk size. Nemotron-H's configs may leave it out: transformers'
+ * NemotronHConfig (in transformers since 2026-03-02, v5) defaults chunk_size
+ * to 128 and takes mamba_chunk_size as its old name. A config naming its
+ * own class (auto_map: trust_remote_code) loads with that class's default,
+ * which is not transformers' (NVIDIA's remote NemotronHConfig: 256): refused. */
+static int mamba2_chunk(rd *r, fc_model *m, const char *const *keys)
+{
+    int rc = fc_hf_int(r, keys, 1, &m->mamba_chunk);
+    if (rc != 0)
+        return rc == 1 ? 0 : -1;
+    if (strcmp(fc_hf_model_type(r), "nemotron_h") != 0)
+        return need_of(r, keys, "Mamba-2 layers", &m->mamba_chunk);
+    json_object *am, *ac;
+    if (r->root != NULL && json_object_object_get_ex(r->root, "auto_map", &am) &&
+        json_object_is_type(am, json_type_object) &&
+        json_object_object_get_ex(am, "AutoConfig", &ac)) {
+        fail(r, "chunk_size is absent and auto_map names the model's own class %s (default "
+                "256 in NVIDIA's code, 128 in transformers'): give chunk_size%s",
+             json_object_is_type(ac, json_type_string) ? json_object_get_string(ac) : "?", "");
+        return -1;
+    }
+    m->mamba_chunk = 128;
+    fc_hf_class_default(r, "chunk_size", 128,
+                        "transformers NemotronHConfig, v5: in transformers since 2026-03-02");
+    return 0;
+}
+
 static void mamba2_sizes(rd *r, fc_model *m, unsigned *found)
 {
     static const char *const heads[] = {"mamba_num_heads", "mamba_n_heads", NULL};
@@ -492,7 +519,7 @@ static void mamba2_sizes(rd *r, fc_model *m, unsigned *found)
     const char *why = "Mamba-2 layers";
     if (need_of(r, heads, why, &m->mamba_heads) || need_of(r, hdim, why, &m->mamba_head_dim) ||
         need_of(r, state, why, &m->mamba_state) || need_of(r, groups, why, &m->mamba_groups) ||
-        need_of(r, chunk, why, &m->mamba_chunk))
+        mamba2_chunk(r, m, chunk))
         return;
     if (m->mamba_heads % m->mamba_groups != 0) {
         fail(r, "%s does not divide %s", groups[0], heads[0]);

@@ -75,6 +75,8 @@ static void read_shape(fc_jctx *c, json_object *o, fc_report_attn_shape *s)
     fc_jget_i64(c, o, sec, "head_dim", &s->head_dim);
     fc_jget_i64(c, o, sec, "head_dim_v", &s->head_dim_v);
     fc_jget_str(c, o, sec, "mask", s->mask, sizeof s->mask);
+    fc_jget_str(c, o, sec, "path", s->path, sizeof s->path);
+    fc_jget_str(c, o, sec, "layout", s->layout, sizeof s->layout);
     check_mask(c, sec, s->mask);
     fc_jget_str(c, o, sec, "align", s->align, sizeof s->align);
     fc_jget_i64(c, o, sec, "window_left", &s->window_left);

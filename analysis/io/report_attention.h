@@ -27,6 +27,9 @@ typedef struct fc_report_attn_shape {
     int64_t window_left, window_right;   /* -1: unbounded on that side */
     int bound;          /* lengths are maxima (varlen, padding): FLOPs are an upper bound */
     int dropout, softcap, bias;
+    /* the form that ran: cuDNN's "path" (unified SDPA node / composite
+     * graph), FlashAttention's parameter "layout"; "" when absent */
+    char path[48], layout[64];
     int64_t block_m, block_n, head_dim_padded, head_dim_v_padded; /* -1: not known (null) */
     fc_u128 per_call_flops, per_call_model_flops, per_call_tile_flops, per_call_pairs;
     uint64_t calls, failed_calls;

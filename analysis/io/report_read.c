@@ -241,6 +241,8 @@ static void read_iterations(fc_jctx *c, json_object *root, fc_report *r)
     fc_jget_str(c, s, "iterations", "method", r->iterations.method, sizeof r->iterations.method);
     fc_jget_str(c, s, "iterations", "micro_batch", r->iterations.micro_batch,
                 sizeof r->iterations.micro_batch);
+    fc_jget_str(c, s, "iterations", "kind", r->iterations.kind, sizeof r->iterations.kind);
+    fc_jget_u64(c, s, "iterations", "forward_only_iterations", &r->iterations.forward_only, 0);
     fc_jget_double(c, s, "iterations", "median_seconds", &r->iterations.median_seconds);
     fc_jget_u128(c, s, "iterations", "flops", &r->iterations.flops, 0);
     fc_jget_u128(c, s, "iterations", "forward_flops", &r->iterations.forward_flops, 0);

@@ -103,6 +103,8 @@ typedef struct fc_report {
         uint64_t count;        /* iterations finished (the list may hold fewer) */
         char detected_by[48];  /* "marker", "nvtx", "optimizer", "auto", "none" */
         char micro_batch[16];  /* "may be" (automatic: a micro-batch?), "no"; "" when absent */
+        char kind[16];         /* "training", "forward-only", "mixed"; "" when absent or null */
+        uint64_t forward_only; /* forward-only iterations (marked steps without a backward) */
         char method[256];
         double median_seconds; /* NaN when absent or null */
         fc_u128 flops, forward_flops, backward_flops, recompute_flops, other_flops;

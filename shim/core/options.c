@@ -23,6 +23,7 @@ static const struct {
 } table[] = {
     {"FLOPCOUNT_DISABLE", K_BOOL, &fc_opt.disable, 0, 0, "0 or 1"},
     {"FLOPCOUNT_QUIET", K_BOOL, &fc_opt.quiet, 0, 0, "0 or 1"},
+    {"FLOPCOUNT_SUMMARY_ALWAYS", K_BOOL, &fc_opt.summary_always, 0, 0, "0 or 1"},
     {"FLOPCOUNT_OUTPUT", K_STR, fc_opt.output, sizeof fc_opt.output, 0, "a file path"},
     {"FLOPCOUNT_LOG_EVERY", K_U64, &fc_opt.log_every, 0, 1e9, "a whole number of iterations"},
     {"FLOPCOUNT_PEAK_TFLOPS", K_DOUBLE, &fc_opt.peak_tflops, 0, 1e7, "a positive TFLOP/s figure"},

@@ -8,6 +8,7 @@
 typedef struct fc_options {
     int disable;          /* FLOPCOUNT_DISABLE: forward only, count nothing */
     int quiet;            /* FLOPCOUNT_QUIET: no summary on stderr */
+    int summary_always;   /* FLOPCOUNT_SUMMARY_ALWAYS: a summary even of a process that ran nothing */
     char output[4096];    /* FLOPCOUNT_OUTPUT: report path template (%p pid, %r rank) */
     uint64_t log_every;   /* FLOPCOUNT_LOG_EVERY: live line every N iterations (0 = off) */
     double peak_tflops;   /* FLOPCOUNT_PEAK_TFLOPS: per-device peak (0 = detect) */

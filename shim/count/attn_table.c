@@ -48,7 +48,8 @@ static atomic_int overflow_used;
 static int same_key(const fc_attn *x, const fc_attn *y)
 {
     return x->source == y->source && x->dir == y->dir && x->align == y->align &&
-           x->dtype == y->dtype && x->flags == y->flags && x->b == y->b && x->h == y->h &&
+           x->dtype == y->dtype && x->flags == y->flags && x->variant == y->variant &&
+           x->b == y->b && x->h == y->h &&
            x->h_k == y->h_k && x->s_q == y->s_q && x->s_k == y->s_k && x->d == y->d &&
            x->d_v == y->d_v && x->window_left == y->window_left &&
            x->window_right == y->window_right && x->block_m == y->block_m &&
@@ -58,7 +59,7 @@ static int same_key(const fc_attn *x, const fc_attn *y)
 static uint32_t key_hash(const fc_attn *a)
 {
     uint64_t h = (uint64_t)a->source | (uint64_t)a->dir << 8 | (uint64_t)a->align << 16 |
-                 (uint64_t)a->dtype << 24 | (uint64_t)a->flags << 32;
+                 (uint64_t)a->dtype << 24 | (uint64_t)a->flags << 32 | (uint64_t)a->variant << 40;
     const int64_t f[] = {a->b, a->h, a->h_k, a->s_q, a->s_k, a->d, a->d_v, a->window_left,
                          a->window_right, a->block_m, a->block_n, a->d_pad, a->d_v_pad};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)

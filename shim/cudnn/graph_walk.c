@@ -468,6 +468,7 @@ static int composite(fc_cwalk_ctx *c, const int *mm, int n_mm, fc_cwork *w)
     chain_flags(c, a);
     w->kind = FC_CW_ATTN;
     w->composite = 1;
+    a->variant = FC_ATTN_CUDNN_COMPOSITE;
     w->k_trans = 1;
     w->v_trans = n_mm == 5;
     w->q = *Q, w->k = *KT, w->v = *V;
@@ -492,6 +493,7 @@ static void sdpa_node(const fc_cent *e, fc_cwork *w)
     fc_attn *a = &w->attn;
     memset(a, 0, sizeof *a);
     a->source = FC_ATTN_SRC_CUDNN;
+    a->variant = FC_ATTN_CUDNN_UNIFIED;
     a->dir = e->type == FC_CD_OP_SDPA_FWD ? FC_ATTN_FWD : FC_ATTN_BWD;
     a->dtype = (uint8_t)fc_cdtype(q->dtype);
     a->b = q->lead * q->d[0], a->h = q->d[1], a->s_q = q->d[2], a->d = q->d[3];

@@ -13,9 +13,10 @@
  * (stamp -> shape key), that of a graph-launched GEMM kernel from its
  * graph node (graphs.c).
  *
- * Buffers: ACT_BUFS static buffers of ACT_BUF_SIZE bytes handed to CUPTI
- * on request (none free: CUPTI drops records, which are counted); nothing
- * is allocated. A completed buffer is queued; the queue is processed by
+ * Buffers: ACT_BUFS buffers of ACT_BUF_SIZE bytes handed to CUPTI on
+ * request (none free: CUPTI drops records, which are counted), mapped with
+ * the stamp and correlation tables when kernel activity starts (lazymem:
+ * 21 MiB a process without a GPU never maps); nothing is allocated after. A completed buffer is queued; the queue is processed by
  * fc_activity_flush - from the drainer thread's tick every 0.5 s (after
  * a forced flush) and before a report - in two passes, correlations first,
  * so a kernel never misses a correlation that came in another buffer of
@@ -27,6 +28,7 @@
 
 #include "core/clock.h"
 #include "core/diag.h"
+#include "core/lazymem.h"
 #include "cupti_internal.h"
 
 #define ACT_BUFS 16
@@ -35,7 +37,7 @@
 #define CALL_SLOTS 262144u /* stamp -> shape key, direct-mapped */
 #define EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
 
-static uint8_t bufs[ACT_BUFS][ACT_BUF_SIZE] __attribute__((aligned(8)));
+static uint8_t (*bufs)[ACT_BUF_SIZE]; /* ACT_BUFS of them, from fc_activity_start on */
 static unsigned free_mask = (1u << ACT_BUFS) - 1; /* bit i: buffer i is ours to give */
 
 typedef struct done_buf {
@@ -48,16 +50,19 @@ static done_buf done_q[ACT_BUFS];
 static int n_done;
 static fc_spin q_lock, proc_lock;
 
-static struct {
+typedef struct corr_slot {
     uint32_t corr;
     uint64_t ext;
-} corr_map[CORR_SLOTS];
+} corr_slot;
+static corr_slot *corr_map; /* CORR_SLOTS, with bufs */
 
-static struct {
+typedef struct call_slot_t {
     uint64_t t;    /* the stamp (atomic: written last) */
     uint32_t key;  /* fc_site_key of the call */
     uint32_t seen; /* a kernel of it was counted already */
-} calls[CALL_SLOTS];
+} call_slot_t;
+/* CALL_SLOTS, with bufs: NULL until kernel activity starts */
+static call_slot_t *_Atomic activity_calls;
 
 static uint64_t no_buffer, last_flush;
 static int started, finished;
@@ -89,7 +94,7 @@ static void CUPTIAPI buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffe
                                   size_t valid)
 {
     (void)size;
-    if (buffer == NULL)
+    if (buffer == NULL || bufs == NULL)
         return;
     ptrdiff_t off = buffer - &bufs[0][0];
     if (off < 0 || off % ACT_BUF_SIZE != 0 || off / ACT_BUF_SIZE >= ACT_BUFS)
@@ -99,9 +104,28 @@ static void CUPTIAPI buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffe
     fc_spin_unlock(&q_lock);
 }
 
+/* The buffers and tables, once; 0, or -1 when the system refuses. */
+static int map_tables(void)
+{
+    if (__atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE) != NULL)
+        return 0;
+    size_t b = (size_t)ACT_BUFS * ACT_BUF_SIZE, c = CORR_SLOTS * sizeof(corr_slot);
+    uint8_t *m = fc_mem_map(b + c + CALL_SLOTS * sizeof(call_slot_t));
+    if (m == NULL)
+        return -1;
+    bufs = (uint8_t (*)[ACT_BUF_SIZE])m;
+    corr_map = (corr_slot *)(m + b);
+    __atomic_store_n(&activity_calls, (call_slot_t *)(m + b + c), __ATOMIC_RELEASE);
+    return 0;
+}
+
 int fc_activity_start(char *why, size_t n)
 {
     char e[96];
+    if (map_tables() != 0) {
+        snprintf(why, n, "no memory for the activity buffers (%u MiB)", ACT_BUFS);
+        return -1;
+    }
     CUptiResult rc = fc_cu.ActivityRegisterCallbacks(buf_request, buf_complete);
     if (rc == CUPTI_SUCCESS)
         rc = fc_cu.ActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
@@ -137,6 +161,9 @@ static uint32_t call_slot(uint64_t t)
 
 void fc_activity_note_call(uint64_t t, uint32_t key)
 {
+    call_slot_t *calls = __atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE);
+    if (calls == NULL)
+        return;
     uint32_t i = call_slot(t);
     __atomic_store_n(&calls[i].key, key, __ATOMIC_RELAXED);
     __atomic_store_n(&calls[i].seen, 0, __ATOMIC_RELAXED);
@@ -145,8 +172,11 @@ void fc_activity_note_call(uint64_t t, uint32_t key)
 
 uint32_t fc_activity_call_key(uint64_t t, int *first)
 {
+    call_slot_t *calls = __atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE);
     uint32_t i = call_slot(t);
     *first = 0;
+    if (calls == NULL)
+        return 0;
     if (__atomic_load_n(&calls[i].t, __ATOMIC_ACQUIRE) != t)
         return 0; /* overwritten by a later call: shape unknown */
     *first = !__atomic_exchange_n(&calls[i].seen, 1, __ATOMIC_RELAXED);
@@ -155,6 +185,8 @@ uint32_t fc_activity_call_key(uint64_t t, int *first)
 
 void fc_activity_note_correlation(uint32_t corr, uint64_t ext)
 {
+    if (__atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE) == NULL)
+        return; /* no table yet: no kernel record to tie either */
     uint32_t i = corr & (CORR_SLOTS - 1);
     __atomic_store_n(&corr_map[i].ext, ext, __ATOMIC_RELAXED);
     __atomic_store_n(&corr_map[i].corr, corr, __ATOMIC_RELEASE);
@@ -162,6 +194,8 @@ void fc_activity_note_correlation(uint32_t corr, uint64_t ext)
 
 static uint64_t ext_of(uint32_t corr)
 {
+    if (__atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE) == NULL)
+        return 0;
     uint32_t i = corr & (CORR_SLOTS - 1);
     return __atomic_load_n(&corr_map[i].corr, __ATOMIC_ACQUIRE) == corr
                ? __atomic_load_n(&corr_map[i].ext, __ATOMIC_RELAXED)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/diag.h"
+#include "core/lazymem.h"
 #include "count/uncounted.h"
 #include "detect/irec.h"
 #include "ring/hotpath.h"
@@ -23,12 +24,20 @@
 
 #define POOL_CAP 65536u
 
-static fc_gitem pool[POOL_CAP + 1]; /* item 0 unused: 0 means "none" */
+/* POOL_CAP + 1 items, item 0 unused (0 means "none"); mapped at the first
+ * item taken (8 MiB a process that captures no graph never maps), before
+ * any list holds an index into it */
+static fc_gitem *pool;
 static uint32_t pool_used;
 static int warned_pool;
 
 static uint32_t pool_take(void)
 {
+    if (pool == NULL && (pool = fc_mem_map((POOL_CAP + 1) * sizeof *pool)) == NULL) {
+        fc_warn_once(&warned_pool, "no memory for the CUDA graph item pool; calls captured "
+                                   "into CUDA graphs are not counted at launch%s", "");
+        return 0;
+    }
     if (pool_used >= POOL_CAP) {
         fc_warn_once(&warned_pool,
                      "more than %u calls captured into CUDA graphs; later ones "

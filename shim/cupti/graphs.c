@@ -29,6 +29,7 @@
 
 #include "core/base.h"
 #include "core/diag.h"
+#include "core/lazymem.h"
 #include "cupti_internal.h"
 #include "graph_items.h"
 #include "idmap.h"
@@ -62,10 +63,12 @@ static exec_rec execs[EXECS_CAP];
 static uint32_t execs_hi; /* slots execs[0, execs_hi) ever held an exec (lock held) */
 static capture_rec captures[CAPTURES_CAP];
 static fc_idmap_slot graph_slots[GRAPHS_CAP * 2], exec_slots[EXECS_CAP * 2];
-static fc_idmap_slot node_slots[NODES_SLOTS];
+
 static fc_idmap graph_map = {graph_slots, GRAPHS_CAP * 2, 0};
 static fc_idmap exec_map = {exec_slots, EXECS_CAP * 2, 0};
-static fc_idmap node_map = {node_slots, NODES_SLOTS, 0};
+/* node slots mapped at the first captured call (4 MiB a process that
+ * captures no graph never maps) */
+static fc_idmap node_map = {NULL, NODES_SLOTS, 0};
 static FC_TLS uint64_t ending_capture; /* capture id noted at cuStreamEndCapture entry */
 static FC_TLS uint64_t launch_t;       /* stamp of this thread's graph launch, 0 none */
 
@@ -245,6 +248,8 @@ static int divert_entry(const fc_gitem *x, CUstream stream, const uint64_t *node
         st.dropped_calls++;
     } else {
         count_captured(x);
+        if (node_map.slot == NULL)
+            node_map.slot = fc_mem_map(NODES_SLOTS * sizeof *node_map.slot);
         for (int i = 0; i < n_nodes; i++)
             fc_idmap_put(&node_map, nodes[i], e | (i == 0 ? NODE_FIRST : 0));
     }

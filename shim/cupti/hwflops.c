@@ -25,6 +25,7 @@
 
 #include "core/clock.h"
 #include "core/diag.h"
+#include "core/lazymem.h"
 #include "core/options.h"
 #include "cupti_internal.h"
 #include "kernels.h"
@@ -53,7 +54,7 @@ static uint8_t *cdata;
 static size_t cdata_size, next_sample;
 static const char *trigger;
 static uint64_t interval, last_poll;
-static sample pend[PEND_CAP];
+static sample *pend; /* PEND_CAP, mapped at the first sample (6 MiB otherwise unmapped) */
 static size_t n_pend;
 static fc_hw_iter iters[ITER_CAP];
 static fc_span spans[ITER_CAP];
@@ -346,7 +347,9 @@ static void read_sample(size_t s)
     agg.samples++;
     for (int t = 0; t < FC_HW_COUNT; t++)
         agg.total[t] += x.v[t];
-    if (n_pend < PEND_CAP)
+    if (pend == NULL)
+        pend = fc_mem_map(PEND_CAP * sizeof *pend);
+    if (n_pend < PEND_CAP && pend != NULL)
         pend[n_pend++] = x;
     else
         agg.dropped++;

@@ -26,7 +26,7 @@ static uint32_t find(const fc_idmap *m, uint64_t key)
 
 uint32_t fc_idmap_get(const fc_idmap *m, uint64_t key)
 {
-    if (key == 0)
+    if (key == 0 || m->slot == NULL)
         return 0;
     uint32_t i = find(m, key);
     return m->slot[i].key == key ? m->slot[i].value : 0;
@@ -34,7 +34,7 @@ uint32_t fc_idmap_get(const fc_idmap *m, uint64_t key)
 
 int fc_idmap_put(fc_idmap *m, uint64_t key, uint32_t value)
 {
-    if (key == 0)
+    if (key == 0 || m->slot == NULL)
         return -1;
     uint32_t i = find(m, key);
     if (m->slot[i].key == 0) {
@@ -49,7 +49,7 @@ int fc_idmap_put(fc_idmap *m, uint64_t key, uint32_t value)
 
 void fc_idmap_del(fc_idmap *m, uint64_t key)
 {
-    if (key == 0)
+    if (key == 0 || m->slot == NULL)
         return;
     uint32_t i = find(m, key), mask = m->cap - 1;
     if (m->slot[i].key != key)
@@ -69,6 +69,7 @@ void fc_idmap_del(fc_idmap *m, uint64_t key)
 
 void fc_idmap_clear(fc_idmap *m)
 {
-    memset(m->slot, 0, sizeof *m->slot * m->cap);
+    if (m->slot != NULL)
+        memset(m->slot, 0, sizeof *m->slot * m->cap);
     m->used = 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* idmap.h - a fixed-size map from nonzero 64-bit ids (graph, exec, node and
  * capture ids) to 32-bit values, by open addressing over storage the
- * caller owns (static arrays: nothing is allocated). Not thread-safe: the
- * callers hold their own lock. */
+ * caller owns (static arrays, or mapped when first needed: a map whose
+ * slot is still NULL holds nothing and takes nothing). Not thread-safe:
+ * the callers hold their own lock. */
 #ifndef FC_IDMAP_H
 #define FC_IDMAP_H
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/lazymem.h"
 #include "cupti_internal.h"
 #include "detect/steps.h"
 #include "spans.h"
@@ -42,9 +43,11 @@ static fc_kshape_row shapes[SHAPES_CAP];
 static fc_kname_row names[NAMES_CAP];
 static uint64_t name_hash[NAMES_CAP];
 static size_t n_names;
-static pend pending[PENDING_CAP];
+/* PENDING_CAP each, mapped at the first kernel record (12 MiB a process
+ * without kernel activity never maps) */
+static pend *pending;
 static size_t n_pending;
-static fc_span scratch[PENDING_CAP];
+static fc_span *scratch;
 static fc_kiter iters[ITER_CAP];
 static size_t n_done_iters; /* iterations attributed, in order */
 static int iters_mode;
@@ -153,7 +156,11 @@ void fc_kernels_add(const fc_kernel_in *k)
         agg.last_end = k->end;
     if (k->host_t > agg.latest_host_t)
         agg.latest_host_t = k->host_t;
-    if (n_pending < PENDING_CAP)
+    if (pending == NULL) {
+        pending = fc_mem_map(PENDING_CAP * (sizeof(pend) + sizeof(fc_span)));
+        scratch = pending ? (fc_span *)(pending + PENDING_CAP) : NULL;
+    }
+    if (n_pending < PENDING_CAP && pending != NULL)
         pending[n_pending++] = (pend){k->start, k->end, k->host_t, (uint8_t)cls};
     else
         agg.pending_overflow++;

@@ -7,7 +7,9 @@
  * markers, else NVTX, else optimizer steps, else automatic. Each iteration
  * counts the micro-batches in it (training forwards: segments of kind
  * NEW). Evaluation passes are counted apart and their time is taken out of
- * the iteration they fall in. The lists of iterations are mapped at
+ * the iteration they fall in; but a marked step (flopcount_step, an NVTX
+ * step range) whose GEMMs were all forward is a forward-only iteration:
+ * its passes are moved out of evaluation into it when it ends. The lists of iterations are mapped at
  * the process's first GEMM (fc_steps_init) and grow in pages with the
  * iterations stored. */
 #include "steps.h"
@@ -29,6 +31,14 @@ typedef struct mode_state {
     fc_u128 fwd, bwd, rec, xs, other;
     uint64_t unsure, unsure_mfu;
     unsigned unsure_bits;
+    uint64_t fwd_only;           /* forward-only iterations finished */
+    /* the open iteration's evaluation-labelled work (marker and NVTX
+     * modes): its own if it ends without a training call */
+    struct {
+        uint64_t calls, passes, ticks;
+        fc_u128 flops, by_dtype[FC_DT_COUNT];
+    } fo;
+    fc_eval_view moved;          /* evaluation made forward-only iterations */
     fc_iteration *list;          /* LIST_CAP entries, in lists (NULL: not mapped) */
     fc_iteration recent[RECENT]; /* iteration i (1-based) at [(i - 1) % RECENT] */
 } mode_state;
@@ -106,8 +116,35 @@ static void open_iter(int mode, uint64_t t0)
 {
     mode_state *m = &modes[mode];
     memset(&m->cur, 0, sizeof m->cur);
+    memset(&m->fo, 0, sizeof m->fo);
     m->cur.t0 = t0;
     m->open = 1;
+}
+
+/* A marked step without a training call whose GEMMs were found to be
+ * evaluation (no backward): a forward-only iteration of them. Its time is
+ * its own again, its passes no longer evaluation. Once the mode has a
+ * training iteration, an evaluation-only step after it (evaluate() marked
+ * off by a flopcount_step() of its own) stays evaluation passes, as before:
+ * a training run's medians are over training steps. */
+static void take_forward_only(int mode)
+{
+    mode_state *m = &modes[mode];
+    if (m->cur.calls != 0 || m->fo.calls == 0 || (mode != FC_MODE_MARKER && mode != FC_MODE_NVTX) ||
+        m->count > m->fwd_only)
+        return;
+    m->cur.fwd = m->fo.flops;
+    m->cur.calls = m->fo.calls;
+    m->cur.micro = (uint32_t)m->fo.passes;
+    m->cur.excluded = m->cur.excluded > m->fo.ticks ? m->cur.excluded - m->fo.ticks : 0;
+    m->cur.fwd_only = 1;
+    m->fwd_only++;
+    m->moved.count += m->fo.passes;
+    m->moved.flops = fc_u128_sat_add(m->moved.flops, m->fo.flops);
+    m->moved.ticks += m->fo.ticks;
+    if (mode == fc_steps_mode())
+        for (int d = 0; d < FC_DT_COUNT; d++)
+            by_dtype[d] = fc_u128_sat_add(by_dtype[d], m->fo.by_dtype[d]);
 }
 
 /* Ends the open iteration of mode at t1. Marker intervals without a single
@@ -119,6 +156,7 @@ static void close_iter(int mode, uint64_t t1, int open_end)
     if (!m->open)
         return;
     m->open = 0;
+    take_forward_only(mode);
     if (m->cur.calls == 0)
         return;
     m->cur.t1 = t1;
@@ -143,14 +181,17 @@ static void close_iter(int mode, uint64_t t1, int open_end)
         memcpy(by_dtype_closed, by_dtype, sizeof by_dtype);
 }
 
-/* Evaluation time inside the open iterations is not theirs. */
-static void exclude(uint64_t from, uint64_t to)
+/* Evaluation time inside the open iterations is not theirs (found:
+ * evaluation the detector found, which a forward-only step takes back). */
+static void exclude(uint64_t from, uint64_t to, int found)
 {
     if (to <= from)
         return;
     for (int mode = FC_MODE_AUTO; mode <= FC_MODE_LAST; mode++)
-        if (modes[mode].open)
+        if (modes[mode].open) {
             modes[mode].cur.excluded += to - from;
+            modes[mode].fo.ticks += found ? to - from : 0;
+        }
 }
 
 /* An optimizer step was seen (optim_t) and what comes now starts a new
@@ -206,6 +247,25 @@ static void note_micro_batch(void)
         modes[mode].cur.micro += modes[mode].open;
 }
 
+/* A call the detector found to be evaluation: the open marked steps keep
+ * it aside, theirs if they end without a training call. The first such
+ * call opens the marker mode's first step, as a training call does. */
+static void note_found_eval(const fc_irec *r)
+{
+    if (!modes[FC_MODE_MARKER].open)
+        open_iter(FC_MODE_MARKER, r->t);
+    for (int mode = FC_MODE_MARKER; mode <= FC_MODE_NVTX; mode++) {
+        mode_state *m = &modes[mode];
+        if (!m->open)
+            continue;
+        m->fo.calls++;
+        m->fo.passes += !seg_has_eval; /* the segment's first: one pass */
+        m->fo.flops = fc_u128_sat_add(m->fo.flops, r->flops);
+        unsigned d = r->dtype % FC_DT_COUNT;
+        m->fo.by_dtype[d] = fc_u128_sat_add(m->fo.by_dtype[d], r->flops);
+    }
+}
+
 static void add_flops(fc_iteration *it, int cls, const fc_irec *r)
 {
     fc_u128 *slot = cls == FC_CLS_FWD ? &it->fwd : cls == FC_CLS_BWD ? &it->bwd : &it->rec;
@@ -221,7 +281,7 @@ static void on_marker(const fc_irec *r)
     case FC_IREC_STEP:
         marker_seen = 1;
         if (eval_since) { /* an evaluation pass runs across the marker */
-            exclude(eval_since, r->t);
+            exclude(eval_since, r->t, 1);
             eval_since = r->t;
         }
         close_iter(FC_MODE_MARKER, r->t, 0);
@@ -235,7 +295,7 @@ static void on_marker(const fc_irec *r)
         break;
     case FC_IREC_EVAL_END:
         if (xeval_depth > 0 && --xeval_depth == 0) {
-            exclude(xeval_since, r->t);
+            exclude(xeval_since, r->t, 0);
             eval.ticks += r->t - xeval_since;
             xeval_since = 0;
         }
@@ -285,6 +345,8 @@ void fc_steps_record(const fc_irec *r, int cls)
     optim_t = 0;
     if (cls == FC_CLS_EVAL || cls == FC_CLS_XEVAL) {
         eval.flops = fc_u128_sat_add(eval.flops, r->flops);
+        if (cls == FC_CLS_EVAL)
+            note_found_eval(r);
         seg_has_eval |= cls == FC_CLS_EVAL;
         return;
     }
@@ -311,7 +373,7 @@ void fc_steps_segment_end(uint64_t t1, int group_final, int at_end)
         if (seg_has_eval && seg_unsure)
             eval.unsure++;
         if (eval_since) {
-            exclude(eval_since, t1);
+            exclude(eval_since, t1, 1);
             eval.ticks += t1 - seg_t0;
         }
         eval_since = 0;
@@ -357,11 +419,16 @@ void fc_steps_get(int mode, fc_steps_view *out)
     out->declared_calls = declared_calls;
     out->phase_sources = phase_sources;
     out->optim_steps = optim_steps;
+    out->fwd_only = m->fwd_only;
 }
 
 void fc_steps_eval(fc_eval_view *out)
 {
     *out = eval;
+    const fc_eval_view *mv = &modes[fc_steps_mode()].moved;
+    out->count = out->count > mv->count ? out->count - mv->count : 0;
+    out->flops = out->flops > mv->flops ? out->flops - mv->flops : 0;
+    out->ticks = out->ticks > mv->ticks ? out->ticks - mv->ticks : 0;
 }
 
 fc_u128 fc_steps_other(int mode)

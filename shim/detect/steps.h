@@ -31,6 +31,8 @@ typedef struct fc_iteration {
     int open_end;      /* t1 is the last call, not the next iteration's start */
     unsigned unsure;   /* FC_UNSURE_* of the calls in it: its split is a guess */
     uint64_t evals;    /* evaluation passes begun before it ended, in stream order */
+    int fwd_only;      /* a marked step (flopcount_step, NVTX range) whose GEMMs were all
+                        * forward: an inference, evaluation or benchmark step; fwd holds them */
 } fc_iteration;
 
 /* Seconds of an iteration: its span less the evaluation inside it. */
@@ -52,6 +54,7 @@ typedef struct fc_steps_view {
     uint64_t declared_calls;     /* ... of which the program declared the phase of */
     unsigned phase_sources;      /* FC_PHASES_*: how the program declared phases */
     uint64_t optim_steps;        /* optimizer steps seen (runs of FC_IREC_OPTIM records) */
+    uint64_t fwd_only;           /* finished iterations that are forward-only (fc_iteration) */
 } fc_steps_view;
 
 typedef struct fc_eval_view {
@@ -80,6 +83,8 @@ void fc_steps_finish(void);
  * launch layer saw an optimizer kernel, else automatic. */
 int fc_steps_mode(void);
 void fc_steps_get(int mode, fc_steps_view *out);
+/* Evaluation passes, less those that made up the forward-only marked
+ * steps of the current mode. */
 void fc_steps_eval(fc_eval_view *out);
 /* Iteration index (1-based) of mode: kept when it is among the first
  * stored ones or the last 64 finished. 0, or -1 when it is not kept. */

@@ -387,6 +387,11 @@ static int decode_as(int l, int kind, const fc_ktraits *t, const fc_kparams *k, 
     return 0;
 }
 
+const char *fc_fa2_layout_name(int variant)
+{
+    return variant >= 1 && variant <= L_COUNT ? L[variant - 1].what : NULL;
+}
+
 int fc_fa2_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char *why,
                   size_t n)
 {
@@ -424,14 +429,19 @@ int fc_fa2_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_attn 
         return -1;
     }
     fc_attn got[3];
-    int ok = 0;
+    int ok = 0, layout = -1;
     char first[256] = "";
     for (int i = 0; i < nc; i++) {
         char w[256];
         if (decode_as(cand[i], kind, t, k, &got[ok], w, sizeof w) == 0)
-            ok++;
+            ok++, layout = cand[i];
         else if (first[0] == '\0')
             snprintf(first, sizeof first, "%s", w);
     }
-    return fc_kp_pick(got, ok, first, "FlashAttention-2", a, why, n);
+    int rc = fc_kp_pick(got, ok, first, "FlashAttention-2", a, why, n);
+    /* the layout it was read as, when one alone fit (several giving the
+     * same shape: the shape is sure, the layout is not) */
+    if (rc == 0 && ok == 1)
+        a->variant = (uint8_t)(layout + 1);
+    return rc;
 }

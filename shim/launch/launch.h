@@ -18,6 +18,10 @@
 #include "core/base.h"
 #include "registry.h"
 
+/* The FlashAttention-2 parameter layout a decoded call was read as, by its
+ * fc_attn.variant ("flash-attn 2.6.1-2.8, PyTorch 2.7+"); NULL: none. */
+const char *fc_fa2_layout_name(int variant);
+
 /* Where a launch was seen. */
 enum { FC_LP_HOOK = 0, FC_LP_CUPTI = 1, FC_LP_COUNT };
 

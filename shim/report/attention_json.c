@@ -13,6 +13,7 @@
 #include "count/uncounted.h"
 #include "dtype.h"
 #include "kernel_class.h"
+#include "launch/launch.h"
 #include "schema_attention.h"
 
 static void write_shape(const fc_attn_view *v, void *ctx)
@@ -42,6 +43,13 @@ static void write_shape(const fc_attn_view *v, void *ctx)
         fc_jw_bool(w, "dropout", (a->flags & FC_ATTN_DROPOUT) != 0);
         fc_jw_bool(w, "softcap", (a->flags & FC_ATTN_SOFTCAP) != 0);
         fc_jw_bool(w, "bias", (a->flags & FC_ATTN_BIAS) != 0);
+        /* which form of the source ran: cuDNN's path, FlashAttention's layout */
+        if (a->source == FC_ATTN_SRC_CUDNN && a->variant)
+            fc_jw_str(w, "path", a->variant == FC_ATTN_CUDNN_UNIFIED
+                                     ? "unified SDPA node"
+                                     : "composite graph (matmul nodes)");
+        else if (a->source == FC_ATTN_SRC_FLASH && fc_fa2_layout_name(a->variant) != NULL)
+            fc_jw_str(w, "layout", fc_fa2_layout_name(a->variant));
         if (a->block_m > 0 && a->block_n > 0) {
             fc_jw_i64(w, "block_m", a->block_m);
             fc_jw_i64(w, "block_n", a->block_n);

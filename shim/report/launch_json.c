@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+#include "count/attn_table.h"
 #include "cupti/cupti_layer.h"
 #include "launch/launch.h"
 #include "launch/runtimes.h"
@@ -30,10 +31,36 @@ static void path_json(fc_jw *w, const char *key, const fc_launch_stats *s, int p
     fc_jw_obj_end(w);
 }
 
+/* What was counted, and by which layer, before what was not seen: "counted
+ * 24 cuDNN SDPA calls from their executed plans (cuDNN layer); beyond that:
+ * ...". "" when these layers counted nothing. */
+static void counted_part(const fc_launch_stats *s, char *out, size_t n)
+{
+    fc_attn_totals t;
+    fc_attn_table_totals(&t);
+    uint64_t cudnn = t.calls_by_source[FC_ATTN_SRC_CUDNN];
+    uint64_t launched = t.calls_by_source[FC_ATTN_SRC_FLASH] + t.calls_by_source[FC_ATTN_SRC_EFFICIENT];
+    uint64_t decoded = s->decoded[FC_LP_HOOK] + s->decoded[FC_LP_CUPTI];
+    size_t k = 0;
+    out[0] = '\0';
+    if (cudnn > 0)
+        k += (size_t)snprintf(out + k, n - k, "counted %llu cuDNN SDPA call%s from their executed "
+                              "plans (cuDNN layer)", (unsigned long long)cudnn, cudnn == 1 ? "" : "s");
+    if (launched > 0 && k < n)
+        k += (size_t)snprintf(out + k, n - k, "%s %llu FlashAttention / memory-efficient kernel "
+                              "launch%s decoded (launch layer, %llu launches read)",
+                              k ? ";" : "counted", (unsigned long long)launched,
+                              launched == 1 ? "" : "es", (unsigned long long)decoded);
+    if (k > 0 && k < n)
+        snprintf(out + k, n - k, "; beyond that: ");
+}
+
 /* The note, or NULL when everything the process registered came through. */
 static const char *note(const fc_launch_reg_stats *r, const fc_runtimes_view *v,
                         const fc_launch_stats *s, char *buf, size_t n)
 {
+    char counted[240];
+    counted_part(s, counted, sizeof counted);
     fc_cupti_status c;
     fc_cupti_status_get(&c);
     char cupti[400];
@@ -48,19 +75,19 @@ static const char *note(const fc_launch_reg_stats *r, const fc_runtimes_view *v,
                                                : c.reason);
     if (v->n_static > 0) {
         snprintf(buf, n,
-                 "%s%s registers its kernels through a statically linked CUDA runtime "
+                 "%s%s%s registers its kernels through a statically linked CUDA runtime "
                  "(nvcc's default, -cudart static): the launch hooks do not see them; %s; build "
                  "with -cudart shared to have them seen without CUPTI",
-                 v->static_objects[0], v->n_static + v->more_static > 1 ? " (and others)" : "",
+                 counted, v->static_objects[0], v->n_static + v->more_static > 1 ? " (and others)" : "",
                  cupti);
         return buf;
     }
     if (r->registrations == 0 && v->driver_loaded) {
         snprintf(buf, n,
-                 "the CUDA driver is loaded but no kernel was registered through the "
+                 "%sthe CUDA driver is loaded but no kernel was registered through the "
                  "shared CUDA runtime: kernels come from a statically linked runtime or are "
                  "loaded through the driver API (Triton, NVRTC); %s",
-                 cupti);
+                 counted, cupti);
         return buf;
     }
     return NULL;

@@ -125,18 +125,21 @@ static void print_line(uint64_t index, const fc_iteration *it)
     char rate[32];
     fc_rate_text(secs > 0 ? hw / secs : 0.0, rate, sizeof rate);
     if (it->micro > 1)
-        snprintf(micro, sizeof micro, " micro-batches %u", (unsigned)it->micro);
+        snprintf(micro, sizeof micro, it->fwd_only ? " forward passes %u" : " micro-batches %u",
+                 (unsigned)it->micro);
     const char *unsure = (it->unsure & FC_UNSURE_MFU) ? " (split unsure)" : "";
     /* milliseconds and up with 3 decimals; a shorter iteration (a CPU loop)
      * with 3 significant digits, never "0.000 s" beside its rate */
     int decimals = 3;
     for (double x = secs; secs < 0.01 && x > 0 && x < 0.1 && decimals < 9; x *= 10)
         decimals++;
-    int n = snprintf(line, sizeof line,
-                     "flopcount: %sstep %llu %.*f s %s%s recompute %.1f%%%s%s%s%s%s\n", who,
-                     (unsigned long long)index, decimals, secs, rate, util,
-                     hw > 0 ? 100.0 * rec / hw : 0.0,
-                     unsure, attn, formula, hwl, micro);
+    /* a marked step with no backward: forward-only, no recompute to speak of */
+    char kind[32] = " forward-only";
+    if (!it->fwd_only)
+        snprintf(kind, sizeof kind, " recompute %.1f%%", hw > 0 ? 100.0 * rec / hw : 0.0);
+    int n = snprintf(line, sizeof line, "flopcount: %sstep %llu %.*f s %s%s%s%s%s%s%s%s\n", who,
+                     (unsigned long long)index, decimals, secs, rate, util, kind, unsure, attn,
+                     formula, hwl, micro);
     say_line(line, n, sizeof line);
 }
 

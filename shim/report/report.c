@@ -362,6 +362,9 @@ void fc_report_at_exit(const char *status)
         fc_warn("forked child %ld ran GEMMs: its report is in FLOPCOUNT_OUTPUT.parts/, which "
                 "'flopcount report' adds (put %%p in FLOPCOUNT_OUTPUT to keep its report apart)",
                 fc_process_pid());
-    if (!fc_opt.quiet && (counted || fc_opt.run_dir[0] == '\0'))
+    /* a process that ran no GEMM, no launch of interest and no cuDNN plan
+     * (a job script's shell, ls, git, nvidia-smi) says nothing: the job's
+     * summary comes from the process that ran the work */
+    if (!fc_opt.quiet && (counted || fc_opt.summary_always))
         summary(strcmp(status, "interrupted") == 0);
 }

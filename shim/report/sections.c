@@ -22,6 +22,7 @@
 #include "figures.h"
 #include "inferred.h"
 #include "probe/gputime.h"
+#include "rate.h"
 #include "profile_json.h"
 #include "ring/ring.h"
 #include "stats.h"
@@ -66,6 +67,16 @@ static const char *mode_name(int mode, uint64_t count)
     case FC_MODE_OPTIM: return "optimizer";
     default: return count ? "auto" : "none";
     }
+}
+
+/* What the iterations are: "training" (a backward in each), "forward-only"
+ * (marked steps whose GEMMs were all forward: inference, evaluation, a
+ * benchmark loop), "mixed"; NULL without iterations. */
+static const char *iter_kind(const fc_steps_view *v)
+{
+    if (v->count == 0)
+        return NULL;
+    return v->fwd_only == 0 ? "training" : v->fwd_only == v->count ? "forward-only" : "mixed";
 }
 
 static void method_text(int mode, char *out, size_t size)
@@ -198,6 +209,8 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_u64(w, "count", v->count);
     fc_jw_str(w, "detected_by", mode_name(v->mode, v->count));
     fc_jw_str(w, "method", method);
+    fc_jw_str(w, "kind", iter_kind(v));
+    fc_jw_u64(w, "forward_only_iterations", v->fwd_only);
     if (f->steady > 0)
         fc_jw_double(w, "median_seconds", f->median_seconds);
     else
@@ -265,6 +278,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         fc_jw_u128(w, "attention_excess_flops", it->xs);
         fc_jw_u64(w, "calls", it->calls);
         fc_jw_u64(w, "micro_batches", it->micro);
+        fc_jw_str(w, "kind", it->fwd_only ? "forward-only" : "training");
         fc_jw_u64(w, "eval_passes", it->evals);
         fc_jw_bool(w, "ambiguous", it->unsure != 0);
         if (it->unsure) {
@@ -404,10 +418,15 @@ void fc_report_sections_text(int fd, int interrupted)
         double hw = fc_u128_to_double(x.hw);
         double f = fc_u128_to_double(v->fwd), b = fc_u128_to_double(v->bwd), r = fc_u128_to_double(v->rec);
         say(fd, line, snprintf(line, sizeof line,
-                               "flopcount: %llu iterations (%s), median %.4f s%s, %.4g FLOP each; "
+                               "flopcount: %llu%s iterations (%s), median %.4f s%s, %.4g FLOP each; "
                                "forward %.1f%% backward %.1f%% recompute %.1f%%\n",
-                               (unsigned long long)v->count, mode_name(v->mode, v->count), x.median_seconds, gpu,
+                               (unsigned long long)v->count, v->fwd_only == v->count ? " forward-only" : "",
+                               mode_name(v->mode, v->count), x.median_seconds, gpu,
                                fc_u128_to_double(x.flops), 100 * f / hw, 100 * b / hw, 100 * r / hw));
+        if (v->fwd_only > 0 && v->fwd_only < v->count)
+            say(fd, line, snprintf(line, sizeof line,
+                                   "flopcount: %llu of them forward-only (marked steps with no "
+                                   "backward)\n", (unsigned long long)v->fwd_only));
         text_units(fd, v, &x);
         if (v->unsure > 0) {
             const char *adv = advice(unsure_bits(v), v->phase_sources);
@@ -447,9 +466,16 @@ void fc_report_sections_text(int fd, int interrupted)
         if (locked) /* its buffers are the drainer's too */
             fc_inferred_text(fd, &x);
     }
-    if (x.ev.count > 0)
-        say(fd, line, snprintf(line, sizeof line, "flopcount: %llu evaluation passes, %.4g FLOP\n",
-                               (unsigned long long)x.ev.count, fc_u128_to_double(x.ev.flops)));
+    if (x.ev.count > 0) { /* the words of 'flopcount report' (tools/report/report_text.c) */
+        double ef = fc_u128_to_double(x.ev.flops), es = fc_ticks_seconds(x.ev.ticks);
+        char rate[32];
+        fc_rate_text(es > 0 ? ef / es : 0.0, rate, sizeof rate);
+        say(fd, line, snprintf(line, sizeof line,
+                               "flopcount: %llu evaluation passes (forward-only: no backward), %.4g "
+                               "FLOP, %.4g each, in %.4f s: %s%s\n",
+                               (unsigned long long)x.ev.count, ef, ef / (double)x.ev.count, es, rate,
+                               v->count > 0 ? " (not in the iterations)" : ""));
+    }
     if (v->count > 0 || x.ev.count > 0)
         fc_callsite_report_text(fd);
     fc_gpu_ctx gc = {v, x.util_ok ? x.pc.flops : 0, interrupted, 1};

@@ -118,9 +118,11 @@ void cc_expect_attention(json_object *r, const cb_sdpa *s, uint64_t calls, uint6
     json_object *shapes = get(get(r, "attention"), "shapes");
     cb_want w;
     cb_expect(s, &w);
+    /* the path the graph took, as the report names it (issue 38) */
+    const char *path = s->unified ? "unified SDPA node" : "composite graph (matmul nodes)";
     for (size_t i = 0; i < json_object_array_length(shapes); i++) {
         json_object *x = json_object_array_get_idx(shapes, i);
-        if (strcmp(get_s(x, "source"), "cudnn") != 0 ||
+        if (strcmp(get_s(x, "source"), "cudnn") != 0 || strcmp(get_s(x, "path"), path) != 0 ||
             strcmp(get_s(x, "direction"), s->bwd ? "backward" : "forward") != 0 ||
             get_i(x, "batch") != s->b || get_i(x, "heads") != s->h || get_i(x, "seq_q") != s->s_q ||
             get_i(x, "seq_k") != s->s_k || get_i(x, "head_dim") != s->d ||
@@ -142,9 +144,10 @@ void cc_expect_attention(json_object *r, const cb_sdpa *s, uint64_t calls, uint6
         assert_int_equal(get_u(x, "model_flops"), w.model * calls);
         return;
     }
-    fail_msg("report: no cudnn attention shape b=%lld h=%lld s_q=%lld s_k=%lld d=%lld d_v=%lld %s",
+    fail_msg("report: no cudnn attention shape b=%lld h=%lld s_q=%lld s_k=%lld d=%lld d_v=%lld %s, "
+             "path %s",
              (long long)s->b, (long long)s->h, (long long)s->s_q, (long long)s->s_k,
-             (long long)s->d, (long long)s->d_v, s->bwd ? "backward" : "forward");
+             (long long)s->d, (long long)s->d_v, s->bwd ? "backward" : "forward", path);
 }
 
 void cc_expect_attention_totals(json_object *r, uint64_t calls, uint64_t failed)

@@ -263,8 +263,8 @@ expect_error "--topk needs --experts" $TINY --experts 0 --topk 2
 expect_error "--mtp-block needs --mtp-layers" $TINY --mtp-block AD
 expect_error "--gdn-chunk needs gated delta-net layers" $TINY --gdn-chunk 32
 expect_error "--mamba-heads needs Mamba layers" $TINY --mamba-heads 4
-printf '{"model_type": "nemotron_h", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2}' >"$WORK/nemo-bad.json"
-expect_error "Mamba-2 layers needs chunk_size" --config "$WORK/nemo-bad.json" --seq 32 --batch 2
+printf '{"model_type": "nemotron_h", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2, "auto_map": {"AutoConfig": "configuration_nemotron_h.NemotronHConfig"}}' >"$WORK/nemo-bad.json"
+expect_error "chunk_size is absent and auto_map names the model's own class" --config "$WORK/nemo-bad.json" --seq 32 --batch 2
 printf '{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "hybrid_override_pattern": "M*"}' >"$WORK/llama-hybrid.json"
 expect_error "mamba" --config "$WORK/llama-hybrid.json" --seq 32 --batch 2
 expect_error "--layers 20 differs from the config's 24 layers, 12 of them windowed: give --window-layers" \

@@ -353,7 +353,35 @@ static void test_refused_hybrid(void **state)
                        "hybrid_override_pattern has 2 entries; num_hidden_layers is 3");
     expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"hybrid_override_pattern\": \"M*X\"}",
                        "hybrid_override_pattern: 'X' (layer 3) is not a layer kind");
-    expect_parse_error("{" NEMO "}", "Mamba-2 layers needs chunk_size");
+    /* no chunk_size: transformers' NemotronHConfig default (128), named;
+     * a config naming its own class (auto_map), or another model type,
+     * has no default known here */
+    {
+        const char *json = "{" NEMO "}";
+        fc_model m;
+        memset(&m, 0, sizeof m);
+        char err[300], notes[300];
+        unsigned found;
+        assert_int_equal(fc_hfconfig_parse_noted(json, strlen(json), &m, &found, notes,
+                                                 sizeof notes, err, sizeof err),
+                         0);
+        assert_int_equal(m.mamba_chunk, 128);
+        assert_non_null(strstr(notes, "chunk_size 128: the configuration class's default, "
+                                      "absent from the file (transformers NemotronHConfig"));
+        json = "{" NEMO ", \"mamba_chunk_size\": 64}";
+        memset(&m, 0, sizeof m);
+        assert_int_equal(fc_hfconfig_parse_noted(json, strlen(json), &m, &found, notes,
+                                                 sizeof notes, err, sizeof err),
+                         0);
+        assert_int_equal(m.mamba_chunk, 64);
+        assert_string_equal(notes, "");
+    }
+    expect_parse_error("{" NEMO ", \"auto_map\": {\"AutoConfig\": \"c.NemotronHConfig\"}}",
+                       "chunk_size is absent and auto_map names the model's own class");
+    expect_parse_error("{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+                       " \"layers_block_type\": [\"mamba\", \"attention\"], \"mamba_num_heads\": 4,"
+                       " \"mamba_head_dim\": 8, \"ssm_state_size\": 8, \"n_groups\": 2}",
+                       "Mamba-2 layers needs chunk_size");
     expect_parse_error("{" NEMO ", \"chunk_size\": \"8\"}", "chunk_size is not an integer");
     expect_parse_error("{" NEMO ", \"chunk_size\": 8, \"n_groups\": 3}",
                        "n_groups does not divide");

@@ -576,6 +576,41 @@ static void test_inference_only(void **state)
     expect_eval(4, 4 * f.eval);
 }
 
+/* Inference in marked steps (issue 38): each NVTX step range or
+ * flopcount_step() interval of forwards alone is a forward-only iteration
+ * of one forward's FLOPs (gpt_expected: f.eval), no evaluation pass left;
+ * the same stream without markers stays 4 evaluation passes (above). */
+static void test_marked_inference(void **state)
+{
+    (void)state;
+    gpt_cfg c = tiny(GPT_NONE, 0);
+    gpt_flops f;
+    gpt_expected(&c, &f);
+    for (int nvtx = 0; nvtx < 2; nvtx++) {
+        gpt *g = start(&c); /* the detector reset */
+        for (int i = 0; i < 4; i++) {
+            if (nvtx)
+                push_mark(FC_IREC_NVTX_PUSH);
+            gpt_eval(g, push_gemm, NULL, 0);
+            push_mark(nvtx ? FC_IREC_NVTX_POP : FC_IREC_STEP);
+        }
+        fc_seg_flush();
+        gpt_free(g);
+        int mode = nvtx ? FC_MODE_NVTX : FC_MODE_MARKER;
+        assert_int_equal(fc_steps_mode(), mode);
+        expect_iterations(mode, 4, f.eval, 0, 0);
+        fc_steps_view v;
+        fc_steps_get(mode, &v);
+        assert_int_equal(v.fwd_only, 4);
+        for (uint64_t i = 0; i < v.stored; i++) {
+            assert_int_equal(v.list[i].fwd_only, 1);
+            assert_int_equal(v.list[i].micro, 1); /* one forward pass each */
+            assert_int_equal(v.list[i].excluded, 0); /* its time is its own */
+        }
+        expect_eval(0, 0);
+    }
+}
+
 /* Auto iterations are timed from one iteration's first call to the next
  * one's: with one tick per call, the span is the call count. */
 static void test_auto_timing(void **state)
@@ -614,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_repeat_inference),
         cmocka_unit_test(test_stray_gemm_first),
         cmocka_unit_test(test_inference_only),
+        cmocka_unit_test(test_marked_inference),
         cmocka_unit_test(test_auto_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,7 +131,7 @@ static void measured_table(fc_html *h, const fc_report_view *v)
             h, "counted FLOPs", NULL, "n/a",
             strcmp(by, "marker") == 0 || strcmp(by, "nvtx") == 0
                 ? "no iterations found, though the program marks its steps: every GEMM was "
-                  "evaluation or outside the marked steps"
+                  "declared evaluation or outside the marked steps"
                 : "no iterations found (mark them with flopcount_step() or an NVTX range)");
         fc_html_table_end(h);
         return;

@@ -165,10 +165,15 @@ char *fc_report_attn_shape_words(const fc_report_attn_shape *s, char *buf, size_
     const char *le = s->bound ? "<=" : "";
     if (s->head_dim_v != s->head_dim)
         snprintf(dv, sizeof dv, "/%lld", (long long)s->head_dim_v);
-    snprintf(buf, size, "%s %s %lld x %lld (kv %lld), %s%lld x %s%lld, d %lld%s, %s%s", s->source,
-             dir, (long long)s->batch, (long long)s->heads, (long long)s->kv_heads, le,
-             (long long)s->seq_q, le, (long long)s->seq_k, (long long)s->head_dim, dv,
-             fc_report_attn_mask_words(s, mask, sizeof mask), s->bound ? " (a bound)" : "");
+    int n = snprintf(buf, size, "%s %s %lld x %lld (kv %lld), %s%lld x %s%lld, d %lld%s, %s%s",
+                     s->source, dir, (long long)s->batch, (long long)s->heads,
+                     (long long)s->kv_heads, le, (long long)s->seq_q, le, (long long)s->seq_k,
+                     (long long)s->head_dim, dv, fc_report_attn_mask_words(s, mask, sizeof mask),
+                     s->bound ? " (a bound)" : "");
+    /* the form that ran: cuDNN's path, FlashAttention's parameter layout */
+    if ((s->path[0] || s->layout[0]) && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "; %s%s", s->path[0] ? "cuDNN " : "layout ",
+                 s->path[0] ? s->path : s->layout);
     return buf;
 }
 

@@ -27,7 +27,11 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
     fc_infer_facts facts;
     memset(&facts, 0, sizeof facts);
     if (strcmp(v->rep.profile.state, "none") == 0 || v->rep.profile.n_gemms == 0) {
-        snprintf(facts.why, sizeof facts.why, "no training forward was seen (no iterations)");
+        snprintf(facts.why, sizeof facts.why, "no training forward was seen (%s)",
+                 strcmp(v->rep.iterations.kind, "forward-only") == 0
+                     ? "the iterations are forward-only: the model is read off a training "
+                       "forward, one followed by its backward"
+                     : "no iterations");
     } else {
         fc_infer_work *w = malloc(fc_infer_work_size());
         if (w == NULL) {
@@ -138,8 +142,22 @@ void fc_report_infer_text(const fc_report_view *v)
             continue; /* said once above */
         if (k >= FC_IK_FIRST_KIND && (!in->f.ok || x->status == FC_IS_EXACT) && x->value == 0)
             continue; /* a kind the model does not have */
+        const char *note = x->note;
+        char ran[200];
+        if (k == FC_IK_CAUSAL && !in->f.ok && r->attn.has && r->attn.calls > 0) {
+            /* no training forward to read, but attention ran and was counted */
+            const fc_report_attn_source *c = fc_report_attn_source_of(&r->attn, "cudnn");
+            snprintf(ran, sizeof ran,
+                     "the formula's convention ('half' the other); what ran: %llu attention calls "
+                     "(%s), counted pair by pair as their masks show (attn shapes above)",
+                     (unsigned long long)r->attn.calls,
+                     c && c->calls == r->attn.calls ? "cuDNN plans"
+                     : c && c->calls                ? "cuDNN plans and fused kernels"
+                                                    : "fused kernels");
+            note = ran;
+        }
         printf("  %-17s %-9s %-10s %s\n", fc_ik_name(k),
-               fc_infer_value_text(in, k, buf, sizeof buf), fc_is_name(x->status), x->note);
+               fc_infer_value_text(in, k, buf, sizeof buf), fc_is_name(x->status), note);
     }
     if (in->f.ok)
         printf("  %-17s %s\n", in->f.kinds ? "layers" : "one layer", in->f.structure);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rate.h"
 #include "report_view.h"
 #include "report_fmt.h"
 #include "report_gpu_out.h"
@@ -137,26 +138,49 @@ static void text_split(const fc_report_view *v)
         printf("                 to make it exact: %s\n", r->iterations.advice);
 }
 
+/* Evaluation passes in the words of the exit summary (shim/report/
+ * sections.c): their count, FLOPs, FLOPs each, time and rate. */
+static void text_eval(const fc_report *r, int iterations)
+{
+    char e[FC_U128_DIGITS], each[FC_U128_DIGITS], rate[32], t[32];
+    if (!r->has_eval || r->eval_passes.count == 0)
+        return;
+    double f = fc_u128_to_double(r->eval_passes.flops), s = r->eval_passes.seconds;
+    printf("  eval passes    %llu (forward-only: no backward), %s FLOPs, %s each",
+           (unsigned long long)r->eval_passes.count, fc_u128_to_str(r->eval_passes.flops, e),
+           fc_u128_to_str(r->eval_passes.flops / r->eval_passes.count, each));
+    if (s > 0)
+        printf(", in %s: %s", fc_fmt_seconds(s, t, sizeof t), fc_rate_text(f / s, rate, sizeof rate));
+    printf("%s\n", iterations ? " (not in the iterations)" : "");
+}
+
 static void text_iterations(const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
-    char t[32], e[FC_U128_DIGITS];
+    char t[32];
     if (!v->has_iterations) {
         printf("  iterations     no iterations found%s%s\n", r->utilization_reason[0] ? ": " : "",
                r->utilization_reason);
+        text_eval(r, 0);
         return;
     }
-    printf("  iterations     %llu (%s), %zu %s; median %s\n",
-           (unsigned long long)r->iterations.count,
-           r->iterations.detected_by[0] ? r->iterations.detected_by : "?", v->n_steady,
+    int fwd_only = strcmp(r->iterations.kind, "forward-only") == 0;
+    char mixed[48] = "";
+    if (strcmp(r->iterations.kind, "mixed") == 0)
+        snprintf(mixed, sizeof mixed, "; %llu forward-only",
+                 (unsigned long long)r->iterations.forward_only);
+    printf("  iterations     %llu%s (%s%s), %zu %s; median %s\n",
+           (unsigned long long)r->iterations.count, fwd_only ? " forward-only" : "",
+           r->iterations.detected_by[0] ? r->iterations.detected_by : "?", mixed, v->n_steady,
            r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
            fc_fmt_seconds(v->seconds, t, sizeof t));
+    if (fwd_only)
+        printf("  an iteration   a marked step whose GEMMs were all forward (no backward): "
+               "inference, evaluation or a benchmark loop\n");
     if (strcmp(r->iterations.micro_batch, "may be") == 0)
         printf("  an iteration   one forward and backward: one micro-batch if the program "
                "accumulates gradients (its time, FLOPs and batch are then a micro-batch's)\n");
-    if (r->has_eval && r->eval_passes.count)
-        printf("  eval passes    %llu, %s FLOPs (not in the iterations)\n",
-               (unsigned long long)r->eval_passes.count, fc_u128_to_str(r->eval_passes.flops, e));
+    text_eval(r, 1);
     text_split(v);
 }
 
@@ -173,9 +197,12 @@ static void text_measured(const fc_report_view *v)
     if (!v->has_iterations) {
         if (steps_marked(&v->rep))
             printf("  n/a: no iterations found, though the program marks its steps (%s): every "
-                   "GEMM was evaluation or outside the marked steps\n",
+                   "GEMM was declared evaluation or outside the marked steps\n",
                    strcmp(v->rep.iterations.detected_by, "marker") == 0 ? "flopcount_step()"
                                                                         : "NVTX step ranges");
+        else if (v->rep.has_eval && v->rep.eval_passes.count > 0)
+            printf("  n/a: no iterations found: the GEMMs ran as forward-only passes (see eval "
+                   "passes; flopcount_step() after each makes them iterations, with HFU)\n");
         else
             printf(
                 "  n/a: no iterations found (mark them with flopcount_step() or an NVTX range)\n");
