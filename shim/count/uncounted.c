@@ -119,7 +119,8 @@ const char *fc_unc_reason_name(int reason)
     static const char *const names[FC_UNC_REASON_COUNT] = {
         [FC_UNC_OPAQUE] = "opaque_parameters", [FC_UNC_LAYOUT] = "layout_mismatch",
         [FC_UNC_VARLEN] = "varlen_unbounded", [FC_UNC_GRAPH] = "unresolved_graph",
-        [FC_UNC_NOT_MATMUL] = "not_counted_operation"};
+        [FC_UNC_NOT_MATMUL] = "not_counted_operation",
+        [FC_UNC_DEVICE_SIZES] = "sizes_in_device_memory"};
     return reason > 0 && reason < FC_UNC_REASON_COUNT ? names[reason] : "unknown";
 }
 

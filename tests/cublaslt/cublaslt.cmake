@@ -42,6 +42,7 @@ endfunction()
 
 fc_lt_program(test_cublaslt_emu fc_emu_cublaslt)
 fc_lt_program(test_cublaslt_missing fc_emu_cublaslt_missing)
+fc_lt_program(test_cublaslt_moe fc_emu_cublaslt)
 
 # $1 report, $2 shim, $3 LD_LIBRARY_PATH ("" for none), $4 program.
 set(FC_LT_RUN
@@ -61,6 +62,13 @@ set_tests_properties(cublaslt_emu_plain PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=
 add_test(NAME cublaslt_emu_counts
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
           $<TARGET_FILE:test_cublaslt_emu>)
+
+# Block-scaled FP8/FP4 and grouped layouts (MoE paths), alone and under it.
+add_test(NAME cublaslt_moe_plain COMMAND test_cublaslt_moe)
+set_tests_properties(cublaslt_moe_plain PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=${FC_LT_EMU_DIR}")
+add_test(NAME cublaslt_moe_counts
+  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
+          $<TARGET_FILE:test_cublaslt_moe>)
 
 add_test(NAME cublaslt_missing_real
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/missing.json "${FC_PRELOAD}"
