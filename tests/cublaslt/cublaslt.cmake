@@ -88,3 +88,24 @@ if(FC_LT_REAL_LIB)
 else()
   message(STATUS "flopcount: no libcublasLt in the CUDA toolkit; cublaslt_real_lib not built")
 endif()
+
+# The pip nvidia-cublas wheel's library (13.2+: grouped layouts), when the
+# torch environment is there (~/.cache/flopcount/torch-venv, or the folder
+# in FLOPCOUNT_CUBLAS_WHEEL_LIBDIR): the real twin of cublaslt_moe_counts.
+set(FLOPCOUNT_CUBLAS_WHEEL_LIBDIR "" CACHE PATH "lib folder of the nvidia-cublas wheel (cu13)")
+set(FC_LT_WHEEL_HINTS ${FLOPCOUNT_CUBLAS_WHEEL_LIBDIR})
+if(NOT FC_LT_WHEEL_HINTS)
+  file(GLOB FC_LT_WHEEL_HINTS
+       "$ENV{HOME}/.cache/flopcount/torch-venv/lib/python3*/site-packages/nvidia/cu13/lib")
+endif()
+find_library(FC_LT_WHEEL_LIB NAMES libcublasLt.so.13 HINTS ${FC_LT_WHEEL_HINTS} NO_DEFAULT_PATH)
+if(FC_LT_WHEEL_LIB)
+  fc_lt_program(test_cublaslt_wheel ${FC_LT_WHEEL_LIB})
+  get_filename_component(FC_LT_WHEEL_DIR ${FC_LT_WHEEL_LIB} DIRECTORY)
+  set_target_properties(test_cublaslt_wheel PROPERTIES BUILD_RPATH ${FC_LT_WHEEL_DIR})
+  add_test(NAME cublaslt_wheel_lib
+    COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/wheel.json "${FC_PRELOAD}" ""
+            $<TARGET_FILE:test_cublaslt_wheel>)
+else()
+  message(STATUS "flopcount: no nvidia-cublas wheel (torch venv); cublaslt_wheel_lib not built")
+endif()
