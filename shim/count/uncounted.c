@@ -103,13 +103,14 @@ void fc_uncounted_foreach(void (*fn)(const fc_uncounted_view *, void *), void *c
             continue;
         fc_uncounted_view v = {e->name, e->detail, e->kclass, e->reason,
                                atomic_load_explicit(&e->calls, memory_order_relaxed),
-                               atomic_load_explicit(&e->failed, memory_order_relaxed)};
+                               atomic_load_explicit(&e->failed, memory_order_relaxed), i};
         fn(&v, ctx);
     }
     uint64_t rc = atomic_load_explicit(&rest_calls, memory_order_relaxed);
     uint64_t rf = atomic_load_explicit(&rest_failed, memory_order_relaxed);
     if (rc || rf) {
-        fc_uncounted_view v = {"(other names: the table was full)", "", 0, 0, rc, rf};
+        fc_uncounted_view v = {"(other names: the table was full)", "", 0, 0, rc, rf,
+                               FC_UNCOUNTED_NONE};
         fn(&v, ctx);
     }
 }

@@ -33,6 +33,7 @@ typedef struct fc_uncounted_view {
     uint8_t kclass;     /* enum fc_kclass (analysis/kernel_class.h) */
     uint8_t reason;     /* enum fc_unc_reason */
     uint64_t calls, failed_calls;
+    uint32_t id; /* the entry's id; FC_UNCOUNTED_NONE for the shared bucket */
 } fc_uncounted_view;
 
 /* The id of (name, reason), created on first use with kclass and detail

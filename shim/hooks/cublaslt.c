@@ -34,11 +34,17 @@
 #include "count/uncounted.h"
 #include "hook.h"
 #include "kernel_class.h"
+#include "probe/devsizes.h"
 
 /* cublasLtBatchMode_t's grouped mode: cuBLAS 13.2+, absent from the 13.0
  * header this builds against (value from 13.4.1's cublasLt.h, and what
  * its getter answers for a cublasLtGroupedMatrixLayoutCreate layout). */
 #define FC_LT_BATCH_MODE_GROUPED 2u
+/* Its layout attributes (cublasLtMatrixLayoutAttribute_t, 13.2+): the
+ * device arrays of rows and columns, and the width of their integers. */
+#define FC_LT_GROUPED_ROWS_ARRAY 9
+#define FC_LT_GROUPED_COLS_ARRAY 10
+#define FC_LT_GROUPED_RC_WIDTH 12
 
 typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,
                                        const void *, cublasLtMatrixLayout_t, const void *,
@@ -191,6 +197,8 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
         return;
     *groups = lt_groups(lget, dl);
     if (*groups >= 0) {
+        g->transa = la;
+        g->transb = lb;
         uint32_t at = 0, dt = 0;
         if (!lay_get(lget, al, CUBLASLT_MATRIX_LAYOUT_TYPE, &at, sizeof at) &&
             !lay_get(lget, dl, CUBLASLT_MATRIX_LAYOUT_TYPE, &dt, sizeof dt)) {
@@ -217,7 +225,7 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
 /* A grouped call (lt_groups): listed as uncounted by name with its dtype;
  * the first one's group count is the detail. Interned at each call (a
  * short hash and a scan): grouped calls are a few per MoE layer. */
-static void lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
+static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
 {
     char name[64], detail[FC_UNCOUNTED_DETAIL];
     snprintf(name, sizeof name, "cublasLtMatmul grouped %s", fc_dtype_name(g->dtype));
@@ -225,7 +233,42 @@ static void lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
              "%d groups; every group's rows and columns are in device memory "
              "(cuBLASLt grouped layouts), no host extent bounds them",
              (int)groups);
-    fc_uncounted_count(fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail), ok);
+    uint32_t id = fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
+    fc_uncounted_count(id, ok);
+    return id;
+}
+
+/* A grouped layout's device array (attribute 9 rows, 10 columns) and the
+ * width of its integers; -1 when the library does not say. */
+static int lt_array(lt_layout_get_fn get, cublasLtMatrixLayout_t l, int attr, const void **arr,
+                    uint8_t *width)
+{
+    int32_t w = 0;
+    if (lay_get(get, l, (cublasLtMatrixLayoutAttribute_t)attr, (void *)arr, sizeof *arr) ||
+        lay_get(get, l, (cublasLtMatrixLayoutAttribute_t)FC_LT_GROUPED_RC_WIDTH, &w, sizeof w) ||
+        (w != 0 && w != 1))
+        return -1;
+    *width = (uint8_t)w;
+    return 0;
+}
+
+/* --read-device-sizes: the copies of a successful grouped call's m, n and
+ * k arrays (D's rows and columns, A's columns - rows when A is
+ * transposed), queued on its stream after it (probe/devsizes.h). */
+static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatrixLayout_t dl,
+                            const fc_gemm *g, int32_t groups, uint32_t id, cudaStream_t stream)
+{
+    FC_COPY_REAL(cp, lt_layout_get_fn, cublasLtMatrixLayoutGetAttribute, FC_SYM_LT_LAYOUT_GET);
+    lt_layout_get_fn lget = fn_cublasLtMatrixLayoutGetAttribute;
+    fc_devsizes_req r = {.stream = stream, .groups = groups, .unc_id = id};
+    int k_attr = g->transa == 'N' ? FC_LT_GROUPED_COLS_ARRAY : FC_LT_GROUPED_ROWS_ARRAY;
+    if (lget == NULL || lt_array(lget, dl, FC_LT_GROUPED_ROWS_ARRAY, &r.m, &r.m_width) ||
+        lt_array(lget, dl, FC_LT_GROUPED_COLS_ARRAY, &r.n, &r.n_width) ||
+        lt_array(lget, al, k_attr, &r.k, &r.k_width)) {
+        r.groups = -1; /* counted as not read */
+        r.m = r.n = r.k = NULL;
+    }
+    (void)fc_devsizes_submit(&r);
 }
 
 #define FC_LT_MATMUL_PARAMS                                                               \
@@ -274,7 +317,9 @@ FC_HOOK_BODY(cublasStatus_t, cublasLtMatmul, FC_LT_MATMUL_PARAMS)
     if (FC_UNLIKELY(groups >= 0)) {
         int saved = errno;
         (void)fc_hook_diverted_gpu(outer, &g, 0); /* only the kernel-timing pop */
-        lt_grouped_uncounted(&g, groups, st == CUBLAS_STATUS_SUCCESS);
+        uint32_t id = lt_grouped_uncounted(&g, groups, st == CUBLAS_STATUS_SUCCESS);
+        if (fc_opt.read_device_sizes && st == CUBLAS_STATUS_SUCCESS)
+            lt_grouped_read(cp, Adesc, Ddesc != NULL ? Ddesc : Cdesc, &g, groups, id, stream);
         errno = saved;
         fc_leave();
         return st;
