@@ -264,10 +264,8 @@ static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatr
     int k_attr = g->transa == 'N' ? FC_LT_GROUPED_COLS_ARRAY : FC_LT_GROUPED_ROWS_ARRAY;
     if (lget == NULL || lt_array(lget, dl, FC_LT_GROUPED_ROWS_ARRAY, &r.m, &r.m_width) ||
         lt_array(lget, dl, FC_LT_GROUPED_COLS_ARRAY, &r.n, &r.n_width) ||
-        lt_array(lget, al, k_attr, &r.k, &r.k_width)) {
-        r.groups = -1; /* counted as not read */
-        r.m = r.n = r.k = NULL;
-    }
+        lt_array(lget, al, k_attr, &r.k, &r.k_width))
+        r.m = r.n = r.k = NULL; /* counted as not read: no_arrays */
     (void)fc_devsizes_submit(&r);
 }
 

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/resolve.h"
 #include "count/uncounted.h"
@@ -131,6 +132,8 @@ static int claim(void)
 
 static int submit(const fc_devsizes_req *r)
 {
+    if (r->m == NULL || r->n == NULL || r->k == NULL)
+        return FC_DEVSIZES_NO_ARRAYS;
     if (r->groups < 0 || r->groups > MAX_GROUPS)
         return FC_DEVSIZES_TOO_MANY;
     if (setup() != 0)
@@ -164,7 +167,7 @@ static int submit(const fc_devsizes_req *r)
         __atomic_store_n(&sl->state, S_FREE, __ATOMIC_RELEASE);
         return FC_DEVSIZES_COPY_FAILED;
     }
-    sl->unc_id = r->unc_id;
+    __atomic_store_n(&sl->unc_id, r->unc_id, __ATOMIC_RELAXED);
     sl->groups = r->groups;
     memcpy(sl->width, width, sizeof width);
     __atomic_store_n(&sl->state, S_FLIGHT, __ATOMIC_RELEASE);
@@ -251,18 +254,35 @@ void fc_devsizes_poll(void)
     __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
 }
 
+/* Takes the poll's flag, waiting for a poll in progress (a few µs) for at
+ * most about 50 ms; 1 when taken. */
+static int take_flag(void)
+{
+    for (int i = 0; i < 50000; i++) {
+        int expect = 0;
+        if (__atomic_compare_exchange_n(&polling, &expect, 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED))
+            return 1;
+        struct timespec ts = {0, 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
 int fc_devsizes_get(uint32_t id, fc_devsizes_view *out)
 {
     memset(out, 0, sizeof *out);
     if (id >= FC_UNCOUNTED_CAPACITY)
         return 0;
+    /* the poll writes the stats: read them between polls */
+    int flag = take_flag();
     const entry_stats *e = &stats[id];
     out->read_calls = e->read_calls;
     for (int i = 1; i < FC_DEVSIZES_OUTCOMES; i++)
         out->not_read[i] = __atomic_load_n(&e->not_read[i], __ATOMIC_RELAXED);
     for (unsigned s = 0; s < SLOTS; s++)
         if (__atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) == S_FLIGHT &&
-            slots[s].unc_id == id)
+            __atomic_load_n(&slots[s].unc_id, __ATOMIC_RELAXED) == id)
             out->pending_calls++;
     out->flops_lo = (uint64_t)e->flops;
     out->flops_hi = (uint64_t)(e->flops >> 64);
@@ -271,6 +291,8 @@ int fc_devsizes_get(uint32_t id, fc_devsizes_view *out)
     out->rows_max = e->rows_max;
     out->imbalance_max = e->imbalance_max;
     out->imbalance_sum = e->imbalance_sum;
+    if (flag)
+        __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
     uint64_t asked = out->read_calls + out->pending_calls;
     for (int i = 1; i < FC_DEVSIZES_OUTCOMES; i++)
         asked += out->not_read[i];
@@ -282,7 +304,8 @@ const char *fc_devsizes_outcome_name(int outcome)
     static const char *const names[FC_DEVSIZES_OUTCOMES] = {
         [FC_DEVSIZES_QUEUED] = "queued",         [FC_DEVSIZES_CAPTURING] = "capturing",
         [FC_DEVSIZES_BUSY] = "busy",             [FC_DEVSIZES_TOO_MANY] = "too_many_groups",
-        [FC_DEVSIZES_NO_DRIVER] = "no_driver",   [FC_DEVSIZES_COPY_FAILED] = "copy_failed"};
+        [FC_DEVSIZES_NO_DRIVER] = "no_driver",   [FC_DEVSIZES_COPY_FAILED] = "copy_failed",
+        [FC_DEVSIZES_NO_ARRAYS] = "no_arrays"};
     return outcome >= 0 && outcome < FC_DEVSIZES_OUTCOMES ? names[outcome] : "unknown";
 }
 

@@ -38,6 +38,7 @@ enum fc_devsizes_outcome {
     FC_DEVSIZES_TOO_MANY,  /* more groups than a slot holds */
     FC_DEVSIZES_NO_DRIVER, /* no driver, context or pinned memory */
     FC_DEVSIZES_COPY_FAILED,
+    FC_DEVSIZES_NO_ARRAYS, /* the library did not give the arrays' addresses */
     FC_DEVSIZES_OUTCOMES
 };
 
