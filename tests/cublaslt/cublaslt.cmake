@@ -63,6 +63,13 @@ add_test(NAME cublaslt_emu_counts
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
           $<TARGET_FILE:test_cublaslt_emu>)
 
+# twin: the same program and report check through the real libcublasLt.so.13
+# on the null GPU (statuses and counts; results are not computed there)
+add_test(NAME cublaslt_emu_counts_nullgpu
+  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu_nullgpu.json "${FC_PRELOAD}" "${FC_NULLGPU_LIBS}"
+          $<TARGET_FILE:test_cublaslt_emu>)
+fc_nullgpu_twin(cublaslt_emu_counts_nullgpu)
+
 # Block-scaled FP8/FP4 and grouped layouts (MoE paths), alone and under it.
 add_test(NAME cublaslt_moe_plain COMMAND test_cublaslt_moe)
 set_tests_properties(cublaslt_moe_plain PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=${FC_LT_EMU_DIR}")
