@@ -76,6 +76,16 @@ set_tests_properties(cublaslt_moe_plain PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=
 add_test(NAME cublaslt_moe_counts
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
           $<TARGET_FILE:test_cublaslt_moe>)
+# twins: the real libcublasLt 13.0 on the null GPU as an H100 (FP8 1x128 /
+# 128x128 block scaling runs, MXFP8 and NVFP4 are NOT_SUPPORTED) and as a
+# B200 (the reverse); the grouped case is skipped (13.0 has no grouped
+# layouts). Counts by hand per kind in test_cublaslt_moe.c.
+foreach(kind h100 b200)
+  add_test(NAME cublaslt_moe_counts_nullgpu_${kind}
+    COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe_nullgpu_${kind}.json "${FC_PRELOAD}"
+            "${FC_NULLGPU_LIBS}" $<TARGET_FILE:test_cublaslt_moe>)
+  fc_nullgpu_twin(cublaslt_moe_counts_nullgpu_${kind} "FLOPCOUNT_NULLGPU_DEVICE=${kind}")
+endforeach()
 
 add_test(NAME cublaslt_missing_real
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/missing.json "${FC_PRELOAD}"

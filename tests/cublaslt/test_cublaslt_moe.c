@@ -10,9 +10,11 @@
  * mode (--check REPORT) compares the report with the EXPECT lines, worked
  * out by hand next to each call. */
 #include <cublasLt.h>
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -29,6 +31,14 @@ cublasStatus_t cublasLtGroupedMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayo
                                                  const void *rows_array, const void *cols_array,
                                                  const void *ld_array);
 #endif
+/* Weak: the null-GPU twin runs the toolkit's real libcublasLt 13.0, which
+ * has no grouped layouts; the grouped case is then skipped, and so are its
+ * expectations. */
+#pragma weak cublasLtGroupedMatrixLayoutCreate
+static int have_grouped(void)
+{
+    return cublasLtGroupedMatrixLayoutCreate != NULL;
+}
 
 #define BF16_ONE 0x3f80u
 #define E4M3_ONE 0x38u  /* 0 0111 000: 2^(7-7) */
@@ -37,15 +47,75 @@ cublasStatus_t cublasLtGroupedMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayo
 
 static cublasLtHandle_t handle;
 
+/* On the null GPU (FLOPCOUNT_TEST_NULLGPU: the twin over the nvidia-cublas
+ * wheel's real library) no kernel computes: results are not checked there,
+ * statuses and counts are. The emulation's call counter is absent there. */
+#pragma weak fc_emu_lt_matmul_calls
+static int null_gpu(void)
+{
+    const char *v = getenv("FLOPCOUNT_TEST_NULLGPU");
+    return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+/* Memory the library may use: on the null GPU the driver's (its device
+ * addresses are host addresses, and the real library refuses others), in
+ * the emulation the heap. Zeroed; never freed (a test process). */
+static void *dmem(size_t n)
+{
+    if (!null_gpu())
+        return calloc(1, n);
+    static int (*alloc)(unsigned long long *, size_t);
+    if (alloc == NULL) {
+        void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        int (*init)(unsigned) = drv ? (int (*)(unsigned))dlsym(drv, "cuInit") : NULL;
+        int (*get)(int *, int) = drv ? (int (*)(int *, int))dlsym(drv, "cuDeviceGet") : NULL;
+        int (*retain)(void **, int) =
+            drv ? (int (*)(void **, int))dlsym(drv, "cuDevicePrimaryCtxRetain") : NULL;
+        int (*set)(void *) = drv ? (int (*)(void *))dlsym(drv, "cuCtxSetCurrent") : NULL;
+        alloc = drv ? (int (*)(unsigned long long *, size_t))dlsym(drv, "cuMemAlloc_v2") : NULL;
+        int dev = 0;
+        void *ctx = NULL;
+        assert_non_null(alloc);
+        assert_true(init(0) == 0 && get(&dev, 0) == 0 && retain(&ctx, dev) == 0 && set(ctx) == 0);
+    }
+    unsigned long long p = 0;
+    assert_int_equal(alloc(&p, n), 0);
+    memset((void *)(uintptr_t)p, 0, n);
+    return (void *)(uintptr_t)p;
+}
+
+/* The status a block-scaled case gets: SUCCESS in the emulation; on the
+ * null GPU what the real library 13.0 answers for the device kind
+ * (FLOPCOUNT_NULLGPU_DEVICE): MXFP8 and NVFP4 need Blackwell, FP8 1x128 /
+ * 128x128 blocks run on Hopper only. */
+enum { K_MXFP8, K_FP8_BLOCKS, K_NVFP4 };
+static int blackwell(void)
+{
+    const char *k = getenv("FLOPCOUNT_NULLGPU_DEVICE");
+    return k != NULL && strcmp(k, "b200") == 0;
+}
+static int runs(int kind)
+{
+    if (!null_gpu())
+        return 1;
+    return kind == K_FP8_BLOCKS ? !blackwell() : blackwell();
+}
+static cublasStatus_t want_status(int kind)
+{
+    return runs(kind) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
 static cublasStatus_t matmul_h(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const void *A,
                                cublasLtMatrixLayout_t al, const void *B, cublasLtMatrixLayout_t bl,
                                void *D, cublasLtMatrixLayout_t dl)
 {
     float one = 1, zero = 0;
-    unsigned long before = fc_emu_lt_matmul_calls();
+    int emu = fc_emu_lt_matmul_calls != NULL;
+    unsigned long before = emu ? fc_emu_lt_matmul_calls() : 0;
     cublasStatus_t st =
         cublasLtMatmul(h, op, &one, A, al, B, bl, &zero, D, dl, D, dl, NULL, NULL, 0, 0);
-    assert_int_equal(fc_emu_lt_matmul_calls(), before + 1);
+    if (emu)
+        assert_int_equal(fc_emu_lt_matmul_calls(), before + 1);
     return st;
 }
 
@@ -67,6 +137,13 @@ static cublasLtMatmulDesc_t desc(int32_t ta, int32_t tb, int32_t sa, int32_t sb)
                      0);
     assert_int_equal(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &sb, 4),
                      0);
+    if (sa != 0 || sb != 0) { /* the scale tensors (their values are not read here) */
+        void *as = dmem(1 << 16), *bs = dmem(1 << 16);
+        assert_int_equal(
+            cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as), 0);
+        assert_int_equal(
+            cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &bs, sizeof bs), 0);
+    }
     return d;
 }
 
@@ -79,70 +156,75 @@ static void free4(cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t a, cublasLtMatr
     cublasLtMatrixLayoutDestroy(c);
 }
 
-/* MXFP8, TN as FP8 GEMMs run: op(A) 4x32 (stored 32x4), B 32x2, all ones
- * in E4M3, one UE8M0 scale per 32 K-elements (not applied: the emulation
- * takes them as 1), D bf16 = 32 everywhere.
- * EXPECT M1: TN 4x2x32, fp8_e4m3 -> bf16, 32F: 1 call, 2*4*2*32 = 512. */
+/* Every block-scaled case is TN (as FP8 GEMMs must be laid out) and
+ * m = n = k = 128 (the real library refuses small block-scaled shapes):
+ * 2*128^3 = 4,194,304 FLOPs. Inputs are ones (0.5 and 2 for NVFP4), so D
+ * is 128 everywhere in the emulation, which takes every scale as 1. */
+#define S 128
+#define FLOPS_128 4194304ull
+
+/* MXFP8: E4M3, one UE8M0 scale per 32 K-elements, D bf16.
+ * EXPECT M1: TN 128^3, fp8_e4m3 -> bf16, 32F: 1 call (a failed one on the
+ * null GPU's H100). */
 static void test_mxfp8(void **state)
 {
     (void)state;
-    uint8_t A[32 * 4], B[32 * 2];
-    memset(A, E4M3_ONE, sizeof A);
-    memset(B, E4M3_ONE, sizeof B);
-    uint16_t D[8] = {0};
+    uint8_t *A = dmem(S * S), *B = dmem(S * S);
+    uint16_t *D = dmem(S * S * 2);
+    memset(A, E4M3_ONE, S * S);
+    memset(B, E4M3_ONE, S * S);
     int32_t mx = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
     cublasLtMatmulDesc_t op = desc(CUBLAS_OP_T, CUBLAS_OP_N, mx, mx);
-    cublasLtMatrixLayout_t a = layout(CUDA_R_8F_E4M3, 32, 4, 32),
-                           b = layout(CUDA_R_8F_E4M3, 32, 2, 32), d = layout(CUDA_R_16BF, 4, 2, 4);
-    assert_int_equal(matmul_h(handle, op, A, a, B, b, D, d), CUBLAS_STATUS_SUCCESS);
-    for (int i = 0; i < 8; i++)
-        assert_int_equal(D[i], 0x4200); /* bf16 32.0 */
+    cublasLtMatrixLayout_t a = layout(CUDA_R_8F_E4M3, S, S, S),
+                           b = layout(CUDA_R_8F_E4M3, S, S, S), d = layout(CUDA_R_16BF, S, S, S);
+    assert_int_equal(matmul_h(handle, op, A, a, B, b, D, d), want_status(K_MXFP8));
+    for (int i = 0; i < S * S && !null_gpu(); i++)
+        assert_int_equal(D[i], 0x4300); /* bf16 128.0 */
     free4(op, a, b, d);
 }
 
-/* FP8 block scaling (DeepSeek-V3): A 1x128 blocks, B 128x128 blocks.
- * op(A) 2x128 (stored 128x2), B 128x3, ones; D fp32 = 128.
- * EXPECT M2: TN 2x3x128, fp8_e4m3 -> fp32, 32F: 1 call, 2*2*3*128 = 1536. */
+/* FP8 block scaling (DeepSeek-V3): A 1x128 blocks, B 128x128 blocks, D
+ * fp32. EXPECT M2: TN 128^3, fp8_e4m3 -> fp32, 32F: 1 call (a failed one
+ * on the null GPU's B200). */
 static void test_fp8_blocks(void **state)
 {
     (void)state;
-    uint8_t A[128 * 2], B[128 * 3];
-    memset(A, E4M3_ONE, sizeof A);
-    memset(B, E4M3_ONE, sizeof B);
-    float D[6] = {0};
+    uint8_t *A = dmem(S * S), *B = dmem(S * S);
+    float *D = dmem(S * S * 4);
+    memset(A, E4M3_ONE, S * S);
+    memset(B, E4M3_ONE, S * S);
     cublasLtMatmulDesc_t op = desc(CUBLAS_OP_T, CUBLAS_OP_N, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
                                    CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F);
-    cublasLtMatrixLayout_t a = layout(CUDA_R_8F_E4M3, 128, 2, 128),
-                           b = layout(CUDA_R_8F_E4M3, 128, 3, 128),
-                           d = layout(CUDA_R_32F, 2, 3, 2);
-    assert_int_equal(matmul_h(handle, op, A, a, B, b, D, d), CUBLAS_STATUS_SUCCESS);
-    for (int i = 0; i < 6; i++)
+    cublasLtMatrixLayout_t a = layout(CUDA_R_8F_E4M3, S, S, S),
+                           b = layout(CUDA_R_8F_E4M3, S, S, S), d = layout(CUDA_R_32F, S, S, S);
+    assert_int_equal(matmul_h(handle, op, A, a, B, b, D, d), want_status(K_FP8_BLOCKS));
+    for (int i = 0; i < S * S && !null_gpu(); i++)
         assert_true(D[i] == 128.0f);
     free4(op, a, b, d);
 }
 
-/* NVFP4: E2M1 inputs (two per byte), one UE4M3 scale per 16 elements.
- * op(A) 2x16 (stored 16x2) all 0.5, B 16x2 all 2: D fp32 = 16 * 1 = 16.
- * EXPECT M3: TN 2x2x16, fp4_e2m1 -> fp32, 32F: 1 call, 2*2*2*16 = 128.
- * Then with MXFP8's scale mode on FP4 data, which the library refuses
- * (NOT_SUPPORTED): EXPECT M3 also 1 failed call. */
+/* NVFP4: E2M1 (two per byte), one UE4M3 scale per 16 elements; A 0.5, B
+ * 2, D fp32 = 128 * 1. EXPECT M3: TN 128^3, fp4_e2m1 -> fp32, 32F: 1 call
+ * (a failed one on the null GPU's H100). Then MXFP8's scale mode on FP4
+ * data (MXFP4), which the library refuses (INVALID_VALUE): 1 more failed
+ * call of M3's shape. */
 static void test_nvfp4(void **state)
 {
     (void)state;
-    uint8_t A[16 * 2 / 2], B[16 * 2 / 2];
-    memset(A, E2M1_HALF | E2M1_HALF << 4, sizeof A);
-    memset(B, E2M1_TWO | E2M1_TWO << 4, sizeof B);
-    float D[4] = {0};
+    uint8_t *A = dmem(S * S / 2), *B = dmem(S * S / 2);
+    float *D = dmem(S * S * 4);
+    memset(A, E2M1_HALF | E2M1_HALF << 4, S * S / 2);
+    memset(B, E2M1_TWO | E2M1_TWO << 4, S * S / 2);
     int32_t nv = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
     int32_t mx = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
     cublasLtMatmulDesc_t op = desc(CUBLAS_OP_T, CUBLAS_OP_N, nv, nv);
-    cublasLtMatrixLayout_t a = layout(CUDA_R_4F_E2M1, 16, 2, 16),
-                           b = layout(CUDA_R_4F_E2M1, 16, 2, 16), d = layout(CUDA_R_32F, 2, 2, 2);
-    assert_int_equal(matmul_h(handle, op, A, a, B, b, D, d), CUBLAS_STATUS_SUCCESS);
-    for (int i = 0; i < 4; i++)
-        assert_true(D[i] == 16.0f);
+    cublasLtMatrixLayout_t a = layout(CUDA_R_4F_E2M1, S, S, S),
+                           b = layout(CUDA_R_4F_E2M1, S, S, S), d = layout(CUDA_R_32F, S, S, S);
+    assert_int_equal(matmul_h(handle, op, A, a, B, b, D, d), want_status(K_NVFP4));
+    for (int i = 0; i < S * S && !null_gpu(); i++)
+        assert_true(D[i] == 128.0f);
     cublasLtMatmulDesc_t bad = desc(CUBLAS_OP_T, CUBLAS_OP_N, mx, mx);
-    assert_int_equal(matmul_h(handle, bad, A, a, B, b, D, d), CUBLAS_STATUS_NOT_SUPPORTED);
+    assert_int_equal(matmul_h(handle, bad, A, a, B, b, D, d), CUBLAS_STATUS_INVALID_VALUE);
     cublasLtMatmulDescDestroy(bad);
     free4(op, a, b, d);
 }
@@ -156,6 +238,8 @@ static void test_nvfp4(void **state)
 static void test_grouped(void **state)
 {
     (void)state;
+    if (!have_grouped())
+        skip();
     int32_t m[3] = {2, 1, 3}, n[3] = {2, 2, 2}, k[3] = {4, 4, 4};
     uint16_t a0[8], a1[4], a2[12], b[3][8];
     for (size_t i = 0; i < 12; i++) {
@@ -176,7 +260,7 @@ static void test_grouped(void **state)
     for (int rep = 0; rep < 2; rep++) {
         memset(d0, 0, sizeof d0), memset(d1, 0, sizeof d1), memset(d2, 0, sizeof d2);
         assert_int_equal(matmul_h(handle, op, A, al, B, bl, D, dl), CUBLAS_STATUS_SUCCESS);
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 6 && !null_gpu(); i++) {
             if (i < 4)
                 assert_int_equal(d0[i], 0x4080); /* bf16 4.0 */
             if (i < 2)
@@ -190,31 +274,36 @@ static void test_grouped(void **state)
 
 static const char *report_path;
 
-/* Totals: successful GEMMs M1 + M2 + M3 = 3, FLOPs 512 + 1536 + 128 =
- * 2176; failed M3's 1; nothing invalid (G1 is neither counted nor
- * invalid). By dtype: fp8_e4m3 512 + 1536 = 2048 in 2 calls; fp4_e2m1
- * 128 in 1. */
+/* Totals, by hand from the EXPECT lines: each block-scaled case that runs
+ * is one call of 4,194,304 FLOPs; the others are failed calls of their
+ * shape (the MXFP4 call always). Emulation: 3 calls, 12,582,912 FLOPs,
+ * 1 failed; fp8_e4m3 2 calls, fp4_e2m1 1. Null GPU H100: M2 only; B200:
+ * M1 and M3. The grouped call (G1, where the library has grouped layouts)
+ * is neither counted nor invalid. */
 static void check_report(void **state)
 {
     (void)state;
-    static const lt_want expected[] = {
-        {4, 2, 32, 1, 'T', 'N', "fp8_e4m3", "bf16", "32F", 1, 0, 512},  /* M1 */
-        {2, 3, 128, 1, 'T', 'N', "fp8_e4m3", "fp32", "32F", 1, 0, 1536}, /* M2 */
-        {2, 2, 16, 1, 'T', 'N', "fp4_e2m1", "fp32", "32F", 1, 1, 128},   /* M3 */
+    int r1 = runs(K_MXFP8), r2 = runs(K_FP8_BLOCKS), r3 = runs(K_NVFP4);
+    const lt_want expected[] = {
+        {S, S, S, 1, 'T', 'N', "fp8_e4m3", "bf16", "32F", r1, !r1, r1 * FLOPS_128}, /* M1 */
+        {S, S, S, 1, 'T', 'N', "fp8_e4m3", "fp32", "32F", r2, !r2, r2 * FLOPS_128}, /* M2 */
+        {S, S, S, 1, 'T', 'N', "fp4_e2m1", "fp32", "32F", r3, 1 + !r3, r3 * FLOPS_128}, /* M3 */
     };
     json_object *r = lt_load(report_path);
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         lt_expect_shape(r, &expected[i]);
+    uint64_t ran = (uint64_t)(r1 + r2 + r3);
     assert_int_equal(lt_shape_count(r), 3);
-    assert_int_equal(lt_total(r, "gemm_calls"), 3);
-    assert_int_equal(lt_total(r, "gemm_flops"), 2176);
-    assert_int_equal(lt_total(r, "failed_calls"), 1);
+    assert_int_equal(lt_total(r, "gemm_calls"), ran);
+    assert_int_equal(lt_total(r, "gemm_flops"), ran * FLOPS_128);
+    assert_int_equal(lt_total(r, "failed_calls"), 4 - ran);
     assert_int_equal(lt_total(r, "invalid_calls"), 0);
-    assert_int_equal(lt_group(r, "by_dtype", "fp8_e4m3", "flops"), 2048);
-    assert_int_equal(lt_group(r, "by_dtype", "fp8_e4m3", "calls"), 2);
-    assert_int_equal(lt_group(r, "by_dtype", "fp4_e2m1", "flops"), 128);
-    lt_expect_uncounted(r, "cublasLtMatmul grouped bf16", "sizes_in_device_memory", "3 groups",
-                        2, 1);
+    assert_int_equal(lt_group(r, "by_dtype", "fp8_e4m3", "flops"), (r1 + r2) * FLOPS_128);
+    assert_int_equal(lt_group(r, "by_dtype", "fp8_e4m3", "calls"), r1 + r2);
+    assert_int_equal(lt_group(r, "by_dtype", "fp4_e2m1", "flops"), r3 * FLOPS_128);
+    if (have_grouped())
+        lt_expect_uncounted(r, "cublasLtMatmul grouped bf16", "sizes_in_device_memory",
+                            "3 groups", 2, 1);
     json_object_put(r);
 }
 

@@ -8,7 +8,8 @@
  * and for the mixed-precision forms of FP8 and BF16 training (BF16 or FP8
  * E4M3/E5M2 inputs, fp32 compute, a BF16 or FP32 output), their
  * block-scaled forms (MXFP8, FP8 with 128-element or 128x128 blocks,
- * NVFP4: FP4 E2M1 inputs; scale factors are not applied, as for FP8):
+ * NVFP4: FP4 E2M1 inputs; the scale pointers must be set, as the real
+ * library wants, but the factors are not applied, as for FP8):
  * column-major, transposes, strided batches, grouped layouts (cuBLAS 13.2+:
  * cublasLtGroupedMatrixLayoutCreate/Init, per-group shapes in "device"
  * arrays, here host memory), alpha/beta read in the scale type. Anything
@@ -77,6 +78,7 @@ typedef struct emu_desc {
     int32_t transa, transb, transc, fill_mode;
     uint32_t epilogue;
     int32_t a_scale_mode, b_scale_mode; /* cublasLtMatmulMatrixScale_t */
+    const void *a_scale, *b_scale;       /* A/B_SCALE_POINTER */
 } emu_desc;
 
 struct cublasLtContext {
@@ -126,6 +128,8 @@ static void *desc_field(emu_desc *e, int attr, size_t *size)
     case CUBLASLT_MATMUL_DESC_EPILOGUE: *size = sizeof e->epilogue; return &e->epilogue;
     case CUBLASLT_MATMUL_DESC_A_SCALE_MODE: *size = sizeof e->a_scale_mode; return &e->a_scale_mode;
     case CUBLASLT_MATMUL_DESC_B_SCALE_MODE: *size = sizeof e->b_scale_mode; return &e->b_scale_mode;
+    case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER: *size = sizeof e->a_scale; return &e->a_scale;
+    case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER: *size = sizeof e->b_scale; return &e->b_scale;
     default: return NULL;
     }
 }
@@ -479,9 +483,17 @@ static cublasStatus_t check_support(const emu_desc *op, const emu_layout *l[4])
             (mode != CUBLASLT_BATCH_MODE_STRIDED && mode != EMU_BATCH_MODE_GROUPED) ||
             l[i]->batch_mode != mode)
             return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* as the real library (13.0, on the null GPU): block scaling without
+     * its scale tensors, or FP4 without NVFP4's scales, is INVALID_VALUE */
+    int blocks = op->a_scale_mode != 0 || op->b_scale_mode != 0;
+    if ((blocks && (op->a_scale == NULL || op->b_scale == NULL)) ||
+        ((l[0]->type == CUDA_R_4F_E2M1 || l[1]->type == CUDA_R_4F_E2M1) &&
+         (op->a_scale_mode != CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 ||
+          op->b_scale_mode != CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3)))
+        return CUBLAS_STATUS_INVALID_VALUE;
     if (mixed_ok(op, l))
         return CUBLAS_STATUS_SUCCESS;
-    if (op->a_scale_mode != 0 || op->b_scale_mode != 0)
+    if (blocks)
         return CUBLAS_STATUS_NOT_SUPPORTED;
     uint32_t type = l[0]->type;
     for (int i = 0; i < 4; i++)
