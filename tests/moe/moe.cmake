@@ -7,14 +7,21 @@ set(FC_MOE_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-moe)
 add_executable(test_moe_split ${CMAKE_CURRENT_LIST_DIR}/test_moe_split.c)
 target_include_directories(test_moe_split PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(test_moe_split PRIVATE fc_cublas_emu PkgConfig::JSONC ${CMAKE_DL_LIBS})
-add_test(NAME moe_grouped_split
-         COMMAND sh -c [=[set -e
+set(FC_MOE_SPLIT_RUN [=[set -e
 mkdir -p "$(dirname "$1")"
 rm -f "$1"
 LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$3" LD_LIBRARY_PATH="$5" FLOPCOUNT_OUTPUT="$1" \
   FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$4" RUN
-"$4" --check "$1"]=] moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}" $<TARGET_FILE:flopcount>
-                 $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR})
+"$4" --check "$1"]=])
+add_test(NAME moe_grouped_split
+         COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}"
+                 $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR})
+# twin: the real cublasSgemmGroupedBatched of the toolkit on the null GPU
+add_test(NAME moe_grouped_split_nullgpu
+         COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split_nullgpu.json
+                 "${FC_PRELOAD}" $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split>
+                 "${FC_NULLGPU_LIBS}")
+fc_nullgpu_twin(moe_grouped_split_nullgpu)
 
 # The opt-in read of grouped GEMMs' device size arrays (--read-device-sizes):
 # cuBLASLt grouped calls over the emulation, a fake driver whose GPU lags

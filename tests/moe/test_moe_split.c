@@ -22,7 +22,9 @@
  * recompute 3,840; three steps, flopcount_step() after each. */
 #include <cublas_v2.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -31,8 +33,42 @@
 enum { H = 8, F = 12, E = 3, STEPS = 3, MAXT = 8 };
 static const int tokens[E] = {7, 5, 8};
 
-static float w1[E][F * H], w2[E][H * F], x[E][H * MAXT], h[E][F * MAXT], y[E][H * MAXT];
-static float dy[E][H * MAXT], dh[E][F * MAXT], dw1[E][F * H], dw2[E][H * F], hr[E][F * MAXT];
+/* Per expert: weights, activations, gradients (F*H >= H*MAXT, F*MAXT). */
+#define BUF (F * MAXT)
+static float *w1[E], *w2[E], *x[E], *h[E], *y[E], *dy[E], *dh[E], *dw1[E], *dw2[E], *hr[E];
+
+/* On the null GPU (FLOPCOUNT_TEST_NULLGPU: the twin over the real cuBLAS)
+ * the operands and the arrays of their pointers must be device memory:
+ * the driver's, whose addresses are host addresses there. Elsewhere the
+ * heap (the emulation). Zeroed, never freed. */
+static void *dmem(size_t n)
+{
+    const char *v = getenv("FLOPCOUNT_TEST_NULLGPU");
+    if (v == NULL || *v == '\0' || strcmp(v, "0") == 0)
+        return calloc(1, n);
+    static int (*alloc)(unsigned long long *, size_t);
+    if (alloc == NULL) {
+        void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        int (*init)(unsigned) = drv ? (int (*)(unsigned))dlsym(drv, "cuInit") : NULL;
+        int (*get)(int *, int) = drv ? (int (*)(int *, int))dlsym(drv, "cuDeviceGet") : NULL;
+        int (*retain)(void **, int) =
+            drv ? (int (*)(void **, int))dlsym(drv, "cuDevicePrimaryCtxRetain") : NULL;
+        int (*set)(void *) = drv ? (int (*)(void *))dlsym(drv, "cuCtxSetCurrent") : NULL;
+        int dev = 0;
+        void *ctx = NULL;
+        if (!init || !get || !retain || !set || init(0) || get(&dev, 0) || retain(&ctx, dev) ||
+            set(ctx))
+            return NULL;
+        alloc = (int (*)(unsigned long long *, size_t))dlsym(drv, "cuMemAlloc_v2");
+        if (alloc == NULL)
+            return NULL;
+    }
+    unsigned long long p = 0;
+    if (alloc(&p, n) != 0)
+        return NULL;
+    memset((void *)(uintptr_t)p, 0, n);
+    return (void *)(uintptr_t)p;
+}
 
 /* One grouped call: per expert, C = op(A) op(B) with m and k fixed and n
  * the expert's tokens (TOK_N), or m and n fixed and k its tokens (TOK_K). */
@@ -59,26 +95,41 @@ static int call(cublasHandle_t hd, char ta, char tb, int m, int n, int k, int wh
                                      ldc, E, size) != CUBLAS_STATUS_SUCCESS;
 }
 
-#define PTRS(arr) {arr[0], arr[1], arr[2]}
+/* The arrays of per-expert pointers cuBLAS reads (device memory). */
+static float **W1, **W2, **X, **Hc, **Yo, **DY, **DH, **DW1, **DW2, **HR;
+
+static int setup(void)
+{
+    float **bufs[] = {w1, w2, x, h, y, dy, dh, dw1, dw2, hr};
+    float ***ptrs[] = {&W1, &W2, &X, &Hc, &Yo, &DY, &DH, &DW1, &DW2, &HR};
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) {
+        if ((*ptrs[b] = dmem(sizeof(float *) * E)) == NULL)
+            return -1;
+        for (int e = 0; e < E; e++)
+            if ((bufs[b][e] = (*ptrs[b])[e] = dmem(sizeof(float) * BUF)) == NULL)
+                return -1;
+    }
+    return 0;
+}
 
 static int step(cublasHandle_t hd)
 {
-    const float *W1[E] = PTRS(w1), *W2[E] = PTRS(w2), *X[E] = PTRS(x), *Hc[E] = PTRS(h),
-                *DY[E] = PTRS(dy), *DH[E] = PTRS(dh);
-    float *Ho[E] = PTRS(h), *Yo[E] = PTRS(y), *DHo[E] = PTRS(dh), *DW1[E] = PTRS(dw1),
-          *DW2[E] = PTRS(dw2), *HR[E] = PTRS(hr);
+    const float *const *cW1 = (const float *const *)W1, *const *cW2 = (const float *const *)W2,
+                       *const *cX = (const float *const *)X, *const *cH = (const float *const *)Hc,
+                       *const *cDY = (const float *const *)DY, *const *cDH = (const float *const *)DH;
+    float *const *Ho = Hc, *const *DHo = DH;
     int bad = 0;
     nvtxRangePushA("forward");
-    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, W1, X, Ho);  /* h = W1 x */
-    bad |= call(hd, 'N', 'N', H, 0, F, TOK_N, W2, Hc, Yo); /* y = W2 h */
+    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, Ho); /* h = W1 x */
+    bad |= call(hd, 'N', 'N', H, 0, F, TOK_N, cW2, cH, Yo); /* y = W2 h */
     nvtxRangePop();
     nvtxRangePushA("backward");
-    bad |= call(hd, 'T', 'N', F, 0, H, TOK_N, W2, DY, DHo); /* dh = W2^T dy */
-    bad |= call(hd, 'N', 'T', H, F, 0, TOK_K, DY, Hc, DW2); /* dW2 = dy h^T */
-    nvtxRangePushA("forward");                              /* the checkpointed up projection */
-    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, W1, X, HR);
+    bad |= call(hd, 'T', 'N', F, 0, H, TOK_N, cW2, cDY, DHo); /* dh = W2^T dy */
+    bad |= call(hd, 'N', 'T', H, F, 0, TOK_K, cDY, cH, DW2);  /* dW2 = dy h^T */
+    nvtxRangePushA("forward"); /* the checkpointed up projection */
+    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, HR);
     nvtxRangePop();
-    bad |= call(hd, 'N', 'T', F, H, 0, TOK_K, DH, X, DW1); /* dW1 = dh x^T */
+    bad |= call(hd, 'N', 'T', F, H, 0, TOK_K, cDH, cX, DW1); /* dW1 = dh x^T */
     nvtxRangePop();
     return bad;
 }
@@ -87,8 +138,8 @@ static int run(void)
 {
     void (*mark)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "flopcount_step");
     cublasHandle_t hd;
-    if (mark == NULL || cublasCreate(&hd) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "test_moe_split: no flopcount_step or no cuBLAS handle\n");
+    if (mark == NULL || cublasCreate(&hd) != CUBLAS_STATUS_SUCCESS || setup() != 0) {
+        fprintf(stderr, "test_moe_split: no flopcount_step, cuBLAS handle or memory\n");
         return 1;
     }
     for (int e = 0; e < E; e++)
