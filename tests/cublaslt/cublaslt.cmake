@@ -123,6 +123,20 @@ if(FC_LT_WHEEL_LIB)
   add_test(NAME cublaslt_wheel_lib
     COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/wheel.json "${FC_PRELOAD}" ""
             $<TARGET_FILE:test_cublaslt_wheel>)
+  # The wheel's libcublasLt 13.4 (grouped layouts) alone, before the toolkit and
+  # the null GPU (its own runtime asks the null GPU for a table it lacks; the
+  # library itself needs no runtime): test_cublaslt_moe whole, the grouped
+  # calls run for real and --read-device-sizes reads their device arrays.
+  set(FC_LT_WHEEL_ONLY ${CMAKE_CURRENT_BINARY_DIR}/wheel-cublaslt)
+  file(MAKE_DIRECTORY ${FC_LT_WHEEL_ONLY})
+  file(CREATE_LINK ${FC_LT_WHEEL_LIB} ${FC_LT_WHEEL_ONLY}/libcublasLt.so.13 SYMBOLIC)
+  foreach(kind h100 b200)
+    add_test(NAME cublaslt_moe_wheel_nullgpu_${kind}
+      COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe_wheel_${kind}.json "${FC_PRELOAD}"
+              "${FC_LT_WHEEL_ONLY}:${FC_NULLGPU_LIBS}" $<TARGET_FILE:test_cublaslt_moe>)
+    fc_nullgpu_twin(cublaslt_moe_wheel_nullgpu_${kind} "FLOPCOUNT_NULLGPU_DEVICE=${kind}"
+                    "FLOPCOUNT_READ_DEVICE_SIZES=1" "FC_MOE_READ=1")
+  endforeach()
 else()
   message(STATUS "flopcount: no nvidia-cublas wheel (torch venv); cublaslt_wheel_lib not built")
 endif()

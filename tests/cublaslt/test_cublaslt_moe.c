@@ -105,6 +105,11 @@ static cublasStatus_t want_status(int kind)
     return runs(kind) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
+/* A workspace: the real library (13.4) runs grouped layouts only with
+ * one (NOT_SUPPORTED without, on the null GPU). */
+#define WORKSPACE (32u << 20)
+static void *workspace;
+
 static cublasStatus_t matmul_h(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const void *A,
                                cublasLtMatrixLayout_t al, const void *B, cublasLtMatrixLayout_t bl,
                                void *D, cublasLtMatrixLayout_t dl)
@@ -112,8 +117,10 @@ static cublasStatus_t matmul_h(cublasLtHandle_t h, cublasLtMatmulDesc_t op, cons
     float one = 1, zero = 0;
     int emu = fc_emu_lt_matmul_calls != NULL;
     unsigned long before = emu ? fc_emu_lt_matmul_calls() : 0;
-    cublasStatus_t st =
-        cublasLtMatmul(h, op, &one, A, al, B, bl, &zero, D, dl, D, dl, NULL, NULL, 0, 0);
+    if (workspace == NULL)
+        workspace = dmem(WORKSPACE);
+    cublasStatus_t st = cublasLtMatmul(h, op, &one, A, al, B, bl, &zero, D, dl, D, dl, NULL,
+                                       workspace, WORKSPACE, 0);
     if (emu)
         assert_int_equal(fc_emu_lt_matmul_calls(), before + 1);
     return st;
@@ -229,50 +236,88 @@ static void test_nvfp4(void **state)
     free4(op, a, b, d);
 }
 
-/* Grouped, bf16 NN, three experts: group g's D is m_g x 2 with m = {2, 1,
- * 3} tokens, k = 4; A_g m_g x 4 and B_g 4 x 2 all ones, so D_g = 4. The
- * sizes live in the arrays (device memory on a GPU): the host layouts say
- * 0 x 0. Called twice, then once on a NULL handle.
- * EXPECT G1: no GEMM counted; uncounted "cublasLtMatmul grouped bf16",
- * sizes_in_device_memory, detail "3 groups", 2 calls, 1 failed. */
+/* Grouped, bf16 NN, three experts: group g's D is m_g x 64 with m = {32,
+ * 16, 48} routed rows, k = 64; A_g (m_g x 64) and B_g (64 x 64) all ones,
+ * so D_g = 64. The sizes, operands and pointer arrays are device memory
+ * (the driver's on the null GPU): the host layouts say 0 x 0. Called
+ * twice, then once on a NULL handle. Its FLOPs would be 2*(32+16+48)*64*64
+ * = 786,432 a call; nothing of it is counted.
+ * EXPECT G1: no GEMM; uncounted "cublasLtMatmul grouped bf16",
+ * sizes_in_device_memory, detail "3 groups", 2 calls, 1 failed.
+ * With FLOPCOUNT_READ_DEVICE_SIZES=1 (FC_MOE_READ=1 tells the check): its
+ * read_from_device has 2 calls, 1,572,864 FLOPs, 6 groups, rows 16..48,
+ * imbalance 48/32 = 1.5. */
+#define GK 64
 static void test_grouped(void **state)
 {
     (void)state;
     if (!have_grouped())
         skip();
-    int32_t m[3] = {2, 1, 3}, n[3] = {2, 2, 2}, k[3] = {4, 4, 4};
-    uint16_t a0[8], a1[4], a2[12], b[3][8];
-    for (size_t i = 0; i < 12; i++) {
-        if (i < 8)
-            a0[i] = b[0][i] = b[1][i] = b[2][i] = BF16_ONE;
-        if (i < 4)
-            a1[i] = BF16_ONE;
-        a2[i] = BF16_ONE;
+    static const int32_t rows[3] = {32, 16, 48};
+    int32_t *m = dmem(sizeof rows), *n = dmem(sizeof rows), *k = dmem(sizeof rows);
+    const void **A = dmem(3 * sizeof(void *)), **B = dmem(3 * sizeof(void *));
+    void **D = dmem(3 * sizeof(void *));
+    for (int g = 0; g < 3; g++) {
+        m[g] = rows[g], n[g] = GK, k[g] = GK;
+        uint16_t *a = dmem((size_t)rows[g] * GK * 2), *b = dmem(GK * GK * 2);
+        for (int i = 0; i < rows[g] * GK; i++)
+            a[i] = BF16_ONE;
+        for (int i = 0; i < GK * GK; i++)
+            b[i] = BF16_ONE;
+        A[g] = a, B[g] = b, D[g] = dmem((size_t)rows[g] * GK * 2);
     }
-    uint16_t d0[4], d1[2], d2[6];
-    const void *A[3] = {a0, a1, a2}, *B[3] = {b[0], b[1], b[2]};
-    void *D[3] = {d0, d1, d2};
     cublasLtMatrixLayout_t al, bl, dl;
     assert_int_equal(cublasLtGroupedMatrixLayoutCreate(&al, CUDA_R_16BF, 3, m, k, m), 0);
     assert_int_equal(cublasLtGroupedMatrixLayoutCreate(&bl, CUDA_R_16BF, 3, k, n, k), 0);
     assert_int_equal(cublasLtGroupedMatrixLayoutCreate(&dl, CUDA_R_16BF, 3, m, n, m), 0);
     cublasLtMatmulDesc_t op = desc(CUBLAS_OP_N, CUBLAS_OP_N, 0, 0);
     for (int rep = 0; rep < 2; rep++) {
-        memset(d0, 0, sizeof d0), memset(d1, 0, sizeof d1), memset(d2, 0, sizeof d2);
         assert_int_equal(matmul_h(handle, op, A, al, B, bl, D, dl), CUBLAS_STATUS_SUCCESS);
-        for (int i = 0; i < 6 && !null_gpu(); i++) {
-            if (i < 4)
-                assert_int_equal(d0[i], 0x4080); /* bf16 4.0 */
-            if (i < 2)
-                assert_int_equal(d1[i], 0x4080);
-            assert_int_equal(d2[i], 0x4080);
-        }
+        for (int g = 0; g < 3 && !null_gpu(); g++)
+            for (int i = 0; i < rows[g] * GK; i++)
+                assert_int_equal(((uint16_t *)D[g])[i], 0x4280); /* bf16 64.0 */
     }
     assert_int_equal(matmul_h(NULL, op, A, al, B, bl, D, dl), CUBLAS_STATUS_NOT_INITIALIZED);
     free4(op, al, bl, dl);
 }
 
 static const char *report_path;
+
+static json_object *member(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (o == NULL || !json_object_object_get_ex(o, key, &v))
+        fail_msg("report: no \"%s\"", key);
+    return v;
+}
+
+/* G1's read_from_device (FC_MOE_READ=1: the run had
+ * FLOPCOUNT_READ_DEVICE_SIZES=1): its two successful calls read, each
+ * 2*(32+16+48)*64*64 = 786,432 FLOPs; rows 16..48 over 6 groups; per call
+ * the largest group's work (48*64*64) over the mean (32*64*64) = 1.5. */
+static void check_read(json_object *r)
+{
+    json_object *u = member(r, "uncounted"), *entry = NULL;
+    for (size_t i = 0; i < json_object_array_length(u); i++) {
+        json_object *x = json_object_array_get_idx(u, i);
+        if (strcmp(json_object_get_string(member(x, "name")), "cublasLtMatmul grouped bf16") == 0)
+            entry = x;
+    }
+    json_object *rd = member(entry, "read_from_device"), *nr = member(rd, "not_read");
+    assert_int_equal(json_object_get_int64(member(rd, "calls")), 2);
+    assert_int_equal(json_object_get_int64(member(rd, "flops")), 1572864);
+    assert_int_equal(json_object_get_int64(member(rd, "groups")), 6);
+    assert_int_equal(json_object_get_int64(member(rd, "group_rows_min")), 16);
+    assert_int_equal(json_object_get_int64(member(rd, "group_rows_max")), 48);
+    assert_true(json_object_get_double(member(rd, "imbalance_max")) == 1.5);
+    assert_true(json_object_get_double(member(rd, "imbalance_mean")) == 1.5);
+    assert_int_equal(json_object_get_int64(member(rd, "pending_calls")), 0);
+    json_object_object_foreach(nr, why, n)
+    {
+        if (json_object_get_int64(n) != 0)
+            fail_msg("read_from_device: %s %lld", why, (long long)json_object_get_int64(n));
+    }
+}
 
 /* Totals, by hand from the EXPECT lines: each block-scaled case that runs
  * is one call of 4,194,304 FLOPs; the others are failed calls of their
@@ -304,6 +349,9 @@ static void check_report(void **state)
     if (have_grouped())
         lt_expect_uncounted(r, "cublasLtMatmul grouped bf16", "sizes_in_device_memory",
                             "3 groups", 2, 1);
+    const char *read = getenv("FC_MOE_READ");
+    if (have_grouped() && read != NULL && strcmp(read, "1") == 0)
+        check_read(r);
     json_object_put(r);
 }
 
