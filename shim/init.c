@@ -19,6 +19,7 @@
 #include "core/process.h"
 #include "core/rank.h"
 #include "cupti/cupti_layer.h"
+#include "probe/devsizes.h"
 #include "report/live.h"
 #include "report/prometheus.h"
 #include "report/report.h"
@@ -79,6 +80,8 @@ void fc_init(void)
     fc_cupti_init();
     if (fc_opt.run_dir[0] != '\0')
         fc_ring_add_tick_unlocked(write_first_part);
+    if (fc_opt.read_device_sizes)
+        fc_ring_add_tick_unlocked(fc_devsizes_poll);
     fc_signals_init();
     pthread_atfork(before_fork, NULL, after_fork_child);
     atomic_store(&init_state, 2);

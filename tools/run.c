@@ -25,6 +25,7 @@ static void usage(FILE *f)
             "usage: flopcount run [--output FILE] [--quiet] [--log-every N] [--peak-tflops X]\n"
             "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
             "                     [--tensorboard DIR] [--kernels] [--hw-flops]\n"
+            "                     [--read-device-sizes]\n"
             "                     -- CMD [ARGS...]\n"
             "  --output FILE      the job's JSON report (default flopcount.json; %%p the command's\n"
             "                     pid, %%r the rank the launcher gave flopcount run, %%h host)\n"
@@ -43,6 +44,9 @@ static void usage(FILE *f)
             "                     per shape, attention/communication/other kernels\n"
             "  --hw-flops         hardware-measured FLOPs (CUPTI PM sampling; implies --kernels;\n"
             "                     not yet validated on hardware)\n"
+            "  --read-device-sizes  grouped GEMMs whose sizes are in device memory (MoE\n"
+            "                     experts): copy the sizes back asynchronously and report\n"
+            "                     their exact FLOPs and load spread (docs/moe.md)\n"
             "The Python module 'flopcount' (markers, live figures) is put on PYTHONPATH.\n"
             "Every process under CMD that runs GEMMs is counted (children, fork children,\n"
             "exec'd programs, ranks started by a launcher); the report sums them and lists\n"
@@ -123,6 +127,10 @@ static int parse(int argc, char **argv, const char **output, int *cmd)
             return 1;
         if (strcmp(a, "--quiet") == 0) {
             setenv("FLOPCOUNT_QUIET", "1", 1);
+            continue;
+        }
+        if (strcmp(a, "--read-device-sizes") == 0) {
+            setenv("FLOPCOUNT_READ_DEVICE_SIZES", "1", 1);
             continue;
         }
         if (strcmp(a, "--kernels") == 0 || strcmp(a, "--hw-flops") == 0) {

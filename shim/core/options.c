@@ -38,6 +38,7 @@ static const struct {
     {"FLOPCOUNT_CUPTI", K_STR, fc_opt.cupti, sizeof fc_opt.cupti, 0, "0 or a library path"},
     {"FLOPCOUNT_KERNELS", K_BOOL, &fc_opt.kernels, 0, 0, "0 or 1"},
     {"FLOPCOUNT_HW_FLOPS", K_BOOL, &fc_opt.hw_flops, 0, 0, "0 or 1"},
+    {"FLOPCOUNT_READ_DEVICE_SIZES", K_BOOL, &fc_opt.read_device_sizes, 0, 0, "0 or 1"},
     {"FLOPCOUNT_RUN_DIR", K_STR, fc_opt.run_dir, sizeof fc_opt.run_dir, 0, "a directory"},
     {"FLOPCOUNT_RUN_ID", K_STR, fc_opt.run_id, sizeof fc_opt.run_id, 0, "a run id"},
 };

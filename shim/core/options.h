@@ -25,6 +25,8 @@ typedef struct fc_options {
     char cupti[4096];     /* FLOPCOUNT_CUPTI: "" find it, "0" never load it, else its path */
     int kernels;          /* FLOPCOUNT_KERNELS: kernel activity (GPU busy, kernel split) */
     int hw_flops;         /* FLOPCOUNT_HW_FLOPS: hardware FLOP counters (PM sampling) */
+    int read_device_sizes; /* FLOPCOUNT_READ_DEVICE_SIZES: grouped GEMMs' sizes copied back
+                            * asynchronously from device memory (probe/devsizes.h) */
     char run_dir[4096];   /* FLOPCOUNT_RUN_DIR: set by 'flopcount run': each process writes its part there */
     char run_id[64];      /* FLOPCOUNT_RUN_ID: the run (direct use: its first process's pid.start) */
 } fc_options;

@@ -103,13 +103,14 @@ void fc_uncounted_foreach(void (*fn)(const fc_uncounted_view *, void *), void *c
             continue;
         fc_uncounted_view v = {e->name, e->detail, e->kclass, e->reason,
                                atomic_load_explicit(&e->calls, memory_order_relaxed),
-                               atomic_load_explicit(&e->failed, memory_order_relaxed)};
+                               atomic_load_explicit(&e->failed, memory_order_relaxed), i};
         fn(&v, ctx);
     }
     uint64_t rc = atomic_load_explicit(&rest_calls, memory_order_relaxed);
     uint64_t rf = atomic_load_explicit(&rest_failed, memory_order_relaxed);
     if (rc || rf) {
-        fc_uncounted_view v = {"(other names: the table was full)", "", 0, 0, rc, rf};
+        fc_uncounted_view v = {"(other names: the table was full)", "", 0, 0, rc, rf,
+                               FC_UNCOUNTED_NONE};
         fn(&v, ctx);
     }
 }
@@ -119,7 +120,8 @@ const char *fc_unc_reason_name(int reason)
     static const char *const names[FC_UNC_REASON_COUNT] = {
         [FC_UNC_OPAQUE] = "opaque_parameters", [FC_UNC_LAYOUT] = "layout_mismatch",
         [FC_UNC_VARLEN] = "varlen_unbounded", [FC_UNC_GRAPH] = "unresolved_graph",
-        [FC_UNC_NOT_MATMUL] = "not_counted_operation"};
+        [FC_UNC_NOT_MATMUL] = "not_counted_operation",
+        [FC_UNC_DEVICE_SIZES] = "sizes_in_device_memory"};
     return reason > 0 && reason < FC_UNC_REASON_COUNT ? names[reason] : "unknown";
 }
 

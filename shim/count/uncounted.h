@@ -23,6 +23,7 @@ enum fc_unc_reason {
     FC_UNC_VARLEN,     /* lengths in device memory, and no bound could be had */
     FC_UNC_GRAPH,      /* a cuDNN plan whose operation graph could not be resolved */
     FC_UNC_NOT_MATMUL, /* a cuDNN graph of operations flopcount does not count (convolutions) */
+    FC_UNC_DEVICE_SIZES, /* grouped GEMMs whose group sizes are in device memory, no bound */
     FC_UNC_REASON_COUNT
 };
 
@@ -32,6 +33,7 @@ typedef struct fc_uncounted_view {
     uint8_t kclass;     /* enum fc_kclass (analysis/kernel_class.h) */
     uint8_t reason;     /* enum fc_unc_reason */
     uint64_t calls, failed_calls;
+    uint32_t id; /* the entry's id; FC_UNCOUNTED_NONE for the shared bucket */
 } fc_uncounted_view;
 
 /* The id of (name, reason), created on first use with kclass and detail
@@ -43,7 +45,8 @@ uint32_t fc_uncounted_intern(const char *name, int kclass, int reason, const cha
 void fc_uncounted_count(uint32_t id, int ok);
 void fc_uncounted_foreach(void (*fn)(const fc_uncounted_view *, void *), void *ctx);
 /* "opaque_parameters", "layout_mismatch", "varlen_unbounded",
- * "unresolved_graph", "not_counted_operation"; "unknown" out of range. */
+ * "unresolved_graph", "not_counted_operation", "sizes_in_device_memory";
+ * "unknown" out of range. */
 const char *fc_unc_reason_name(int reason);
 void fc_uncounted_reset(void);
 

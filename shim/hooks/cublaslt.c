@@ -17,11 +17,34 @@
  *
  * dtype is A's element type, except fp32 inputs under the compute types
  * 32F_FAST_TF32, _FAST_16F and _FAST_16BF, recorded as tf32, fp16 and bf16
- * (see docs/cublaslt.md). */
+ * (see docs/cublaslt.md). Block-scaled GEMMs (A/B_SCALE_MODE: MXFP8, FP8
+ * 1x128 / 128x128 blocks, NVFP4) need nothing more: their element types
+ * are fp8 and fp4, and the scales change no FLOP count.
+ *
+ * Grouped layouts (cuBLAS 13.2+, BATCH_MODE 2: one GEMM per group, every
+ * group's rows and columns in device arrays) hold no extent on the host:
+ * the library answers 0 rows and 0 columns and the group count as the
+ * batch count. Such a call is never counted as a GEMM (it would be a
+ * silent 0): it is listed as uncounted, "sizes_in_device_memory", with its
+ * group count (docs/moe.md). */
 #include <cublasLt.h>
+#include <stdio.h>
 
 #include "core/diag.h"
+#include "count/uncounted.h"
 #include "hook.h"
+#include "kernel_class.h"
+#include "probe/devsizes.h"
+
+/* cublasLtBatchMode_t's grouped mode: cuBLAS 13.2+, absent from the 13.0
+ * header this builds against (value from 13.4.1's cublasLt.h, and what
+ * its getter answers for a cublasLtGroupedMatrixLayoutCreate layout). */
+#define FC_LT_BATCH_MODE_GROUPED 2u
+/* Its layout attributes (cublasLtMatrixLayoutAttribute_t, 13.2+): the
+ * device arrays of rows and columns, and the width of their integers. */
+#define FC_LT_GROUPED_ROWS_ARRAY 9
+#define FC_LT_GROUPED_COLS_ARRAY 10
+#define FC_LT_GROUPED_RC_WIDTH 12
 
 typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,
                                        const void *, cublasLtMatrixLayout_t, const void *,
@@ -136,11 +159,27 @@ static int fill_dims(fc_gemm *g, int32_t ta, int32_t tb, const lt_layout *a,
     return 0;
 }
 
+/* The group count when D's layout is grouped, else -1. A library without
+ * the BATCH_MODE attribute (before cuBLAS 11.x's) has no grouped mode. */
+static int32_t lt_groups(lt_layout_get_fn get, cublasLtMatrixLayout_t dl)
+{
+    uint32_t mode = 0;
+    int32_t groups = -1;
+    if (lay_get(get, dl, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &mode, sizeof mode) ||
+        mode != FC_LT_BATCH_MODE_GROUPED)
+        return -1;
+    if (lay_get(get, dl, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &groups, sizeof groups) || groups < 0)
+        return 0; /* grouped all the same: never a shape */
+    return groups;
+}
+
 /* Decodes the call into g with copy cp's getters (the descriptors are that
  * library's). On any failure g keeps m = n = k = -1, which fc_record
- * counts as an invalid call. */
+ * counts as an invalid call. A grouped D sets *groups (else -1) and leaves
+ * the shape unknown, with g's dtypes read. */
 static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
-                      cublasLtMatrixLayout_t bl, cublasLtMatrixLayout_t dl, fc_gemm *g)
+                      cublasLtMatrixLayout_t bl, cublasLtMatrixLayout_t dl, fc_gemm *g,
+                      int32_t *groups)
 {
     FC_COPY_REAL(cp, lt_desc_get_fn, cublasLtMatmulDescGetAttribute, FC_SYM_LT_DESC_GET);
     FC_COPY_REAL(cp, lt_layout_get_fn, cublasLtMatrixLayoutGetAttribute, FC_SYM_LT_LAYOUT_GET);
@@ -156,6 +195,18 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
     char la = op_letter(ta), lb = op_letter(tb);
     if (la == 0 || lb == 0 || compute < INT16_MIN || compute > INT16_MAX)
         return;
+    *groups = lt_groups(lget, dl);
+    if (*groups >= 0) {
+        g->transa = la;
+        g->transb = lb;
+        uint32_t at = 0, dt = 0;
+        if (!lay_get(lget, al, CUBLASLT_MATRIX_LAYOUT_TYPE, &at, sizeof at) &&
+            !lay_get(lget, dl, CUBLASLT_MATRIX_LAYOUT_TYPE, &dt, sizeof dt)) {
+            g->dtype = input_dtype(at, compute);
+            g->out_dtype = (uint8_t)fc_dtype_from_cuda((int)dt);
+        }
+        return;
+    }
     lt_layout a = {0}, b = {0}, d = {0};
     if (read_layout(lget, al, 1, 0, &a) || read_layout(lget, bl, 0, 0, &b) ||
         read_layout(lget, dl, 1, 1, &d))
@@ -169,6 +220,53 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
     shape.dtype = input_dtype(a.type, compute);
     shape.out_dtype = (uint8_t)fc_dtype_from_cuda((int)d.type);
     *g = shape;
+}
+
+/* A grouped call (lt_groups): listed as uncounted by name with its dtype;
+ * the first one's group count is the detail. Interned at each call (a
+ * short hash and a scan): grouped calls are a few per MoE layer. */
+static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
+{
+    char name[64], detail[FC_UNCOUNTED_DETAIL];
+    snprintf(name, sizeof name, "cublasLtMatmul grouped %s", fc_dtype_name(g->dtype));
+    snprintf(detail, sizeof detail,
+             "%d groups; every group's rows and columns are in device memory "
+             "(cuBLASLt grouped layouts), no host extent bounds them",
+             (int)groups);
+    uint32_t id = fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
+    fc_uncounted_count(id, ok);
+    return id;
+}
+
+/* A grouped layout's device array (attribute 9 rows, 10 columns) and the
+ * width of its integers; -1 when the library does not say. */
+static int lt_array(lt_layout_get_fn get, cublasLtMatrixLayout_t l, int attr, const void **arr,
+                    uint8_t *width)
+{
+    int32_t w = 0;
+    if (lay_get(get, l, (cublasLtMatrixLayoutAttribute_t)attr, (void *)arr, sizeof *arr) ||
+        lay_get(get, l, (cublasLtMatrixLayoutAttribute_t)FC_LT_GROUPED_RC_WIDTH, &w, sizeof w) ||
+        (w != 0 && w != 1))
+        return -1;
+    *width = (uint8_t)w;
+    return 0;
+}
+
+/* --read-device-sizes: the copies of a successful grouped call's m, n and
+ * k arrays (D's rows and columns, A's columns - rows when A is
+ * transposed), queued on its stream after it (probe/devsizes.h). */
+static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatrixLayout_t dl,
+                            const fc_gemm *g, int32_t groups, uint32_t id, cudaStream_t stream)
+{
+    FC_COPY_REAL(cp, lt_layout_get_fn, cublasLtMatrixLayoutGetAttribute, FC_SYM_LT_LAYOUT_GET);
+    lt_layout_get_fn lget = fn_cublasLtMatrixLayoutGetAttribute;
+    fc_devsizes_req r = {.stream = stream, .groups = groups, .unc_id = id};
+    int k_attr = g->transa == 'N' ? FC_LT_GROUPED_COLS_ARRAY : FC_LT_GROUPED_ROWS_ARRAY;
+    if (lget == NULL || lt_array(lget, dl, FC_LT_GROUPED_ROWS_ARRAY, &r.m, &r.m_width) ||
+        lt_array(lget, dl, FC_LT_GROUPED_COLS_ARRAY, &r.n, &r.n_width) ||
+        lt_array(lget, al, k_attr, &r.k, &r.k_width))
+        r.m = r.n = r.k = NULL; /* counted as not read: no_arrays */
+    (void)fc_devsizes_submit(&r);
 }
 
 #define FC_LT_MATMUL_PARAMS                                                               \
@@ -202,17 +300,28 @@ FC_HOOK_BODY(cublasStatus_t, cublasLtMatmul, FC_LT_MATMUL_PARAMS)
     fc_gemm g = {.api = FC_API_CUBLASLT_MATMUL, .compute = -1, .transa = '?', .transb = '?',
                  .m = -1, .n = -1, .k = -1, .batch = -1, .a = A, .b = B, .c = D,
                  .stream_handle = stream, .stream_kind = FC_STREAM_DIRECT};
+    int32_t groups = -1;
     if (FC_LIKELY(fc_is_enabled())) {
         /* Read before forwarding: the shape as it was when the GEMM was
          * issued. The getters may touch errno; the caller must not see it. */
         int saved = errno;
-        lt_decode(cp, desc, Adesc, Bdesc, Ddesc != NULL ? Ddesc : Cdesc, &g);
+        lt_decode(cp, desc, Adesc, Bdesc, Ddesc != NULL ? Ddesc : Cdesc, &g, &groups);
         errno = saved;
     }
     prev_copy = fc_copy_enter(cp);
     cublasStatus_t st = fn_cublasLtMatmul(handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
                                           D, Ddesc, algo, workspace, workspaceSize, stream);
     fc_copy_leave(cp, prev_copy);
+    if (FC_UNLIKELY(groups >= 0)) {
+        int saved = errno;
+        (void)fc_hook_diverted_gpu(outer, &g, 0); /* only the kernel-timing pop */
+        uint32_t id = lt_grouped_uncounted(&g, groups, st == CUBLAS_STATUS_SUCCESS);
+        if (fc_opt.read_device_sizes && st == CUBLAS_STATUS_SUCCESS)
+            lt_grouped_read(cp, Adesc, Ddesc != NULL ? Ddesc : Cdesc, &g, groups, id, stream);
+        errno = saved;
+        fc_leave();
+        return st;
+    }
     fc_hook_end_gpu(outer, &g, st == CUBLAS_STATUS_SUCCESS);
     return st;
 }

@@ -167,7 +167,13 @@ void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r
         return;
     case FC_KA_OPAQUE:
         r->kind = FC_LR_UNCOUNTED;
-        r->id = unc_id(k, FC_UNC_OPAQUE, fc_kfamily_label(k->family));
+        /* grouped GEMMs: the per-group problem shapes are a device array
+         * (CUTLASS's problem_shapes / problem_sizes), the rest is opaque */
+        r->id = unc_id(k,
+                       k->family == FC_KF_CUTLASS_GROUPED || k->family == FC_KF_CUTLASS2_GROUPED
+                           ? FC_UNC_DEVICE_SIZES
+                           : FC_UNC_OPAQUE,
+                       fc_kfamily_label(k->family));
         return;
     case FC_KA_DECODE:
         break;

@@ -34,7 +34,7 @@ static const fam table[FC_KF_COUNT] = {[FC_KF_NONE] = {0, FC_KA_NONE, "", "none"
 /* Characters an anchor starts with (the first non-digit of every SUB
  * pattern); tests/launch's unit test checks the table against it. */
 static const uint8_t anchor_start[256] = {
-    ['f'] = 1, ['F'] = 1, ['c'] = 1, ['d'] = 1, ['m'] = 1, ['l'] = 1, ['a'] = 1};
+    ['f'] = 1, ['F'] = 1, ['c'] = 1, ['d'] = 1, ['m'] = 1, ['l'] = 1, ['a'] = 1, ['G'] = 1};
 
 /* The length of pattern's leading digits (its length prefix). */
 static size_t digits_of(const char *pattern)
@@ -194,6 +194,8 @@ int fc_kfamily_class(int family, const char *name)
 {
     switch (family) {
     case FC_KF_DEEPGEMM:
+    case FC_KF_CUTLASS_GROUPED:
+    case FC_KF_CUTLASS2_GROUPED:
     case FC_KF_CUTLASS_NS:
     case FC_KF_CUTLASS_C:
         return FC_K_GEMM_LIKE;

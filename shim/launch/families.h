@@ -63,6 +63,10 @@ enum fc_kmatch { FC_KM_SUB = 0, FC_KM_PREFIX };
     X(OPTIM_NORM, FC_KM_SUB, "14lpnorm_cleanup", FC_KA_MARK, "foreach norm (gradient clipping)")   \
     X(OPTIM_SCALE, FC_KM_SUB, "28amp_update_scale_cuda_kernel", FC_KA_MARK,                        \
       "AMP grad-scaler update")                                                                    \
+    X(CUTLASS_GROUPED, FC_KM_SUB, "17GroupProblemShapeI", FC_KA_OPAQUE,                            \
+      "CUTLASS 3 grouped GEMM (torch._grouped_mm, FBGEMM, TransformerEngine)")                     \
+    X(CUTLASS2_GROUPED, FC_KM_SUB, "11GemmGroupedI", FC_KA_OPAQUE,                                 \
+      "CUTLASS 2 grouped GEMM (grouped_gemm package)")                                             \
     X(DEEPGEMM, FC_KM_SUB, "deep_gemm", FC_KA_OPAQUE, "DeepGEMM")                                  \
     X(TRITON_TEM, FC_KM_PREFIX, "triton_tem_", FC_KA_OPAQUE, "Triton template (Inductor)")         \
     X(CUTLASS_NS, FC_KM_PREFIX, "_ZN7cutlass", FC_KA_OPAQUE, "CUTLASS")                            \

@@ -11,6 +11,8 @@
 
 #include "count/attn_table.h"
 #include "count/uncounted.h"
+#include "devsizes_json.h"
+#include "probe/devsizes.h"
 #include "dtype.h"
 #include "kernel_class.h"
 #include "launch/launch.h"
@@ -92,6 +94,7 @@ static void write_uncounted(const fc_uncounted_view *v, void *ctx)
     fc_jw_str(w, "detail", v->detail);
     fc_jw_u64(w, "calls", v->calls);
     fc_jw_u64(w, "failed_calls", v->failed_calls);
+    fc_devsizes_json(w, v->id);
     fc_jw_obj_end(w);
 }
 
@@ -124,6 +127,7 @@ void fc_attention_section_json(fc_jw *w)
     fc_jw_arr_end(w);
     fc_jw_obj_end(w);
     fc_jw_arr_begin(w, "uncounted");
+    fc_devsizes_poll(); /* the reads landed since the drainer's last tick */
     fc_uncounted_foreach(write_uncounted, w);
     fc_jw_arr_end(w);
 }

@@ -35,6 +35,7 @@
 #include "detect/segment.h"
 #include "detect/steps.h"
 #include "probe/callsite.h"
+#include "probe/devsizes.h"
 #include "probe/gputime.h"
 #include "probe/peak_choice.h"
 #include "ring_internal.h"
@@ -694,6 +695,7 @@ void fc_ring_after_fork_child(void)
     fc_counters_reset();
     fc_attn_table_reset();
     fc_uncounted_reset();
+    fc_devsizes_reset();
     reset_all();
     fc_drainer_after_fork_child();
 }

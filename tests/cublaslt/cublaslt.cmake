@@ -42,6 +42,7 @@ endfunction()
 
 fc_lt_program(test_cublaslt_emu fc_emu_cublaslt)
 fc_lt_program(test_cublaslt_missing fc_emu_cublaslt_missing)
+fc_lt_program(test_cublaslt_moe fc_emu_cublaslt)
 
 # $1 report, $2 shim, $3 LD_LIBRARY_PATH ("" for none), $4 program.
 set(FC_LT_RUN
@@ -69,6 +70,23 @@ add_test(NAME cublaslt_emu_counts_nullgpu
           $<TARGET_FILE:test_cublaslt_emu>)
 fc_nullgpu_twin(cublaslt_emu_counts_nullgpu)
 
+# Block-scaled FP8/FP4 and grouped layouts (MoE paths), alone and under it.
+add_test(NAME cublaslt_moe_plain COMMAND test_cublaslt_moe)
+set_tests_properties(cublaslt_moe_plain PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=${FC_LT_EMU_DIR}")
+add_test(NAME cublaslt_moe_counts
+  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
+          $<TARGET_FILE:test_cublaslt_moe>)
+# twins: the real libcublasLt 13.0 on the null GPU as an H100 (FP8 1x128 /
+# 128x128 block scaling runs, MXFP8 and NVFP4 are NOT_SUPPORTED) and as a
+# B200 (the reverse); the grouped case is skipped (13.0 has no grouped
+# layouts). Counts by hand per kind in test_cublaslt_moe.c.
+foreach(kind h100 b200)
+  add_test(NAME cublaslt_moe_counts_nullgpu_${kind}
+    COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe_nullgpu_${kind}.json "${FC_PRELOAD}"
+            "${FC_NULLGPU_LIBS}" $<TARGET_FILE:test_cublaslt_moe>)
+  fc_nullgpu_twin(cublaslt_moe_counts_nullgpu_${kind} "FLOPCOUNT_NULLGPU_DEVICE=${kind}")
+endforeach()
+
 add_test(NAME cublaslt_missing_real
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/missing.json "${FC_PRELOAD}"
           ${FC_LT_STUB_DIR} $<TARGET_FILE:test_cublaslt_missing>)
@@ -86,4 +104,39 @@ if(FC_LT_REAL_LIB)
             $<TARGET_FILE:test_cublaslt_real>)
 else()
   message(STATUS "flopcount: no libcublasLt in the CUDA toolkit; cublaslt_real_lib not built")
+endif()
+
+# The pip nvidia-cublas wheel's library (13.2+: grouped layouts), when the
+# torch environment is there (~/.cache/flopcount/torch-venv, or the folder
+# in FLOPCOUNT_CUBLAS_WHEEL_LIBDIR): the real twin of cublaslt_moe_counts.
+set(FLOPCOUNT_CUBLAS_WHEEL_LIBDIR "" CACHE PATH "lib folder of the nvidia-cublas wheel (cu13)")
+set(FC_LT_WHEEL_HINTS ${FLOPCOUNT_CUBLAS_WHEEL_LIBDIR})
+if(NOT FC_LT_WHEEL_HINTS)
+  file(GLOB FC_LT_WHEEL_HINTS
+       "$ENV{HOME}/.cache/flopcount/torch-venv/lib/python3*/site-packages/nvidia/cu13/lib")
+endif()
+find_library(FC_LT_WHEEL_LIB NAMES libcublasLt.so.13 HINTS ${FC_LT_WHEEL_HINTS} NO_DEFAULT_PATH)
+if(FC_LT_WHEEL_LIB)
+  fc_lt_program(test_cublaslt_wheel ${FC_LT_WHEEL_LIB})
+  get_filename_component(FC_LT_WHEEL_DIR ${FC_LT_WHEEL_LIB} DIRECTORY)
+  set_target_properties(test_cublaslt_wheel PROPERTIES BUILD_RPATH ${FC_LT_WHEEL_DIR})
+  add_test(NAME cublaslt_wheel_lib
+    COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/wheel.json "${FC_PRELOAD}" ""
+            $<TARGET_FILE:test_cublaslt_wheel>)
+  # The wheel's libcublasLt 13.4 (grouped layouts) alone, before the toolkit and
+  # the null GPU (its own runtime asks the null GPU for a table it lacks; the
+  # library itself needs no runtime): test_cublaslt_moe whole, the grouped
+  # calls run for real and --read-device-sizes reads their device arrays.
+  set(FC_LT_WHEEL_ONLY ${CMAKE_CURRENT_BINARY_DIR}/wheel-cublaslt)
+  file(MAKE_DIRECTORY ${FC_LT_WHEEL_ONLY})
+  file(CREATE_LINK ${FC_LT_WHEEL_LIB} ${FC_LT_WHEEL_ONLY}/libcublasLt.so.13 SYMBOLIC)
+  foreach(kind h100 b200)
+    add_test(NAME cublaslt_moe_wheel_nullgpu_${kind}
+      COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/moe_wheel_${kind}.json "${FC_PRELOAD}"
+              "${FC_LT_WHEEL_ONLY}:${FC_NULLGPU_LIBS}" $<TARGET_FILE:test_cublaslt_moe>)
+    fc_nullgpu_twin(cublaslt_moe_wheel_nullgpu_${kind} "FLOPCOUNT_NULLGPU_DEVICE=${kind}"
+                    "FLOPCOUNT_READ_DEVICE_SIZES=1" "FC_MOE_READ=1")
+  endforeach()
+else()
+  message(STATUS "flopcount: no nvidia-cublas wheel (torch venv); cublaslt_wheel_lib not built")
 endif()

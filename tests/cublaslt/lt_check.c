@@ -106,3 +106,29 @@ void lt_expect_shape(json_object *report, const lt_want *w)
     assert_int_equal(get_u64(found, "failed_calls"), w->failed_calls);
     assert_int_equal(get_u64(found, "flops"), w->flops);
 }
+
+void lt_expect_uncounted(json_object *report, const char *name, const char *reason,
+                         const char *detail_has, uint64_t calls, uint64_t failed)
+{
+    json_object *u = NULL;
+    if (!json_object_object_get_ex(report, "uncounted", &u) ||
+        !json_object_is_type(u, json_type_array))
+        fail_msg("report: no \"uncounted\" list");
+    for (size_t i = 0; i < json_object_array_length(u); i++) {
+        json_object *x = json_object_array_get_idx(u, i);
+        if (!str_is(x, "name", name))
+            continue;
+        if (!str_is(x, "reason", reason) || !str_is(x, "class", "gemm_like_uncounted"))
+            fail_msg("uncounted \"%s\": reason or class is not %s, gemm_like_uncounted", name,
+                     reason);
+        json_object *d = NULL;
+        if (detail_has != NULL &&
+            (!json_object_object_get_ex(x, "detail", &d) ||
+             strstr(json_object_get_string(d), detail_has) == NULL))
+            fail_msg("uncounted \"%s\": detail lacks \"%s\"", name, detail_has);
+        assert_int_equal(get_u64(x, "calls"), calls);
+        assert_int_equal(get_u64(x, "failed_calls"), failed);
+        return;
+    }
+    fail_msg("report: no uncounted entry \"%s\"", name);
+}

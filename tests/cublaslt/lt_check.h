@@ -43,4 +43,10 @@ size_t lt_shape_count(struct json_object *report);
  * and flops. */
 void lt_expect_shape(struct json_object *report, const lt_want *w);
 
+/* Finds the "uncounted" entry called name and checks its reason, its class
+ * (gemm_like_uncounted), that its detail holds detail_has (NULL: not
+ * checked), its calls and failed_calls. */
+void lt_expect_uncounted(struct json_object *report, const char *name, const char *reason,
+                         const char *detail_has, uint64_t calls, uint64_t failed);
+
 #endif

@@ -6,8 +6,13 @@
  * matmul descriptors and matrix layouts) with the real header's ABI, and
  * cublasLtMatmul doing the arithmetic on host memory for fp32 and fp64,
  * and for the mixed-precision forms of FP8 and BF16 training (BF16 or FP8
- * E4M3/E5M2 inputs, fp32 compute, a BF16 or FP32 output): column-major,
- * transposes, strided batches, alpha/beta read in the scale type. Anything
+ * E4M3/E5M2 inputs, fp32 compute, a BF16 or FP32 output), their
+ * block-scaled forms (MXFP8, FP8 with 128-element or 128x128 blocks,
+ * NVFP4: FP4 E2M1 inputs; the scale pointers must be set, as the real
+ * library wants, but the factors are not applied, as for FP8):
+ * column-major, transposes, strided batches, grouped layouts (cuBLAS 13.2+:
+ * cublasLtGroupedMatrixLayoutCreate/Init, per-group shapes in "device"
+ * arrays, here host memory), alpha/beta read in the scale type. Anything
  * else returns the status the real library would give for a bad or
  * unsupported call, so the shim's handling of failures can be tested.
  *
@@ -42,13 +47,38 @@ typedef struct emu_layout {
     int64_t stride;  /* strided batch offset, elements */
     int64_t plane;   /* planar complex offset, bytes */
     uint32_t batch_mode;
+    /* grouped layouts (batch_mode 2, batch = group count): the slot of
+     * groups[] that holds the arrays (the opaque struct has no room) */
+    uint32_t slot;
 } emu_layout;
+
+/* The arrays of grouped layouts, one slot per layout made (never reused:
+ * the tests make a few); slot 0 is every plain layout's. */
+#define EMU_GROUPED_SLOTS 256
+static struct {
+    const void *rows, *cols, *ld;
+    int32_t rc_width, ld_width; /* cublasLtIntegerWidth_t: 0 int32, 1 int64 */
+} groups[EMU_GROUPED_SLOTS];
+static atomic_uint groups_used;
+
+/* cuBLAS 13.2+ names the CUDA 13.0 header this builds against lacks
+ * (values from the 13.4 cublasLt.h; the shim reads them the same way). */
+enum {
+    EMU_BATCH_MODE_GROUPED = 2,
+    EMU_GROUPED_ROWS_ARRAY = 9,
+    EMU_GROUPED_COLS_ARRAY = 10,
+    EMU_GROUPED_LD_ARRAY = 11,
+    EMU_GROUPED_RC_WIDTH = 12,
+    EMU_GROUPED_LD_WIDTH = 13,
+};
 
 typedef struct emu_desc {
     uint32_t magic;
     int32_t compute, scale, pointer_mode;
     int32_t transa, transb, transc, fill_mode;
     uint32_t epilogue;
+    int32_t a_scale_mode, b_scale_mode; /* cublasLtMatmulMatrixScale_t */
+    const void *a_scale, *b_scale;       /* A/B_SCALE_POINTER */
 } emu_desc;
 
 struct cublasLtContext {
@@ -76,6 +106,11 @@ static void *layout_field(emu_layout *e, int attr, size_t *size)
     case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET: *size = sizeof e->stride; return &e->stride;
     case CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET: *size = sizeof e->plane; return &e->plane;
     case CUBLASLT_MATRIX_LAYOUT_BATCH_MODE: *size = sizeof e->batch_mode; return &e->batch_mode;
+    case EMU_GROUPED_ROWS_ARRAY: *size = sizeof(void *); return (void *)&groups[e->slot].rows;
+    case EMU_GROUPED_COLS_ARRAY: *size = sizeof(void *); return (void *)&groups[e->slot].cols;
+    case EMU_GROUPED_LD_ARRAY: *size = sizeof(void *); return (void *)&groups[e->slot].ld;
+    case EMU_GROUPED_RC_WIDTH: *size = sizeof(int32_t); return &groups[e->slot].rc_width;
+    case EMU_GROUPED_LD_WIDTH: *size = sizeof(int32_t); return &groups[e->slot].ld_width;
     default: return NULL;
     }
 }
@@ -91,6 +126,10 @@ static void *desc_field(emu_desc *e, int attr, size_t *size)
     case CUBLASLT_MATMUL_DESC_TRANSC: *size = sizeof e->transc; return &e->transc;
     case CUBLASLT_MATMUL_DESC_FILL_MODE: *size = sizeof e->fill_mode; return &e->fill_mode;
     case CUBLASLT_MATMUL_DESC_EPILOGUE: *size = sizeof e->epilogue; return &e->epilogue;
+    case CUBLASLT_MATMUL_DESC_A_SCALE_MODE: *size = sizeof e->a_scale_mode; return &e->a_scale_mode;
+    case CUBLASLT_MATMUL_DESC_B_SCALE_MODE: *size = sizeof e->b_scale_mode; return &e->b_scale_mode;
+    case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER: *size = sizeof e->a_scale; return &e->a_scale;
+    case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER: *size = sizeof e->b_scale; return &e->b_scale;
     default: return NULL;
     }
 }
@@ -181,6 +220,49 @@ EMU_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, 
     if (p == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
     cublasLtMatrixLayoutInit_internal(p, sizeof *p, type, rows, cols, ld);
+    *l = p;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* A grouped layout reads as the real 13.4 library's does: ROWS = COLS =
+ * LD = 0, BATCH_COUNT = the group count, BATCH_MODE = 2, the arrays'
+ * addresses in attributes 9-11, widths 32-bit until set. */
+EMU_EXPORT cublasStatus_t cublasLtGroupedMatrixLayoutInit_internal(
+    cublasLtMatrixLayout_t l, size_t size, cudaDataType type, int count, const void *rows,
+    const void *cols, const void *ld)
+{
+    if (l == NULL || count < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (size < sizeof(emu_layout))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    unsigned slot = atomic_fetch_add(&groups_used, 1) + 1; /* 0: plain layouts' (NULLs) */
+    if (slot >= EMU_GROUPED_SLOTS)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    groups[slot].rows = rows, groups[slot].cols = cols, groups[slot].ld = ld;
+    emu_layout e = {.magic = LAYOUT_MAGIC, .type = (uint32_t)type, .order = CUBLASLT_ORDER_COL,
+                    .batch = count, .batch_mode = EMU_BATCH_MODE_GROUPED,
+                    .slot = slot};
+    memset(l, 0, size);
+    memcpy(l, &e, sizeof e);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EMU_EXPORT cublasStatus_t cublasLtGroupedMatrixLayoutCreate(cublasLtMatrixLayout_t *l,
+                                                            cudaDataType type, int count,
+                                                            const void *rows, const void *cols,
+                                                            const void *ld)
+{
+    if (l == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatrixLayout_t p = malloc(sizeof *p);
+    if (p == NULL)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasStatus_t st =
+        cublasLtGroupedMatrixLayoutInit_internal(p, sizeof *p, type, count, rows, cols, ld);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        free(p);
+        return st;
+    }
     *l = p;
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -328,6 +410,7 @@ static double load(const void *p, uint32_t type, int64_t i)
     case CUDA_R_16BF: return bf16_to_float(((const uint16_t *)p)[i]);
     case CUDA_R_8F_E4M3: return fp8_to_double(((const uint8_t *)p)[i], 4, 7);
     case CUDA_R_8F_E5M2: return fp8_to_double(((const uint8_t *)p)[i], 5, 15);
+    case CUDA_R_4F_E2M1: return fp4_to_double(((const uint8_t *)p)[i / 2], (int)(i % 2));
     default: return ((const double *)p)[i];
     }
 }
@@ -352,15 +435,37 @@ static int is_fp8(uint32_t t)
     return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2;
 }
 
-/* The mixed-precision forms: BF16 A and B, or FP8 A and B (E4M3 or E5M2,
- * not both E5M2, as cuBLASLt has it), into a BF16 or FP32 C = D, computed
- * in fp32 with fp32 scalars. FP8 scale factors are not emulated (1). */
+/* Scale modes of A and B an FP8 GEMM may have: none (a scalar per
+ * tensor), MXFP8 (one UE8M0 per 32 elements along K, both), or FP8 block
+ * scaling (DeepSeek-V3's 1x128 and 128x128 blocks, each operand either). */
+static int fp8_scales_ok(int32_t a, int32_t b)
+{
+    int blk_a = a == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ||
+                a == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    int blk_b = b == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F ||
+                b == CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    return (a == CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F &&
+            b == CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) ||
+           (a == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 &&
+            b == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) ||
+           (blk_a && blk_b);
+}
+
+/* The mixed-precision forms: BF16 A and B, FP8 A and B (E4M3 or E5M2, not
+ * both E5M2, as cuBLASLt has it), or NVFP4 A and B (E2M1 with one UE4M3
+ * per 16 elements), into a BF16 or FP32 C = D, computed in fp32 with fp32
+ * scalars. Scale factors are not emulated (1). */
 static int mixed_ok(const emu_desc *op, const emu_layout *const l[4])
 {
     uint32_t a = l[0]->type, b = l[1]->type, d = l[3]->type;
-    int bf16 = a == CUDA_R_16BF && b == CUDA_R_16BF;
-    int fp8 = is_fp8(a) && is_fp8(b) && !(a == CUDA_R_8F_E5M2 && b == CUDA_R_8F_E5M2);
-    return (bf16 || fp8) && (d == CUDA_R_16BF || d == CUDA_R_32F) && l[2]->type == d &&
+    int32_t sa = op->a_scale_mode, sb = op->b_scale_mode;
+    int bf16 = a == CUDA_R_16BF && b == CUDA_R_16BF && sa == 0 && sb == 0;
+    int fp8 = is_fp8(a) && is_fp8(b) && !(a == CUDA_R_8F_E5M2 && b == CUDA_R_8F_E5M2) &&
+              fp8_scales_ok(sa, sb);
+    int fp4 = a == CUDA_R_4F_E2M1 && b == CUDA_R_4F_E2M1 &&
+              sa == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 &&
+              sb == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+    return (bf16 || fp8 || fp4) && (d == CUDA_R_16BF || d == CUDA_R_32F) && l[2]->type == d &&
            op->compute == CUBLAS_COMPUTE_32F && op->scale == CUDA_R_32F;
 }
 
@@ -372,12 +477,24 @@ static cublasStatus_t check_support(const emu_desc *op, const emu_layout *l[4])
     if (op->pointer_mode != CUBLASLT_POINTER_MODE_HOST ||
         op->epilogue != CUBLASLT_EPILOGUE_DEFAULT || op->transc != CUBLAS_OP_N)
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    uint32_t mode = l[3]->batch_mode;
     for (int i = 0; i < 4; i++)
         if (l[i]->order != CUBLASLT_ORDER_COL || l[i]->plane != 0 ||
-            l[i]->batch_mode != CUBLASLT_BATCH_MODE_STRIDED)
+            (mode != CUBLASLT_BATCH_MODE_STRIDED && mode != EMU_BATCH_MODE_GROUPED) ||
+            l[i]->batch_mode != mode)
             return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* as the real library (13.0, on the null GPU): block scaling without
+     * its scale tensors, or FP4 without NVFP4's scales, is INVALID_VALUE */
+    int blocks = op->a_scale_mode != 0 || op->b_scale_mode != 0;
+    if ((blocks && (op->a_scale == NULL || op->b_scale == NULL)) ||
+        ((l[0]->type == CUDA_R_4F_E2M1 || l[1]->type == CUDA_R_4F_E2M1) &&
+         (op->a_scale_mode != CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 ||
+          op->b_scale_mode != CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3)))
+        return CUBLAS_STATUS_INVALID_VALUE;
     if (mixed_ok(op, l))
         return CUBLAS_STATUS_SUCCESS;
+    if (blocks)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
     uint32_t type = l[0]->type;
     for (int i = 0; i < 4; i++)
         if (l[i]->type != type)
@@ -452,8 +569,8 @@ static cublasStatus_t prepare(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t 
         if (load_layout(descs[i], &lay[i]))
             return CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t st = check_support(op, l);
-    if (st == CUBLAS_STATUS_SUCCESS)
-        st = check_shapes(op, l, e);
+    if (st == CUBLAS_STATUS_SUCCESS && lay[3].batch_mode != EMU_BATCH_MODE_GROUPED)
+        st = check_shapes(op, l, e); /* a grouped call's shapes: per group */
     e->a = l[0];
     e->b = l[1];
     e->c = l[2];
@@ -463,6 +580,51 @@ static cublasStatus_t prepare(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t 
     e->dt = lay[3].type;
     e->st = (uint32_t)op->scale;
     return st;
+}
+
+static int64_t arr_at(const void *arr, int32_t width, int g)
+{
+    return width ? ((const int64_t *)arr)[g] : (int64_t)((const int32_t *)arr)[g];
+}
+
+/* A grouped call: A, B, C and D are arrays of per-group pointers, and group
+ * g is a plain GEMM whose layouts come from the arrays. Returns the FLOPs
+ * run, or -1 (INVALID_VALUE) when the groups disagree. */
+static double run_grouped(const emu_desc *op, const emu_layout lay[4], emu_call *e,
+                          const void *A, const void *B, const void *C, void *D)
+{
+    int count = lay[3].batch;
+    for (int i = 0; i < 4; i++) {
+        uint32_t k = lay[i].slot;
+        if (lay[i].batch != count || !groups[k].rows || !groups[k].cols || !groups[k].ld)
+            return -1;
+    }
+    if (count > 0 && (A == NULL || B == NULL || D == NULL || (e->beta != 0 && C == NULL)))
+        return -1;
+    const void *const *pa = A, *const *pb = B, *const *pc = C;
+    void *const *pd = D;
+    double flops = 0;
+    for (int g = 0; g < count; g++) {
+        emu_layout one[4];
+        const emu_layout *l[4];
+        for (int i = 0; i < 4; i++) {
+            one[i] = lay[i];
+            uint32_t k = lay[i].slot;
+            one[i].rows = (uint64_t)arr_at(groups[k].rows, groups[k].rc_width, g);
+            one[i].cols = (uint64_t)arr_at(groups[k].cols, groups[k].rc_width, g);
+            one[i].ld = arr_at(groups[k].ld, groups[k].ld_width, g);
+            one[i].batch = 1;
+            one[i].stride = 0;
+            l[i] = &one[i];
+        }
+        if (check_shapes(op, l, e) != CUBLAS_STATUS_SUCCESS)
+            return -1;
+        e->a = l[0], e->b = l[1], e->c = l[2], e->d = l[3];
+        if (e->m > 0 && e->n > 0)
+            run_one(e, pa[g], pb[g], e->beta != 0 ? pc[g] : NULL, pd[g], 0);
+        flops += 2.0 * (double)e->m * (double)e->n * (double)e->k;
+    }
+    return flops;
 }
 
 EMU_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
@@ -493,6 +655,13 @@ EMU_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
         return CUBLAS_STATUS_INVALID_VALUE;
     e.alpha = load(alpha, e.st, 0);
     e.beta = load(beta, e.st, 0);
+    if (lay[3].batch_mode == EMU_BATCH_MODE_GROUPED) {
+        double flops = run_grouped(&op, lay, &e, A, B, C, D);
+        if (flops < 0)
+            return CUBLAS_STATUS_INVALID_VALUE;
+        emu_launch((void *)stream, "emu_cublaslt_grouped_gemm_kernel", flops);
+        return CUBLAS_STATUS_SUCCESS;
+    }
     int empty = e.m == 0 || e.n == 0;
     if (!empty && (D == NULL || (e.k > 0 && (A == NULL || B == NULL)) ||
                    (e.beta != 0 && C == NULL)))

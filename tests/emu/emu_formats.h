@@ -40,4 +40,13 @@ static inline double fp8_to_double(uint8_t x, int ebits, int bias)
     return (x & 0x80) ? -v : v;
 }
 
+/* FP4 E2M1 (two per byte, element 2i in the low nibble): 1 sign, 2
+ * exponent bits (bias 1), 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6. */
+static inline double fp4_to_double(uint8_t byte, int high)
+{
+    static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    uint8_t x = high ? (uint8_t)(byte >> 4) : (uint8_t)(byte & 0xf);
+    return (x & 0x8) ? -mag[x & 7] : mag[x & 7];
+}
+
 #endif

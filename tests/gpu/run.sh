@@ -28,7 +28,7 @@ export FC_PYTHON=$PY PYTHONDONTWRITEBYTECODE=1
 # its budget loses the last ones); later checks use earlier results (07b reads 07a).
 CHECKS="00_bringup:60 01_peak:90 02_eager_gemms:150 09_sdpa:150 03_gpt_train:240 10_grad_accum:120
 11_dtype_mix:90 04a_cuda_graphs:90 06_kernels:150 07a_ncu_reference:180 07b_hw_flops:150 04b_compile:240
-05_jax:180 08_overhead:240"
+05_jax:180 08_overhead:240 12_moe:120"
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 

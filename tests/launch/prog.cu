@@ -2,7 +2,8 @@
 // prog.cu - the launch tests' program (with prog_pt27.cu): FlashAttention-2
 // kernels of PyTorch 2.3-2.6 (pytorch_flash), flash-attn 2.6 (global
 // scope) and 2.7.4+ (flash), memory-efficient attention, an FA3 kernel, a
-// CUTLASS GEMM, optimizer kernels and a plain kernel, launched through
+// CUTLASS GEMM, two grouped GEMMs (CUTLASS 3 and 2), optimizer kernels and
+// a plain kernel, launched through
 // <<<>>> (__cudaLaunchKernel), cudaLaunchKernel and cudaLaunchKernelExC
 // with known shapes. Built by nvcc with -cudart shared (the runtime's own
 // registration and launch path, which the shim interposes) and -cudart
@@ -82,7 +83,25 @@ template <typename Shape> struct Gemm {
         char opaque[320];
     };
 };
+// grouped GEMMs: CUTLASS 2's GemmGrouped (the grouped_gemm package) and
+// CUTLASS 3's GemmUniversal over a GroupProblemShape (torch._grouped_mm's
+// bf16bf16_grouped_mm, FBGEMM, TransformerEngine): problem shapes in device
+// memory, so named with that reason
+template <typename Shape> struct GemmGrouped {
+    struct Params {
+        char opaque[384];
+    };
+};
+template <typename ProblemShape, typename Mainloop, typename Epilogue> struct GemmUniversal {
+    struct Params {
+        char opaque[768];
+    };
+};
 }}} // namespace cutlass::gemm::kernel
+namespace cute { template <typename... T> struct tuple {}; }
+namespace cutlass { namespace gemm {
+template <typename UnderlyingProblemShape> struct GroupProblemShape {};
+}} // namespace cutlass::gemm
 
 // PyTorch's optimizer kernels (ATen MultiTensorApply.cuh, fused_adam_utils.cuh)
 namespace at { namespace native { namespace {
@@ -331,6 +350,23 @@ int main(int argc, char **argv)
         cutlass::Kernel<G><<<dim3(16, 16), 128>>>(p);
         AFTER("cutlass_gemm");
         say_truth("cutlass_gemm", "\"expect\": \"uncounted\", \"reason\": \"opaque_parameters\", \"class\": \"gemm_like_uncounted\", \"name_has\": \"_ZN7cutlass6KernelI\"");
+    }
+    if (want(only, "grouped_mm")) { // torch._grouped_mm's CUTLASS 3 kernel, through __cudaLaunchKernel
+        typedef cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int>>,
+                                                     cutlass::GemmShape<128, 256, 64>, void> K;
+        K::Params p;
+        memset(&p, 0, sizeof p);
+        cutlass::device_kernel<K><<<dim3(132), 384>>>(p);
+        AFTER("grouped_mm");
+        say_truth("grouped_mm", "\"expect\": \"uncounted\", \"reason\": \"sizes_in_device_memory\", \"class\": \"gemm_like_uncounted\", \"name_has\": \"17GroupProblemShapeI\"");
+    }
+    if (want(only, "grouped_gemm2")) { // the grouped_gemm package's CUTLASS 2 kernel
+        typedef cutlass::gemm::kernel::GemmGrouped<cutlass::GemmShape<128, 128, 32>> G;
+        G::Params p;
+        memset(&p, 0, sizeof p);
+        cutlass::Kernel<G><<<dim3(108), 128>>>(p);
+        AFTER("grouped_gemm2");
+        say_truth("grouped_gemm2", "\"expect\": \"uncounted\", \"reason\": \"sizes_in_device_memory\", \"class\": \"gemm_like_uncounted\", \"name_has\": \"11GemmGroupedI\"");
     }
     if (want(only, "adam")) { // a fused AdamW step and a _foreach_copy_, as PyTorch launches them
         using namespace at::native;

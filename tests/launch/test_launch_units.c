@@ -58,6 +58,23 @@ static void families_of_real_names(void **state)
                      FC_KF_CUDNN_SDPA);
     assert_int_equal(fc_kfamily_of_name("_ZN9deep_gemm14fp8_gemm_kernelILj128ELj128EEEvPv"),
                      FC_KF_DEEPGEMM);
+    /* grouped GEMMs: CUTLASS 3's GemmUniversal<GroupProblemShape<...>>
+     * (torch._grouped_mm's bf16bf16_grouped_mm, FBGEMM, TransformerEngine)
+     * wins over the CUTLASS prefix; CUTLASS 2's GemmGrouped (grouped_gemm) */
+    static const char grouped3[] =
+        "_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalINS1_17GroupProblemShapeIN4cute"
+        "5tupleIJiiiEEEEENS1_10collective13CollectiveMmaIvEEvvEEEEvNT_6ParamsE";
+    static const char grouped2[] =
+        "_ZN7cutlass6KernelINS_4gemm6kernel11GemmGroupedIvvvLNS1_24GroupScheduleModeE0EEEEEvNT_"
+        "6ParamsE";
+    assert_int_equal(fc_kfamily_of_name(grouped3), FC_KF_CUTLASS_GROUPED);
+    assert_int_equal(fc_kfamily_class(FC_KF_CUTLASS_GROUPED, grouped3), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kfamily_action(FC_KF_CUTLASS_GROUPED), FC_KA_OPAQUE);
+    assert_int_equal(fc_kfamily_of_name(grouped2), FC_KF_CUTLASS2_GROUPED);
+    assert_int_equal(fc_kfamily_class(FC_KF_CUTLASS2_GROUPED, grouped2), FC_K_GEMM_LIKE);
+    /* a name that only mentions groups is no grouped GEMM */
+    assert_int_equal(fc_kfamily_of_name("_ZN7cutlass13device_kernelI12GroupProblemEEvv"),
+                     FC_KF_CUTLASS_NS);
     assert_int_equal(fc_kfamily_of_name("_ZN2at6native12_GLOBAL__N_114lpnorm_cleanupIfLNS1_8NormTy"
                                         "peE1EfLb1EfEEvPKT3_NS1_19TensorListAddressesEi"),
                      FC_KF_OPTIM_NORM);

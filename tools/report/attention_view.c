@@ -188,6 +188,8 @@ const char *fc_report_uncounted_why(const char *reason)
         {"varlen_unbounded", "sequence lengths in device memory, and no bound known"},
         {"unresolved_graph", "a cuDNN plan whose operation graph could not be resolved"},
         {"not_counted_operation", "an operation flopcount does not count (convolution)"},
+        {"sizes_in_device_memory", "grouped GEMMs whose group sizes are in device memory, "
+                                   "and no bound known"},
     };
     for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
         if (strcmp(reason, why[i].key) == 0)

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* devsizes.h - the opt-in read of a grouped GEMM's size arrays from device
+ * memory (FLOPCOUNT_READ_DEVICE_SIZES=1, flopcount run --read-device-sizes;
+ * docs/moe.md).
+ *
+ * A grouped call whose group sizes live in device memory is never counted
+ * as a GEMM by default: it is listed uncounted (count/uncounted.h). With the
+ * option on, the hook asks for one small asynchronous copy of the arrays
+ * into pinned memory on the call's own stream, followed by an event; it
+ * never waits. The drainer thread (and the report) later finds the event
+ * done and works out the call's exact FLOPs, added to its uncounted entry
+ * as "read_from_device": the FLOPs of the calls whose sizes were read, and
+ * the spread of the group sizes (the experts' load). They stay out of the
+ * counted totals and iterations: a record that arrives after its iteration
+ * was cut cannot be placed in it honestly. A call on a capturing stream is
+ * not read (that would add a copy to the user's graph): it is counted as
+ * such and keeps the default. */
+#ifndef FC_DEVSIZES_H
+#define FC_DEVSIZES_H
+
+#include <stdint.h>
+
+/* One grouped call's arrays: per group m (rows of D), n (columns of D) and
+ * k, each int32 (width 0) or int64 (width 1), in device memory. */
+typedef struct fc_devsizes_req {
+    void *stream; /* the CUstream the call was queued on */
+    const void *m, *n, *k;
+    uint8_t m_width, n_width, k_width;
+    int32_t groups;
+    uint32_t unc_id; /* its uncounted entry (count/uncounted.h) */
+} fc_devsizes_req;
+
+/* What became of a request (also counted per entry). */
+enum fc_devsizes_outcome {
+    FC_DEVSIZES_QUEUED = 0,
+    FC_DEVSIZES_CAPTURING, /* the stream is capturing: not read */
+    FC_DEVSIZES_BUSY,      /* every slot in flight: not read */
+    FC_DEVSIZES_TOO_MANY,  /* more groups than a slot holds */
+    FC_DEVSIZES_NO_DRIVER, /* no driver, context or pinned memory */
+    FC_DEVSIZES_COPY_FAILED,
+    FC_DEVSIZES_NO_ARRAYS, /* the library did not give the arrays' addresses */
+    FC_DEVSIZES_OUTCOMES
+};
+
+/* The most groups one call may have to be read. */
+#define FC_DEVSIZES_MAX_GROUPS 1024
+
+/* Queues the copies and the event on the caller's thread (never waits);
+ * returns the outcome. Keeps errno. */
+int fc_devsizes_submit(const fc_devsizes_req *r);
+
+/* Reads every copy whose event has landed (cuEventQuery, never a wait)
+ * into its entry. The drainer's unlocked tick, and the report before it
+ * writes; one caller at a time (others return at once). */
+void fc_devsizes_poll(void);
+
+/* What the reads gave an uncounted entry; 0 when nothing was asked for it. */
+typedef struct fc_devsizes_view {
+    uint64_t read_calls;     /* calls whose sizes were read */
+    uint64_t pending_calls;  /* copies not landed when asked */
+    uint64_t not_read[FC_DEVSIZES_OUTCOMES]; /* by outcome (QUEUED unused) */
+    uint64_t flops_lo, flops_hi; /* exact FLOPs of the read calls (128-bit) */
+    uint64_t groups;         /* groups seen in the read calls */
+    int64_t rows_min, rows_max; /* group rows (m) over every read group */
+    double imbalance_max;    /* max over calls of (largest group's m*n*k / mean) */
+    double imbalance_sum;    /* summed over read calls, for the mean */
+} fc_devsizes_view;
+int fc_devsizes_get(uint32_t unc_id, fc_devsizes_view *out);
+
+/* The name of an outcome for the report ("capturing", "busy", ...). */
+const char *fc_devsizes_outcome_name(int outcome);
+
+void fc_devsizes_reset(void);
+
+#endif

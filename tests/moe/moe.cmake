@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+# Mixture-of-experts paths (docs/moe.md): an expert layer trained through
+# cuBLAS's grouped GEMM over the emulation (tests/emu/cublas_emu.c), its
+# expert GEMMs counted per group and split forward / backward / recompute
+# by NVTX ranges. The cuBLASLt MoE tests are in tests/cublaslt.
+set(FC_MOE_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-moe)
+add_executable(test_moe_split ${CMAKE_CURRENT_LIST_DIR}/test_moe_split.c)
+target_include_directories(test_moe_split PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+target_link_libraries(test_moe_split PRIVATE fc_cublas_emu PkgConfig::JSONC ${CMAKE_DL_LIBS})
+set(FC_MOE_SPLIT_RUN [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$3" LD_LIBRARY_PATH="$5" FLOPCOUNT_OUTPUT="$1" \
+  FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$4" RUN
+"$4" --check "$1"]=])
+add_test(NAME moe_grouped_split
+         COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}"
+                 $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR})
+# twin: the real cublasSgemmGroupedBatched of the toolkit on the null GPU
+add_test(NAME moe_grouped_split_nullgpu
+         COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split_nullgpu.json
+                 "${FC_PRELOAD}" $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split>
+                 "${FC_NULLGPU_LIBS}")
+fc_nullgpu_twin(moe_grouped_split_nullgpu)
+
+# The opt-in read of grouped GEMMs' device size arrays (--read-device-sizes):
+# cuBLASLt grouped calls over the emulation, a fake driver whose GPU lags
+# (fake_libcuda_copy.c), with the option on and off.
+add_library(fc_fake_libcuda_copy SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_libcuda_copy.c)
+set_target_properties(fc_fake_libcuda_copy PROPERTIES OUTPUT_NAME cuda SOVERSION 1
+                      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake-cuda-copy)
+add_executable(test_moe_devsizes ${CMAKE_CURRENT_LIST_DIR}/test_moe_devsizes.c)
+target_include_directories(test_moe_devsizes PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+target_link_libraries(test_moe_devsizes PRIVATE fc_emu_cublaslt PkgConfig::JSONC ${CMAKE_DL_LIBS})
+add_dependencies(test_moe_devsizes fc_fake_libcuda_copy)
+foreach(mode on off)
+  if(mode STREQUAL "on")
+    set(fc_read 1)
+  else()
+    set(fc_read 0)
+  endif()
+  add_test(NAME moe_device_sizes_${mode}
+           COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_LIBCUDA="$5" FLOPCOUNT_READ_DEVICE_SIZES="$7" \
+  FAKE_CUDA_CAPTURING_STREAM=0x99 FLOPCOUNT_CUPTI=0 FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
+  ASAN_OPTIONS=detect_leaks=0 "$3" RUN "$6"
+"$3" --check "$1" "$6"]=] moe ${FC_MOE_WORK}/devsizes_${mode}.json "${FC_PRELOAD}"
+                   $<TARGET_FILE:test_moe_devsizes> ${FC_LT_EMU_DIR}
+                   $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read})
+endforeach()
