@@ -21,6 +21,7 @@
 #include "dtype.h"
 #include "figures.h"
 #include "inferred.h"
+#include "nullgpu_note.h"
 #include "probe/gputime.h"
 #include "profile_json.h"
 #include "ring/ring.h"
@@ -443,10 +444,13 @@ void fc_report_sections_text(int fd, int interrupted)
                          pc->device[0] ? ": " : "", pc->device, mix));
         }
         else if (x.steady > 0 && x.median_seconds > 0)
-            say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
+            say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", x.util_reason));
         if (locked) /* its buffers are the drainer's too */
             fc_inferred_text(fd, &x);
     }
+    if (fc_opt.null_gpu[0] != '\0' && (v->count > 0 || x.totals.calls > 0))
+        say(fd, line, snprintf(line, sizeof line, "flopcount: on the null GPU (%s): %s\n",
+                               fc_opt.null_gpu, FC_NULL_GPU_CAVEAT));
     if (x.ev.count > 0)
         say(fd, line, snprintf(line, sizeof line, "flopcount: %llu evaluation passes, %.4g FLOP\n",
                                (unsigned long long)x.ev.count, fc_u128_to_double(x.ev.flops)));
