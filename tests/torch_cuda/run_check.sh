@@ -4,7 +4,7 @@
 # on the null GPU (NULLGPU_DIR/libcuda.so.1) with the real PyTorch CUDA of
 # the cached environment (scripts/deps.sh test; FC_TORCH_PYTHON names its
 # interpreter). CUPTI is kept out (it cannot run on the null GPU), so CUDA
-# graphs are counted through the runtime's graph calls. Exit 0 for PASS,
+# graphs are counted through the runtime's graph calls; autotuning off. Exit 0 for PASS,
 # 77 for SKIP (ctest's skip: no torch environment, or a check that needs a
 # real device), 1 for FAIL with the check's log.
 set -u
@@ -18,7 +18,7 @@ if ! [ -x "$py" ] || ! [ -f "$(dirname "$py")/../.flopcount-ready" ]; then
 fi
 d=$out/$id
 rm -rf "$d" && mkdir -p "$d"
-FC_GPU=1 FC_GPU_REASON="the null GPU" FC_NULLGPU=1 FC_PYTHON=$py FLOPCOUNT_CUPTI=0 \
+FC_GPU=1 FC_GPU_REASON="the null GPU" FC_NULLGPU=1 FC_PYTHON=$py FLOPCOUNT_CUPTI=0 TORCHINDUCTOR_MAX_AUTOTUNE=0 \
     LD_LIBRARY_PATH="$ng${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONDONTWRITEBYTECODE=1 \
     timeout -k 10 "$limit" "$py" "$GPU/checks/$id.py" --out "$d" --prefix "$prefix" \
     --timeout "$((limit - 5))" >"$d/check.log" 2>&1
