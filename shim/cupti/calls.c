@@ -192,16 +192,27 @@ int fc_cupti_launch_captured(int kind, const fc_attn *a, uint32_t id, void *stre
     return diverted;
 }
 
+/* The shared CUDA runtime is in the process (asked without loading it). */
+static int shared_runtime_loaded(void)
+{
+    static const char *const names[] = {"libcudart.so.13", "libcudart.so.12"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (fc_resolve_loaded_lib(names[i]) != NULL)
+            return 1;
+    return 0;
+}
+
 /* Graphs are followed when CUPTI is on (its callbacks see the
- * instantiations and launches) or, without it, through the shared
- * runtime's graph calls; CUPTI looked for first if need be. */
+ * instantiations and launches) or, without it, when the process has the
+ * shared CUDA runtime, whose graph calls are hooked (hooks/graphs_rt.c);
+ * CUPTI looked for first if need be. */
 static int graphs_followed(void)
 {
     if (!fc_is_enabled() || fc_cupti_forked())
         return 0;
     if (fc_cupti_hot_get() & FC_CUPTI_PROBE)
         fc_cupti_probe();
-    return 1;
+    return fc_cupti_on() || shared_runtime_loaded();
 }
 
 int fc_graphs_add_attn(void *cugraph, const fc_attn *a)
