@@ -92,7 +92,7 @@ NG_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned *flags, int
         return CUDA_ERROR_INVALID_DEVICE;
     if (flags == NULL || active == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    *flags = primary.flags;
+    *flags = __atomic_load_n(&primary.flags, __ATOMIC_RELAXED);
     *active = __atomic_load_n(&primary_active, __ATOMIC_ACQUIRE);
     return CUDA_SUCCESS;
 }
@@ -102,7 +102,7 @@ NG_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned flags)
     NG_CHECK_INIT();
     if (dev != 0)
         return CUDA_ERROR_INVALID_DEVICE;
-    primary.flags = flags;
+    __atomic_store_n(&primary.flags, flags, __ATOMIC_RELAXED);
     return CUDA_SUCCESS;
 }
 

@@ -143,11 +143,16 @@ static void hooks_buffer2(void **p, size_t *n)
     *n = 14;
 }
 
-/* ---- TOOLS_TLS: slot 2 gives the calling thread's current context ---- */
+/* ---- TOOLS_TLS: slot 2 gives the calling thread's current context, or the
+ * primary context on a thread that has none yet: cuBLAS called from a thread
+ * where nothing made a context current (PyTorch's autograd thread) answered
+ * NOT_SUPPORTED to every GEMM when this gave NULL. ---- */
 static CUresult tls_current_ctx(CUcontext *out)
 {
-    if (out != NULL)
-        *out = ng_current_ctx();
+    if (out != NULL) {
+        CUcontext c = ng_current_ctx();
+        *out = c != NULL ? c : ng_primary_ctx();
+    }
     return CUDA_SUCCESS;
 }
 

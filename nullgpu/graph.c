@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* graph.c - CUDA graphs: stream capture into a graph, graphs built node by
- * node, instantiate / launch / update / destroy.
+/* graph.c - CUDA graphs: graphs built node by node or by capture
+ * (capture.c), instantiate / launch / update / destroy.
  *
  * A graph is a list of nodes in the order they were added (captured work is
  * a chain, each node depending on the one before). Launching an executable
@@ -8,47 +8,13 @@
  * called, kernels logged (FLOPCOUNT_NULLGPU_LAUNCH_LOG) and otherwise no-ops.
  * An executable graph holds its own copy of the nodes, so changing or
  * destroying the graph afterwards does not change it, as on the driver. */
-
-#include "nullgpu.h"
+#include "graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct CUgraphNode_st {
-    uint32_t magic;
-    ng_node_op op;
-    struct ng_graph *graph;
-    int enabled;
-    CUDA_KERNEL_NODE_PARAMS kernel; /* kernelParams / extra not kept */
-    void *dst;
-    const void *src;
-    size_t bytes;
-    unsigned value, elem;
-    size_t width, height, pitch;
-    CUhostFn fn;
-    void *data;
-};
-#define NG_NODE_MAGIC 0x4e474e44u
-
-struct ng_graph {
-    uint32_t magic;
-    struct CUgraphNode_st **nodes;
-    size_t n, cap;
-};
-#define NG_GRAPH_MAGIC 0x4e474752u
-
-struct CUgraphExec_st {
-    uint32_t magic;
-    struct CUgraphNode_st *nodes; /* copies */
-    size_t n;
-    unsigned long long flags;
-};
-#define NG_EXEC_MAGIC 0x4e474558u
-
-static unsigned long long next_capture_id = 1;
-
-static ng_graph *graph_of(CUgraph g)
+ng_graph *ng_graph_of(CUgraph g)
 {
     ng_graph *p = (ng_graph *)g;
     return p != NULL && p->magic == NG_GRAPH_MAGIC ? p : NULL;
@@ -62,16 +28,10 @@ ng_graph *ng_graph_new(void)
     return g;
 }
 
-static struct CUgraphNode_st *add_node(ng_graph *g, ng_node_op op)
+/* Under the process lock: streams joined to one capture may record from
+ * several threads at once. */
+struct CUgraphNode_st *ng_graph_add(ng_graph *g, ng_node_op op)
 {
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 16;
-        struct CUgraphNode_st **n = realloc(g->nodes, cap * sizeof *n);
-        if (n == NULL)
-            return NULL;
-        g->nodes = n;
-        g->cap = cap;
-    }
     struct CUgraphNode_st *node = calloc(1, sizeof *node);
     if (node == NULL)
         return NULL;
@@ -79,211 +39,21 @@ static struct CUgraphNode_st *add_node(ng_graph *g, ng_node_op op)
     node->op = op;
     node->graph = g;
     node->enabled = 1;
-    g->nodes[g->n++] = node;
-    return node;
-}
-
-/* ---- recording from a capturing stream ---- */
-CUresult ng_capture_kernel(ng_capture *cap, const CUDA_KERNEL_NODE_PARAMS *p)
-{
-    struct CUgraphNode_st *n = add_node(cap->graph, NG_OP_KERNEL);
-    if (n == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    n->kernel = *p;
-    n->kernel.kernelParams = NULL;
-    n->kernel.extra = NULL;
-    return CUDA_SUCCESS;
-}
-
-CUresult ng_capture_memcpy(ng_capture *cap, void *dst, const void *src, size_t bytes)
-{
-    struct CUgraphNode_st *n = add_node(cap->graph, NG_OP_MEMCPY);
-    if (n == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    n->dst = dst;
-    n->src = src;
-    n->bytes = bytes;
-    return CUDA_SUCCESS;
-}
-
-CUresult ng_capture_memset(ng_capture *cap, void *dst, unsigned value, unsigned elem, size_t width,
-                           size_t height, size_t pitch)
-{
-    struct CUgraphNode_st *n = add_node(cap->graph, NG_OP_MEMSET);
-    if (n == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    n->dst = dst;
-    n->value = value;
-    n->elem = elem;
-    n->width = width;
-    n->height = height;
-    n->pitch = pitch;
-    return CUDA_SUCCESS;
-}
-
-CUresult ng_capture_host(ng_capture *cap, CUhostFn fn, void *data)
-{
-    struct CUgraphNode_st *n = add_node(cap->graph, NG_OP_HOST);
-    if (n == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    n->fn = fn;
-    n->data = data;
-    return CUDA_SUCCESS;
-}
-
-CUresult ng_capture_simple(ng_capture *cap, ng_node_op op)
-{
-    return add_node(cap->graph, op) != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-}
-
-/* ---- capture ---- */
-static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
-
-NG_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
-{
-    if (mode == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUstreamCaptureMode old = thread_mode;
-    thread_mode = *mode;
-    *mode = old;
-    return CUDA_SUCCESS;
-}
-
-static CUresult begin_capture(CUstream s, ng_graph *into, CUstreamCaptureMode mode)
-{
-    NG_CHECK_INIT();
-    if (s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || s->magic != NG_STREAM_MAGIC)
-        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    if (ng_stream_capture(s) != NULL)
-        return CUDA_ERROR_ILLEGAL_STATE;
-    ng_capture *cap = calloc(1, sizeof *cap);
-    if (cap == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    cap->graph = into != NULL ? into : ng_graph_new();
-    if (cap->graph == NULL) {
-        free(cap);
-        return CUDA_ERROR_OUT_OF_MEMORY;
+    ng_lock();
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 16;
+        struct CUgraphNode_st **n = realloc(g->nodes, cap * sizeof *n);
+        if (n == NULL) {
+            ng_unlock();
+            free(node);
+            return NULL;
+        }
+        g->nodes = n;
+        g->cap = cap;
     }
-    cap->id = __atomic_fetch_add(&next_capture_id, 1, __ATOMIC_RELAXED);
-    cap->mode = (int)mode;
-    s->capture = cap;
-    s->capture_origin = 1;
-    return CUDA_SUCCESS;
-}
-
-NG_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
-{
-    return begin_capture(s, NULL, mode);
-}
-
-NG_EXPORT CUresult cuStreamBeginCapture(CUstream s)
-{
-    return begin_capture(s, NULL, CU_STREAM_CAPTURE_MODE_GLOBAL);
-}
-
-NG_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
-                                               const CUgraphEdgeData *data, size_t ndeps,
-                                               CUstreamCaptureMode mode)
-{
-    (void)deps;
-    (void)data;
-    (void)ndeps;
-    ng_graph *graph = graph_of(g);
-    if (graph == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    return begin_capture(s, graph, mode);
-}
-
-NG_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *pg)
-{
-    NG_CHECK_INIT();
-    if (pg == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!ng_stream_valid(s) || s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
-        return CUDA_ERROR_ILLEGAL_STATE;
-    ng_capture *cap = ng_stream_capture(s);
-    if (cap == NULL)
-        return CUDA_ERROR_ILLEGAL_STATE;
-    if (!s->capture_origin)
-        return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
-    *pg = (CUgraph)cap->graph;
-    /* Every stream that joined reads the end lazily; the capture record stays
-     * allocated for them (a few bytes per capture). */
-    __atomic_store_n(&cap->ended, 1, __ATOMIC_RELEASE);
-    s->capture = NULL;
-    s->capture_origin = 0;
-    return CUDA_SUCCESS;
-}
-
-NG_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
-{
-    NG_CHECK_INIT();
-    if (status == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!ng_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    *status = ng_stream_capture(s) != NULL ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
-    return CUDA_SUCCESS;
-}
-
-/* The last node captured: the dependency set of the next one. */
-static __thread CUgraphNode last_node;
-
-NG_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *status,
-                                             cuuint64_t *id, CUgraph *graph,
-                                             const CUgraphNode **deps, const CUgraphEdgeData **edges,
-                                             size_t *ndeps)
-{
-    NG_CHECK_INIT();
-    if (!ng_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    ng_capture *cap = ng_stream_capture(s);
-    if (status != NULL)
-        *status = cap != NULL ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cap == NULL)
-        return CUDA_SUCCESS;
-    if (id != NULL)
-        *id = cap->id;
-    if (graph != NULL)
-        *graph = (CUgraph)cap->graph;
-    last_node = cap->graph->n > 0 ? cap->graph->nodes[cap->graph->n - 1] : NULL;
-    if (deps != NULL)
-        *deps = &last_node;
-    if (edges != NULL)
-        *edges = NULL;
-    if (ndeps != NULL)
-        *ndeps = last_node != NULL;
-    return CUDA_SUCCESS;
-}
-
-NG_EXPORT CUresult cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
-                                             CUgraph *graph, const CUgraphNode **deps, size_t *ndeps)
-{
-    return cuStreamGetCaptureInfo_v3(s, status, id, graph, deps, NULL, ndeps);
-}
-
-NG_EXPORT CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id)
-{
-    return cuStreamGetCaptureInfo_v3(s, status, id, NULL, NULL, NULL, NULL);
-}
-
-NG_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2(CUstream s, CUgraphNode *deps,
-                                                        const CUgraphEdgeData *data, size_t n,
-                                                        unsigned flags)
-{
-    (void)deps;
-    (void)data;
-    (void)n;
-    (void)flags;
-    NG_CHECK_INIT();
-    if (!ng_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    return ng_stream_capture(s) != NULL ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
-}
-
-NG_EXPORT CUresult cuStreamUpdateCaptureDependencies(CUstream s, CUgraphNode *deps, size_t n, unsigned flags)
-{
-    return cuStreamUpdateCaptureDependencies_v2(s, deps, NULL, n, flags);
+    g->nodes[g->n++] = node;
+    ng_unlock();
+    return node;
 }
 
 /* ---- graphs ---- */
@@ -303,7 +73,7 @@ NG_EXPORT CUresult cuGraphCreate(CUgraph *pg, unsigned flags)
 NG_EXPORT CUresult cuGraphDestroy(CUgraph hg)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < g->n; i++) {
@@ -319,14 +89,14 @@ NG_EXPORT CUresult cuGraphDestroy(CUgraph hg)
 NG_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph hg)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || out == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     ng_graph *c = ng_graph_new();
     if (c == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < g->n; i++) {
-        struct CUgraphNode_st *n = add_node(c, g->nodes[i]->op);
+        struct CUgraphNode_st *n = ng_graph_add(c, g->nodes[i]->op);
         if (n == NULL) {
             cuGraphDestroy((CUgraph)c);
             return CUDA_ERROR_OUT_OF_MEMORY;
@@ -341,7 +111,7 @@ NG_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph hg)
 NG_EXPORT CUresult cuGraphGetNodes(CUgraph hg, CUgraphNode *nodes, size_t *n)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || n == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (nodes != NULL)
@@ -354,7 +124,7 @@ NG_EXPORT CUresult cuGraphGetNodes(CUgraph hg, CUgraphNode *nodes, size_t *n)
 NG_EXPORT CUresult cuGraphGetRootNodes(CUgraph hg, CUgraphNode *nodes, size_t *n)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || n == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (nodes != NULL && *n > 0 && g->n > 0)
@@ -368,7 +138,7 @@ NG_EXPORT CUresult cuGraphGetEdges_v2(CUgraph hg, CUgraphNode *from, CUgraphNode
                                       CUgraphEdgeData *data, size_t *n)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || n == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     size_t edges = g->n > 0 ? g->n - 1 : 0;
@@ -413,10 +183,10 @@ NG_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hn, CUgraphNodeType *type)
 static CUresult add_explicit(CUgraphNode *out, CUgraph hg, ng_node_op op, struct CUgraphNode_st **made)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || out == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    struct CUgraphNode_st *n = add_node(g, op);
+    struct CUgraphNode_st *n = ng_graph_add(g, op);
     if (n == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     *out = n;
@@ -511,7 +281,7 @@ NG_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from,
     (void)to;
     (void)data;
     (void)n;
-    return graph_of(g) != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return ng_graph_of(g) != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 NG_EXPORT CUresult cuGraphAddDependencies(CUgraph g, const CUgraphNode *from, const CUgraphNode *to, size_t n)
@@ -585,7 +355,7 @@ NG_EXPORT CUresult cuGraphNodeGetEnabled(CUgraphExec e, CUgraphNode hn, unsigned
 NG_EXPORT CUresult cuGraphDebugDotPrint(CUgraph hg, const char *path, unsigned flags)
 {
     (void)flags;
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || path == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     FILE *f = fopen(path, "w");
@@ -608,7 +378,7 @@ NG_EXPORT CUresult cuGraphDebugDotPrint(CUgraph hg, const char *path, unsigned f
 static CUresult instantiate(CUgraphExec *out, CUgraph hg, unsigned long long flags)
 {
     NG_CHECK_INIT();
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (g == NULL || out == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct CUgraphExec_st *e = calloc(1, sizeof *e);
@@ -732,7 +502,7 @@ NG_EXPORT CUresult cuGraphExecGetFlags(CUgraphExec he, cuuint64_t *flags)
 NG_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec he, CUgraph hg, CUgraphExecUpdateResultInfo *info)
 {
     struct CUgraphExec_st *e = exec_of(he);
-    ng_graph *g = graph_of(hg);
+    ng_graph *g = ng_graph_of(hg);
     if (e == NULL || g == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     int same = e->n == g->n;

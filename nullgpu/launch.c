@@ -40,7 +40,7 @@ static long param_bytes(CUfunction f, void **extra)
     for (int i = 0; extra != NULL && extra[i] != CU_LAUNCH_PARAM_END && i < 16; i += 2)
         if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1] != NULL)
             return (long)*(size_t *)extra[i + 1];
-    if (f != NULL && f->magic == NG_FUNC_MAGIC && f->nparams >= 0) {
+    if (f != NULL && f->magic == NG_FUNC_MAGIC && ng_func_params(f) >= 0) {
         long end = 0;
         for (int i = 0; i < f->nparams; i++)
             if ((long)(f->offsets[i] + f->sizes[i]) > end)

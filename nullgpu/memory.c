@@ -260,7 +260,9 @@ static CUmemorytype memory_type(int kind)
                                                             : CU_MEMORYTYPE_DEVICE;
 }
 
-/* One attribute of a known range; CUDA_ERROR_INVALID_VALUE for the rest. */
+/* One attribute of a known range; CUDA_ERROR_INVALID_VALUE for the rest.
+ * Booleans are written as 4-byte unsigned: the runtime reads IS_MANAGED that
+ * wide (a 1-byte write left it reading pinned memory as managed). */
 static CUresult pointer_attribute(void *data, CUpointer_attribute attr, uintptr_t p, const ng_alloc *a)
 {
     switch (attr) {
@@ -272,26 +274,26 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attr, uintptr_
             return CUDA_ERROR_INVALID_VALUE;
         *(void **)data = (void *)p;
         break;
-    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(unsigned char *)data = 1; break;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(unsigned *)data = 1; break;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a->id; break;
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned char *)data = a->kind == NG_MEM_MANAGED; break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = a->kind == NG_MEM_MANAGED; break;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(unsigned char *)data = a->kind == NG_MEM_DEVICE;
+        *(unsigned *)data = a->kind == NG_MEM_DEVICE;
         break;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = (CUdeviceptr)a->base; break;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = a->size; break;
-    case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned char *)data = 1; break;
+    case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned *)data = 1; break;
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
         *(unsigned long long *)data = a->kind == NG_MEM_VMM ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : 0;
         break;
-    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(unsigned char *)data = 0; break;
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(unsigned *)data = 0; break;
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
         *(int *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
         break;
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(CUmemoryPool *)data = NULL; break;
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: *(unsigned long long *)data = a->id; break;
-    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(unsigned char *)data = 0; break;
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(unsigned *)data = 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -342,7 +344,7 @@ NG_EXPORT CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs
         case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(unsigned long long *)data[i] = 0; break;
         case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: *(int *)data[i] = 0; break;
-        default: *(unsigned char *)data[i] = 0; break;
+        default: *(unsigned *)data[i] = 0; break;
         }
     }
     return CUDA_SUCCESS;

@@ -70,7 +70,7 @@ struct CUfunc_st *ng_module_function(struct CUmod_st *m, const char *name)
     }
     f->magic = NG_FUNC_MAGIC;
     f->module = m;
-    f->nparams = m->image != NULL ? ng_image_params(m->image, name, &f->offsets, &f->sizes) : -1;
+    f->nparams = NG_PARAMS_UNREAD;
     ng_lock();
     struct CUfunc_st *again = m->funcs; /* another thread may have made it meanwhile */
     while (again != NULL && strcmp(again->name, name) != 0)
@@ -386,11 +386,36 @@ NG_EXPORT CUresult cuFuncGetModule(CUmodule *pm, CUfunction f)
     return CUDA_SUCCESS;
 }
 
+/* The parameter layout, read from the image on first use (reading can mean
+ * decompressing a fatbin, too slow to do for every function a library
+ * looks up). Racing readers each read; one result is kept. */
+int ng_func_params(CUfunction f)
+{
+    int n = __atomic_load_n(&f->nparams, __ATOMIC_ACQUIRE);
+    if (n != NG_PARAMS_UNREAD)
+        return n;
+    uint32_t *off = NULL, *sz = NULL;
+    n = f->module != NULL && f->module->image != NULL ? ng_image_params(f->module->image, f->name, &off, &sz)
+                                                      : -1;
+    ng_lock();
+    if (f->nparams == NG_PARAMS_UNREAD) {
+        f->offsets = off;
+        f->sizes = sz;
+        __atomic_store_n(&f->nparams, n, __ATOMIC_RELEASE);
+        off = sz = NULL;
+    }
+    n = f->nparams;
+    ng_unlock();
+    free(off);
+    free(sz);
+    return n;
+}
+
 NG_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size)
 {
     if (!func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
-    if (f->nparams < 0)
+    if (ng_func_params(f) < 0)
         return CUDA_ERROR_NOT_SUPPORTED; /* image not readable (compressed) */
     if (index >= (size_t)f->nparams)
         return CUDA_ERROR_INVALID_VALUE;
@@ -420,8 +445,9 @@ NG_EXPORT CUresult cuFuncLoad(CUfunction f) { return func_valid(f) ? CUDA_SUCCES
 static int func_attribute(CUfunction f, CUfunction_attribute a)
 {
     const ng_device_kind *k = ng_device();
-    if ((unsigned)a < 16 && f->attrs[a] != 0)
-        return f->attrs[a];
+    int set = (unsigned)a < 16 ? __atomic_load_n(&f->attrs[a], __ATOMIC_RELAXED) : 0;
+    if (set != 0)
+        return set;
     switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: return 32;
@@ -451,7 +477,7 @@ NG_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int 
         return CUDA_ERROR_INVALID_VALUE;
     if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && v > ng_device()->smem_per_block_optin)
         return CUDA_ERROR_INVALID_VALUE;
-    f->attrs[a] = v;
+    __atomic_store_n(&f->attrs[a], v, __ATOMIC_RELAXED); /* libraries set it from every thread */
     return CUDA_SUCCESS;
 }
 

@@ -173,13 +173,16 @@ struct CUfunc_st {
     struct CUmod_st *module;
     struct CUfunc_st *next;
     char *name;
-    int nparams;       /* -1 unknown */
+    int nparams;       /* -1 unknown, NG_PARAMS_UNREAD not read yet */
     uint32_t *offsets; /* parameter offsets / sizes from the cubin, if found */
     uint32_t *sizes;
     int attrs[16];
 };
 #define NG_FUNC_MAGIC 0x4e474655u
 
+#define NG_PARAMS_UNREAD (-2)
+/* number of parameters from the image (-1 unknown), read on first use */
+int ng_func_params(struct CUfunc_st *f);
 struct CUfunc_st *ng_module_function(struct CUmod_st *m, const char *name);
 CUresult ng_module_load(CUmodule *out, const void *image);
 /* Launch bookkeeping: the optional launch log (FLOPCOUNT_NULLGPU_LAUNCH_LOG). */

@@ -72,16 +72,18 @@ static CUresult get_proc(const char *symbol, void **pfn, int version, cuuint64_t
         return CUDA_ERROR_INVALID_VALUE;
     *pfn = NULL;
     int too_new = 0;
+    /* cuda.h maps cuGraphInstantiate to cuGraphInstantiateWithFlags since 12.0 */
+    if (strcmp(symbol, "cuGraphInstantiate") == 0 && version >= 12000)
+        symbol = "cuGraphInstantiateWithFlags";
     void *fn = ng_proc_find(symbol, version, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0,
                             &too_new);
-    if (fn == NULL && strcmp(symbol, "cuGraphInstantiate") == 0 && version >= 12000)
-        fn = ng_proc_find("cuGraphInstantiateWithFlags", version, 0, &too_new);
     if (status != NULL)
         *status = fn != NULL ? CU_GET_PROC_ADDRESS_SUCCESS
                   : too_new  ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                              : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     if (fn == NULL) {
-        ng_log("cuGetProcAddress(%s, %d) not found", symbol, version);
+        if (*symbol != '\0') /* the runtime probes an empty name: not a missing piece */
+            ng_log("cuGetProcAddress(%s, %d) not found", symbol, version);
         return CUDA_ERROR_NOT_FOUND;
     }
     *pfn = fn;

@@ -49,10 +49,14 @@ function(fc_cublas_add_test name exe libdir)
   set_tests_properties(cublas_${name} PROPERTIES ENVIRONMENT "${env}")
 endfunction()
 
-# Through the emulation: results, statuses and exact counts of every hook.
+# Through the emulation: results, statuses and exact counts of every hook;
+# twins through the real libcublas.so.13 on the null GPU (same counts).
 foreach(t gemm batched threads)
   fc_cublas_test(${t} LIBS fc_cublas_emu pthread)
   fc_cublas_add_test(${t} test_cublas_${t} ${FC_CUBLAS_EMU_DIR})
+  add_test(NAME cublas_${t}_nullgpu COMMAND test_cublas_${t})
+  fc_cublas_env(env cublas_${t}_nullgpu ${FC_NULLGPU_LIBS})
+  fc_nullgpu_twin(cublas_${t}_nullgpu ${env})
 endforeach()
 
 # No real function anywhere: every soname the shim tries is a stub without GEMMs.

@@ -256,8 +256,18 @@ void ck_fill(ck_ops *o, int at, int bt, int ct, char ta, char tb, int imag_b)
         ck_put(o->C, ct, i, 1, 0);
 }
 
+int ck_null_gpu(void)
+{
+    const char *v = getenv("FLOPCOUNT_TEST_NULLGPU");
+    return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
 void ck_check_c(const ck_ops *o, int ct, int im_sign)
 {
+    if (ck_null_gpu()) {
+        ck_check_untouched(o, ct);
+        return;
+    }
     for (size_t i = 0; i < 8; i++) {
         double re, im;
         ck_get(o->C, ct, i, &re, &im);

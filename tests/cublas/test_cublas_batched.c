@@ -84,14 +84,15 @@ static void fill3(three *x, int at, int ct, char ta, char tb, int imag_b)
     x->stride = (long long)(sizeof(ck_ops) / elem_size(at)); /* strided calls: at == ct */
 }
 
-/* The first `count` problems hold 1 + 2(i+1)*product (times +-i when complex). */
+/* The first `count` problems hold 1 + 2(i+1)*product (times +-i when complex);
+ * on the null GPU, where kernels do not run, the ones ck_fill put there. */
 static void check3(const three *x, int count, int ct, int im_sign)
 {
     for (int i = 0; i < count; i++)
         for (size_t j = 0; j < 8; j++) {
-            double re, im, p = 2.0 * (i + 1) * ck_product[j];
+            double re, im, p = ck_null_gpu() ? 0 : 2.0 * (i + 1) * ck_product[j];
             ck_get(x->ops[i].C, ct, j, &re, &im);
-            if (re != (im_sign ? 1 : 1 + p) || im != (im_sign ? im_sign * p : 0))
+            if (ck_null_gpu() ? re != 1 || im != 0 : re != (im_sign ? 1 : 1 + p) || im != (im_sign ? im_sign * p : 0))
                 fail_msg("problem %d C[%zu] = (%g, %g)", i, j, re, im);
         }
 }
@@ -290,7 +291,7 @@ static void check_groups(const two_groups *g, int t, const char *api, const char
     double re, im;
     check3(&g->x, 2, t, 0);
     ck_get(g->c1, t, 0, &re, &im);
-    assert_true(re == 39 && im == 0);
+    assert_true(ck_null_gpu() ? re == -7 && im == 0 : re == 39 && im == 0);
     ck_expect_delta(t0, 2, 100, 0, 0);
     struct json_object *r = ck_report();
     ck_expect_shape(r, &(ck_want){api, 2, 4, 3, 2, 'N', 'N', dt, out, compute, 1, 0, 96});

@@ -37,7 +37,7 @@ static void run_sgemm(worker *w, cublasHandle_t h)
     for (int i = 0; i < CALLS; i++) {
         w->bad_status += cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 3, 5, 2, &one, a, 3, b, 2,
                                         &zero, c, 3) != CUBLAS_STATUS_SUCCESS;
-        w->bad_value += c[14] != 2;
+        w->bad_value += !ck_null_gpu() && c[14] != 2; /* no arithmetic on the null GPU */
     }
 }
 
@@ -50,7 +50,7 @@ static void run_dstrided(worker *w, cublasHandle_t h)
         w->bad_status += cublasDgemmStridedBatched_64(h, CUBLAS_OP_T, CUBLAS_OP_N, 2, 2, 2, &one,
                                                       a, 2, 4, b, 2, 4, &zero, c, 2, 4, 3) !=
                          CUBLAS_STATUS_SUCCESS;
-        w->bad_value += c[11] != 2;
+        w->bad_value += !ck_null_gpu() && c[11] != 2;
     }
 }
 

@@ -62,6 +62,13 @@ add_test(NAME cublaslt_emu_counts
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu.json "${FC_PRELOAD}" ${FC_LT_EMU_DIR}
           $<TARGET_FILE:test_cublaslt_emu>)
 
+# twin: the same program and report check through the real libcublasLt.so.13
+# on the null GPU (statuses and counts; results are not computed there)
+add_test(NAME cublaslt_emu_counts_nullgpu
+  COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/emu_nullgpu.json "${FC_PRELOAD}" "${FC_NULLGPU_LIBS}"
+          $<TARGET_FILE:test_cublaslt_emu>)
+fc_nullgpu_twin(cublaslt_emu_counts_nullgpu)
+
 add_test(NAME cublaslt_missing_real
   COMMAND sh -c "${FC_LT_RUN}" lt ${FC_LT_WORK}/missing.json "${FC_PRELOAD}"
           ${FC_LT_STUB_DIR} $<TARGET_FILE:test_cublaslt_missing>)

@@ -59,6 +59,18 @@ ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$2" FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIE
   add_test(NAME cudnn_real_dlopen
     COMMAND sh -c "${FC_CUDNN_RUN}" cudnn ${FC_CUDNN_WORK}/real-dlopen.json "${FC_PRELOAD}"
             $<TARGET_FILE:test_cudnn_real_dl> dlopen ${FC_CUDNN_REAL_LIB})
+  # twins on the null GPU: cudnnCreate succeeds there and the library works
+  # with a live handle; these graphs' plans still do not finalize, so each
+  # execute fails as the check expects (docs/nullgpu.md)
+  add_test(NAME cudnn_real_linked_nullgpu
+    COMMAND sh -c "${FC_CUDNN_RUN}" cudnn ${FC_CUDNN_WORK}/real-linked-nullgpu.json "${FC_PRELOAD}"
+            $<TARGET_FILE:test_cudnn_real> linked ${FC_CUDNN_REAL_LIB})
+  add_test(NAME cudnn_real_dlopen_nullgpu
+    COMMAND sh -c "${FC_CUDNN_RUN}" cudnn ${FC_CUDNN_WORK}/real-dlopen-nullgpu.json "${FC_PRELOAD}"
+            $<TARGET_FILE:test_cudnn_real_dl> dlopen ${FC_CUDNN_REAL_LIB})
+  foreach(t cudnn_real_linked_nullgpu cudnn_real_dlopen_nullgpu)
+    fc_nullgpu_twin(${t} "LD_LIBRARY_PATH=${FC_NULLGPU_LIBS}")
+  endforeach()
 else()
   message(STATUS "flopcount: no libcudnn.so.9 in the CUDA toolkit; cudnn_real_* not built")
 endif()

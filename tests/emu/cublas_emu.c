@@ -11,9 +11,11 @@
  * R_32I as outputs; anything else is CUBLAS_STATUS_NOT_SUPPORTED. All sums
  * are taken in double, so small-integer data gives exact results.
  *
- * Statuses, as real cuBLAS gives them: NULL or destroyed handle ->
- * NOT_INITIALIZED; negative m/n/k/batch/group count, a bad op or a short
- * leading dimension -> INVALID_VALUE.
+ * Statuses, as real cuBLAS gives them (checked against libcublas 13.0 on
+ * the null GPU): NULL or destroyed handle -> NOT_INITIALIZED; negative
+ * m/n/k/batch/group count, a bad op, a short leading dimension or fp8
+ * inputs -> INVALID_VALUE; int8 inputs with a leading dimension not a
+ * multiple of 4 -> NOT_SUPPORTED.
  *
  * One deliberate nesting: cublasGemmEx with fp32 A, B, C and a fp32
  * compute type calls cublasSgemm_v2 through the PLT, as the real library
@@ -187,7 +189,14 @@ static cublasStatus_t check(cublasHandle_t h, const problem *p)
     if (p->lda < max1(p->ta == CUBLAS_OP_N ? p->m : p->k) ||
         p->ldb < max1(p->tb == CUBLAS_OP_N ? p->k : p->n) || p->ldc < max1(p->m))
         return CUBLAS_STATUS_INVALID_VALUE;
+    /* fp8 is cuBLASLt's alone: cublasGemmEx refuses it as a value */
+    if (p->at == CUDA_R_8F_E4M3 || p->at == CUDA_R_8F_E5M2 || p->bt == CUDA_R_8F_E4M3 ||
+        p->bt == CUDA_R_8F_E5M2)
+        return CUBLAS_STATUS_INVALID_VALUE;
     if (!type_size(p->at) || !type_size(p->bt) || !type_size(p->ct) || !type_size(p->st))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* int8 inputs need leading dimensions that are multiples of 4 */
+    if (p->at == CUDA_R_8I && (p->lda % 4 != 0 || p->ldb % 4 != 0))
         return CUBLAS_STATUS_NOT_SUPPORTED;
     return CUBLAS_STATUS_SUCCESS;
 }

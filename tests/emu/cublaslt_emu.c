@@ -478,8 +478,11 @@ EMU_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
     atomic_fetch_add(&matmul_calls, 1);
     if (handle == NULL || handle->magic != HANDLE_MAGIC)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    /* D may share C's layout (in place); either one stands for both. */
-    cublasLtMatrixLayout_t descs[4] = {Adesc, Bdesc, Cdesc ? Cdesc : Ddesc, Ddesc ? Ddesc : Cdesc};
+    /* Every layout is needed: the real library (13.1, on the null GPU)
+     * answers INVALID_VALUE to a NULL D layout, even in place on C. */
+    if (Cdesc == NULL || Ddesc == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatrixLayout_t descs[4] = {Adesc, Bdesc, Cdesc, Ddesc};
     emu_desc op;
     emu_layout lay[4];
     emu_call e = {0};

@@ -79,6 +79,12 @@ foreach(mode none full selective markers nvtx nvtx-named threads steady steady-c
   if(env)
     set_tests_properties(iter_emu_${mode} PROPERTIES ENVIRONMENT "${env}")
   endif()
+  # twin: the real cuBLAS and cuBLASLt on the null GPU, the same checks
+  add_test(NAME iter_emu_${mode}_nullgpu
+           COMMAND sh -c "${FC_ITER_RUN}" iter_emu ${FC_ITER_WORK}/emu_${mode}_nullgpu.json
+                   "${FC_ITER_PRELOAD}" "${FC_NULLGPU_LIBS}" $<TARGET_FILE:test_iter_emu> ${mode}
+                   "${named}" $<TARGET_FILE:flopcount>)
+  fc_nullgpu_twin(iter_emu_${mode}_nullgpu ${env})
 endforeach()
 
 # Real PyTorch (CPU) training runs: recompute none / some layers / all,

@@ -66,6 +66,18 @@ env LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_PARAM_SIZE
   add_test(NAME launch_static_runtime
            COMMAND sh -c "${FC_LAUNCH_RUN}" launch static ${FC_LAUNCH_WORK}/launch_prog_static
                    "${FC_PRELOAD}" "" ${CMAKE_CURRENT_LIST_DIR}/launch_check.py ${FC_LAUNCH_WORK}/static)
+  # twins: the real runtime on the null GPU, where launches succeed
+  add_test(NAME launch_fake_runtime_nullgpu
+           COMMAND sh -c "${FC_LAUNCH_RUN}" launch nullgpu ${FC_LAUNCH_WORK}/launch_prog_shared
+                   "${FC_PRELOAD}" "${FC_NULLGPU_LIBS}" ${CMAKE_CURRENT_LIST_DIR}/launch_check.py
+                   ${FC_LAUNCH_WORK}/nullgpu)
+  add_test(NAME launch_static_runtime_nullgpu
+           COMMAND sh -c "${FC_LAUNCH_RUN}" launch static ${FC_LAUNCH_WORK}/launch_prog_static
+                   "${FC_PRELOAD}" "${FC_NULLGPU_LIBS}" ${CMAKE_CURRENT_LIST_DIR}/launch_check.py
+                   ${FC_LAUNCH_WORK}/static_nullgpu)
+  foreach(t launch_fake_runtime_nullgpu launch_static_runtime_nullgpu)
+    fc_nullgpu_twin(${t} "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME}")
+  endforeach()
   # a sanitized build's fake runtime needs its sanitizer's runtime in the
   # run without the shim too
   set_tests_properties(launch_real_runtime launch_fake_runtime launch_static_runtime PROPERTIES

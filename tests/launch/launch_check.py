@@ -21,8 +21,11 @@ is kept with the FLOPs it would have run. fake: the tests' fake runtime:
 every launch succeeds, parameter sizes come from cudaFuncGetParamInfo
 (FAKE_PARAM_SIZES, one of them wrong on purpose), and the fake's log of
 what each launch received must be the same with and without the shim.
-static: the program built with -cudart static: nothing is seen, and the
-report's launch section says why. In every mode the program's output (each
+nullgpu: the real CUDA 13 runtime on the null GPU (nullgpu/): every launch
+succeeds, parameter sizes come from the kernels' cubins through the real
+cudaFuncGetParamInfo, every attention call is counted. static: the program
+built with -cudart static: nothing is seen, and the report's launch section
+says why (on the null GPU too). In every mode the program's output (each
 launch's status and errno) must be the same with and without the shim.
 """
 import json
@@ -130,7 +133,7 @@ def check_attention(name, t, s, mode):
     for flag in ("dropout", "softcap", "bias"):
         if s[flag] != (flag in t["flags"]):
             fail(f"{name}: {flag} {s[flag]}")
-    calls, failed = (1, 0) if mode == "fake" else (0, 1)
+    calls, failed = (1, 0) if mode in ("fake", "nullgpu") else (0, 1)
     if s["calls"] != calls or s["failed_calls"] != failed:
         fail(f"{name}: {s['calls']} calls, {s['failed_calls']} failed; expected {calls}, {failed}")
     if int(s["flops"]) != exe * calls:
@@ -145,7 +148,7 @@ def check_uncounted(name, t, unc, mode):
                 fail(f"{name}: class {u['class']}, expected {t['class']}")
             if "detail_has" in t and t["detail_has"] not in u["detail"]:
                 fail(f"{name}: detail {u['detail']!r} lacks {t['detail_has']!r}")
-            calls, failed = (1, 0) if mode == "fake" else (0, 1)
+            calls, failed = (1, 0) if mode in ("fake", "nullgpu") else (0, 1)
             if u["calls"] != calls or u["failed_calls"] != failed:
                 fail(f"{name}: {u['calls']} calls, {u['failed_calls']} failed")
             return
@@ -179,6 +182,9 @@ def main():
             fail(f"the note does not say why: {launch['note']}")
         print(f"launch_check: static: {n} launches unchanged, not seen, and the report says so")
         return 0
+    ok = mode in ("fake", "nullgpu")  # launches succeed
+    if mode == "nullgpu" and launch["parameter_size"]["checked"] < 4:
+        fail(f"parameter sizes were not checked: {launch['parameter_size']}")
     if mode == "fake":  # cudaFuncGetParamInfo said 448 bytes for this kernel
         cases["pt25_fwd_varlen"] = {
             "case": "pt25_fwd_varlen", "expect": "uncounted", "reason": "layout_mismatch",
@@ -208,11 +214,11 @@ def main():
     n_unc = sum(1 for t in cases.values() if t["expect"] == "uncounted")
     if len(unc) != n_unc:  # the plain kernel, the _foreach_copy_: not listed
         fail(f"{len(unc)} uncounted entries, {n_unc} expected: {[u['name'][:60] for u in unc]}")
-    calls = n_attn if mode == "fake" else 0
+    calls = n_attn if ok else 0
     if att["calls"] != calls or att["failed_calls"] != n_attn - calls:
         fail(f"attention calls {att['calls']} / failed {att['failed_calls']}")
-    if int(att["flops"]) != (total if mode == "fake" else 0):
-        fail(f"attention FLOPs {att['flops']}, expected {total if mode == 'fake' else 0}")
+    if int(att["flops"]) != (total if ok else 0):
+        fail(f"attention FLOPs {att['flops']}, expected {total if ok else 0}")
     if launch["hooks"]["launches"] != n_attn + n_unc + 1:
         fail(f"launch section: {launch}")
     print(f"launch_check: {mode}: {n} launches unchanged; {n_attn} attention calls "

@@ -28,10 +28,7 @@ while [ $# -ge 11 ]; do
   echo "case $i ($1 $2 $3 $4 $5): ok"
   shift 11
 done]=])
-  add_test(NAME launch_optim_steps
-           COMMAND sh -c "${FC_OPTIM_RUN}" optim ${fc_optim_prog} "${FC_PRELOAD}"
-                   "$<TARGET_FILE_DIR:fc_fake_launch_cudart>:${FC_CUBLAS_EMU_DIR}"
-                   ${CMAKE_CURRENT_LIST_DIR}/optim_check.py ${FC_LAUNCH_WORK}/optim
+  set(fc_optim_cases
                    # accumulation 1, 3, 8; clip, LR fill, zero_grad both ways, evaluation
                    1 6 adamw czfle 0   optimizer 6 1 0 off 2
                    3 6 adamw czfle 0   optimizer 6 3 0 off 2
@@ -46,4 +43,14 @@ done]=])
                    3 6 apex cet 1      optimizer 6 3 1 on 2
                    # forward and backward on one thread
                    3 6 adamw ce 1      optimizer 6 3 1 off 2)
+  add_test(NAME launch_optim_steps
+           COMMAND sh -c "${FC_OPTIM_RUN}" optim ${fc_optim_prog} "${FC_PRELOAD}"
+                   "$<TARGET_FILE_DIR:fc_fake_launch_cudart>:${FC_CUBLAS_EMU_DIR}"
+                   ${CMAKE_CURRENT_LIST_DIR}/optim_check.py ${FC_LAUNCH_WORK}/optim ${fc_optim_cases})
+  # twin: the real runtime and libcublas.so.13 on the null GPU
+  add_test(NAME launch_optim_steps_nullgpu
+           COMMAND sh -c "${FC_OPTIM_RUN}" optim ${fc_optim_prog} "${FC_PRELOAD}" "${FC_NULLGPU_LIBS}"
+                   ${CMAKE_CURRENT_LIST_DIR}/optim_check.py ${FC_LAUNCH_WORK}/optim_nullgpu
+                   ${fc_optim_cases})
+  fc_nullgpu_twin(launch_optim_steps_nullgpu)
 endif()
