@@ -58,3 +58,4 @@ install(FILES ${CMAKE_SOURCE_DIR}/packaging/bash-completion/flopcount
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         PATTERN "man" EXCLUDE)
+install(TARGETS nullgpu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/flopcount/nullgpu) # flopcount run --null-gpu

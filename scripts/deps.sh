@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# deps.sh - install what flopcount needs on Debian 12 (apt only), for one of
-# two uses; installs nothing when everything is already there.
+# deps.sh - install what flopcount needs on Debian 12 (apt, and pip into a
+# cache outside the tree), for one of two uses; installs nothing when
+# everything is already there.
 #   bash scripts/deps.sh demo   # build the command and the library, train the demo (scripts/demo.sh)
 #   bash scripts/deps.sh test   # all of that and the test suite's tools (scripts/test.sh; the default)
+# test also makes the PyTorch CUDA environment the null-GPU tests run
+# (label torch_cuda): the newest torch wheel from PyPI with its NVIDIA
+# library wheels, in ${FLOPCOUNT_CACHE:-~/.cache/flopcount}/torch-venv
+# (about 4.5 GB, 3 to 6 minutes on a fresh machine; kept between runs).
+# FLOPCOUNT_TORCH_VENV=0 skips it (those tests then report skipped).
 set -euo pipefail
 set_name=${1:-test}
 # demo: the build (libc6-dev: only a Recommends of gcc; json-c, libunwind:
@@ -16,10 +22,12 @@ demo=(cmake make gcc libc6-dev pkg-config libjson-c-dev libunwind-dev python3-to
 # prometheus-node-exporter and prometheus (promtool): tests/live;
 # protobuf-compiler and python3-protobuf (the TensorBoard files read back,
 # tests/tensorboard); groff-base and man-db (the man pages); dpkg-dev, file
-# and lintian (the Debian package, scripts/ci/package.sh)
+# and lintian (the Debian package, scripts/ci/package.sh); python3-venv
+# and python3-dev (the torch environment; Inductor's Triton launchers are
+# compiled against Python.h)
 test=("${demo[@]}" clang libclang-rt-14-dev libcmocka-dev libblas-dev libblas3 openmpi-bin
       libopenmpi-dev patchelf chromium prometheus-node-exporter prometheus protobuf-compiler
-      python3-protobuf groff-base man-db dpkg-dev file lintian)
+      python3-protobuf groff-base man-db dpkg-dev file lintian python3-venv python3-dev)
 case "$set_name" in
 demo) pkgs=("${demo[@]}") ;;
 test) pkgs=("${test[@]}") ;;
@@ -47,4 +55,19 @@ fi
 if [ ! -f /usr/local/cuda/include/cublasLt.h ]; then
     echo "deps.sh: the CUDA toolkit headers (/usr/local/cuda/include) are needed to build" >&2
     exit 1
+fi
+
+# The PyTorch CUDA environment (test only). The stamp is written after the
+# install and an import check, so an interrupted install is redone.
+[ "$set_name" = test ] && [ "${FLOPCOUNT_TORCH_VENV:-1}" != 0 ] || exit 0
+venv=${FLOPCOUNT_CACHE:-$HOME/.cache/flopcount}/torch-venv
+if [ ! -f "$venv/.flopcount-ready" ]; then
+    echo "deps.sh: installing PyTorch (CUDA wheels) into $venv"
+    start=$(date +%s)
+    mkdir -p "$(dirname "$venv")"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check torch numpy
+    "$venv/bin/python" -c 'import torch, numpy, triton; print("deps.sh: torch", torch.__version__, "CUDA", torch.version.cuda)'
+    touch "$venv/.flopcount-ready"
+    echo "deps.sh: PyTorch environment ready in $(( $(date +%s) - start )) s, $(du -sh "$venv" | cut -f1)"
 fi

@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "usage: flopcount run [--output FILE] [--quiet] [--log-every N] [--peak-tflops X]\n"
             "                     [--nvtx-step NAME] [--snapshot-seconds S] [--prometheus DIR]\n"
             "                     [--tensorboard DIR] [--kernels] [--hw-flops]\n"
-            "                     [--read-device-sizes]\n"
+            "                     [--read-device-sizes] [--null-gpu [h100|h200|b200|a100|l40s]]\n"
             "                     -- CMD [ARGS...]\n"
             "  --output FILE      the job's JSON report (default flopcount.json; %%p the command's\n"
             "                     pid, %%r the rank the launcher gave flopcount run, %%h host)\n"
@@ -47,6 +47,11 @@ static void usage(FILE *f)
             "  --read-device-sizes  grouped GEMMs whose sizes are in device memory (MoE\n"
             "                     experts): copy the sizes back asynchronously and report\n"
             "                     their exact FLOPs and load spread (docs/moe.md)\n"
+            "  --null-gpu [KIND]  run on the null GPU, flopcount's own libcuda.so.1 (no GPU\n"
+            "                     needed): one device of KIND (default h100), host memory, no-op\n"
+            "                     kernels; the report gives the FLOPs the job would run on it\n"
+            "                     (iterations, split, recompute, attention, inferred model), no\n"
+            "                     HFU/MFU, and says that value-dependent paths may differ\n"
             "The Python module 'flopcount' (markers, live figures) is put on PYTHONPATH.\n"
             "Every process under CMD that runs GEMMs is counted (children, fork children,\n"
             "exec'd programs, ranks started by a launcher); the report sums them and lists\n"
@@ -113,8 +118,19 @@ static int output_dir(const char *flag, const char *dir)
     return 0;
 }
 
+/* --null-gpu's device kinds (nullgpu/device.c). */
+static const char *const null_gpu_kinds[] = {"h100", "h200", "b200", "a100", "l40s"};
+
+static int is_null_gpu_kind(const char *v)
+{
+    for (size_t k = 0; k < sizeof null_gpu_kinds / sizeof null_gpu_kinds[0]; k++)
+        if (strcmp(v, null_gpu_kinds[k]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Options up to the command; *cmd its index. -1: said, exit 2; 1: --help. */
-static int parse(int argc, char **argv, const char **output, int *cmd)
+static int parse(int argc, char **argv, const char **output, int *cmd, const char **null_gpu)
 {
     int i = 1;
     for (; i < argc; i++) {
@@ -135,6 +151,18 @@ static int parse(int argc, char **argv, const char **output, int *cmd)
         }
         if (strcmp(a, "--kernels") == 0 || strcmp(a, "--hw-flops") == 0) {
             setenv(a[2] == 'k' ? "FLOPCOUNT_KERNELS" : "FLOPCOUNT_HW_FLOPS", "1", 1);
+            continue;
+        }
+        if (strcmp(a, "--null-gpu") == 0 || strncmp(a, "--null-gpu=", 11) == 0) {
+            const char *kind = a[10] == '=' ? a + 11 : "h100";
+            if (a[10] != '=' && i + 1 < argc && is_null_gpu_kind(argv[i + 1]))
+                kind = argv[++i];
+            if (!is_null_gpu_kind(kind)) {
+                fprintf(stderr, "flopcount run: --null-gpu: unknown device '%s' (h100, h200, "
+                                "b200, a100, l40s)\n", kind);
+                return -1;
+            }
+            *null_gpu = kind;
             continue;
         }
         if (a[0] != '-')
@@ -315,6 +343,49 @@ static void job_report(fc_run *r, const char *output)
     fc_job_free(&j);
 }
 
+/* The null GPU's libcuda.so.1 (found as the shim is: installed in
+ * LIBDIR/flopcount/nullgpu/, in the build tree in nullgpu/;
+ * FLOPCOUNT_NULLGPU_LIB names it). 0 when found. */
+static int find_null_gpu(char *lib, size_t size)
+{
+    const char *env = getenv("FLOPCOUNT_NULLGPU_LIB");
+    if (env != NULL && *env != '\0') {
+        snprintf(lib, size, "%s", env);
+        return access(lib, R_OK);
+    }
+    if (fc_run_find_installed("flopcount/nullgpu/libcuda.so.1", 0, lib, size) == 0)
+        return 0;
+    return fc_run_find_installed("../nullgpu/libcuda.so.1", 0, lib, size);
+}
+
+/* --null-gpu KIND: the null GPU's directory first on the library path,
+ * its device kind, CUPTI kept out (it cannot run without a real driver),
+ * and the shim told, so its report has no HFU/MFU and says why. */
+static int use_null_gpu(const char *kind)
+{
+    char lib[4096];
+    if (find_null_gpu(lib, sizeof lib) != 0) {
+        fprintf(stderr, "flopcount run: --null-gpu: cannot find the null GPU's libcuda.so.1 next "
+                        "to this program (set FLOPCOUNT_NULLGPU_LIB to its path)\n");
+        return -1;
+    }
+    char *slash = strrchr(lib, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t size = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *path = malloc(size);
+    if (path == NULL)
+        return -1;
+    snprintf(path, size, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_LIBRARY_PATH", path, 1);
+    free(path);
+    setenv("FLOPCOUNT_NULLGPU_DEVICE", kind, 1);
+    setenv("FLOPCOUNT_NULL_GPU", kind, 1);
+    setenv("FLOPCOUNT_CUPTI", "0", 1);
+    return 0;
+}
+
 /* A report path that exists as something else than a regular file is bad
  * input: refused before anything runs. */
 static int check_output(const char *path)
@@ -348,7 +419,8 @@ int fc_cmd_run(int argc, char **argv)
         return fc_job_join_parts(argv[2], argv[3]) == 0 ? 0 : 1;
     const char *tmpl = NULL;
     int cmd = 0;
-    int rc = parse(argc, argv, &tmpl, &cmd);
+    const char *null_gpu = NULL;
+    int rc = parse(argc, argv, &tmpl, &cmd, &null_gpu);
     if (rc != 0) {
         if (rc > 0)
             usage(stdout);
@@ -382,6 +454,8 @@ int fc_cmd_run(int argc, char **argv)
                         "will be written (the command runs on)\n", r.run_dir, strerror(errno));
         r.run_dir[0] = '\0';
     }
+    if (null_gpu != NULL && use_null_gpu(null_gpu) != 0)
+        return 2;
     set_env(shim, r.run_dir);
     rc = fc_run_command(&r);
     if (rc != 0) { /* it never ran */

@@ -30,6 +30,7 @@ static void read_graphs(fc_jctx *c, json_object *g, fc_report_gpu *out)
     out->has_graphs = 1;
     fc_jget_bool(c, g, "graphs", "replays_visible", &out->replays_visible);
     fc_jget_str(c, g, "graphs", "reason", out->graphs_reason, sizeof out->graphs_reason);
+    fc_jget_str(c, g, "graphs", "seen_by", out->graphs_seen_by, sizeof out->graphs_seen_by);
     fc_jget_u64(c, g, "graphs", "captures", &out->captures, 0);
     fc_jget_u64(c, g, "graphs", "captured_calls", &out->captured_calls, 0);
     fc_jget_u128(c, g, "graphs", "captured_flops", &out->captured_flops, 0);

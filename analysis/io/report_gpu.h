@@ -45,6 +45,7 @@ typedef struct fc_report_gpu {
     int has_graphs;
     int replays_visible;
     char graphs_reason[360];
+    char graphs_seen_by[32]; /* "CUPTI", "CUDA runtime"; "" when not said */
     uint64_t captures, captured_calls, instantiations, launches, launched_calls;
     uint64_t unknown_launches, never_launched_calls;
     fc_u128 captured_flops, launched_flops, never_launched_flops;

@@ -319,6 +319,11 @@ static void read_extras(fc_jctx *c, json_object *root, fc_report *r)
     }
     fc_jget_str(c, root, "", "utilization_reason", r->utilization_reason,
                 sizeof r->utilization_reason);
+    json_object *ng = fc_jmember(root, "null_gpu");
+    if (ng != NULL && json_object_is_type(ng, json_type_object)) {
+        fc_jget_str(c, ng, "null_gpu", "device", r->null_gpu, sizeof r->null_gpu);
+        fc_jget_str(c, ng, "null_gpu", "caveat", r->null_gpu_caveat, sizeof r->null_gpu_caveat);
+    }
     read_callsites(c, root, r);
 }
 

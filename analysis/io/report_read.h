@@ -151,6 +151,8 @@ typedef struct fc_report {
         size_t n_mix;
     } utilization;
     char utilization_reason[256]; /* why "utilization" is null, when it is */
+    char null_gpu[32];            /* "null_gpu.device": the run was on the null GPU; "" not */
+    char null_gpu_caveat[512];
     int has_profile;     /* "forward_profile" was there */
     struct {
         char state[16];  /* "steady", "unsteady", "none" */

@@ -41,6 +41,7 @@ static const struct {
     {"FLOPCOUNT_READ_DEVICE_SIZES", K_BOOL, &fc_opt.read_device_sizes, 0, 0, "0 or 1"},
     {"FLOPCOUNT_RUN_DIR", K_STR, fc_opt.run_dir, sizeof fc_opt.run_dir, 0, "a directory"},
     {"FLOPCOUNT_RUN_ID", K_STR, fc_opt.run_id, sizeof fc_opt.run_id, 0, "a run id"},
+    {"FLOPCOUNT_NULL_GPU", K_STR, fc_opt.null_gpu, sizeof fc_opt.null_gpu, 0, "a device kind"},
 };
 
 void fc_options_load(void)

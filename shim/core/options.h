@@ -29,6 +29,8 @@ typedef struct fc_options {
                             * asynchronously from device memory (probe/devsizes.h) */
     char run_dir[4096];   /* FLOPCOUNT_RUN_DIR: set by 'flopcount run': each process writes its part there */
     char run_id[64];      /* FLOPCOUNT_RUN_ID: the run (direct use: its first process's pid.start) */
+    char null_gpu[32];    /* FLOPCOUNT_NULL_GPU: the run is on the null GPU of this kind (set by
+                           * 'flopcount run --null-gpu'): no HFU/MFU, the report says so */
 } fc_options;
 
 extern fc_options fc_opt;

@@ -64,6 +64,9 @@ static const struct known {
     {FC_CD_OP_NORM_FWD, 2000, 2014},
     {FC_CD_OP_NORM_BWD, 2100, 2110},
     {FC_CD_OP_RESHAPE, 2200, 2201},
+    /* cuDNN 9.22 on (PyTorch 2.15's cuDNN SDPA graphs, seen on the null
+     * GPU): the reshape's mode, view-only or logical; no FLOPs either way */
+    {FC_CD_OP_RESHAPE, 2202, 2202},
     {FC_CD_OP_EXPAND_BAND, 2250, 2257},
     {FC_CD_OP_CONTRACT_BAND, 2270, 2276},
     {FC_CD_RNG, 2300, 2305},
@@ -73,6 +76,10 @@ static const struct known {
     {FC_CD_OP_BLOCK_SCALE_DEQUANTIZE, 2600, 2605},
     {FC_CD_DEVICEPROP, 2700, 2702},
     {FC_CD_OP_SDPA_FWD, 2800, 2810},
+    /* cuDNN 9.21 on (PyTorch 2.15's cuDNN SDPA sets it, seen on the null
+     * GPU): the softmax descriptor of the SDPA forward. The softmax runs
+     * between the two products, whose FLOPs it does not change. */
+    {FC_CD_OP_SDPA_FWD, 2814, 2814},
     {FC_CD_OP_SDPA_BWD, 2851, 2862},
     {FC_CD_OP_MOE_GROUPED_MATMUL, 2900, 2908},
 };

@@ -110,7 +110,7 @@ void fc_cupti_runtime_capture_before(int begin, void *stream)
         fc_graphs_capture_end_enter((CUstream)stream);
 }
 
-void fc_cupti_runtime_capture_after(int begin, int ok, void *stream)
+void fc_cupti_runtime_capture_after(int begin, int ok, void *stream, void *graph)
 {
     if (!runtime_counts())
         return; /* CUPTI's callbacks saw this call themselves */
@@ -118,10 +118,52 @@ void fc_cupti_runtime_capture_after(int begin, int ok, void *stream)
         if (!ok)
             return;
         fc_capture_began(0);
-        fc_graphs_capture_begin((CUstream)stream, NULL);
+        fc_graphs_capture_begin((CUstream)stream, (CUgraph)graph);
     } else {
-        fc_graphs_capture_end_exit(NULL, ok); /* without CUPTI no launch is seen: dropped */
+        /* the list becomes the graph's, keyed by its handle; the runtime's
+         * graph calls (fc_cupti_runtime_graph) replay it */
+        fc_graphs_capture_end_exit(ok ? (CUgraph)graph : NULL, ok);
         fc_capture_ended(0);
+    }
+}
+
+/* The runtime's graph calls are followed when CUPTI's callbacks are not on
+ * (they see the driver calls underneath, every runtime's included). */
+static int runtime_follows_graphs(void)
+{
+    if (!fc_is_enabled() || fc_cupti_forked())
+        return 0;
+    if (fc_cupti_hot_get() & FC_CUPTI_PROBE)
+        fc_cupti_probe();
+    return !fc_cupti_on();
+}
+
+void fc_cupti_runtime_graph(int op, void *a, void *b, void *stream)
+{
+    if (!runtime_follows_graphs())
+        return;
+    fc_graphs_runtime_seen();
+    switch (op) {
+    case FC_RTG_INSTANTIATE:
+        fc_graphs_exec_created((CUgraphExec)a, (CUgraph)b);
+        break;
+    case FC_RTG_LAUNCH:
+        fc_graphs_launch_exit((CUgraphExec)a, (CUstream)stream, 1);
+        break;
+    case FC_RTG_UPDATE:
+        fc_graphs_exec_updated((CUgraphExec)a, (CUgraph)b);
+        break;
+    case FC_RTG_EXEC_DESTROY:
+        fc_graphs_exec_destroyed((CUgraphExec)a);
+        break;
+    case FC_RTG_DESTROY:
+        fc_graphs_destroyed((CUgraph)a);
+        break;
+    case FC_RTG_CLONE:
+        fc_graphs_cloned((CUgraph)a, (CUgraph)b);
+        break;
+    default:
+        break;
     }
 }
 
@@ -150,15 +192,27 @@ int fc_cupti_launch_captured(int kind, const fc_attn *a, uint32_t id, void *stre
     return diverted;
 }
 
-/* Graphs are followed only when CUPTI is on (its callbacks see the
- * instantiations and launches); looked for first if need be. */
+/* The shared CUDA runtime is in the process (asked without loading it). */
+static int shared_runtime_loaded(void)
+{
+    static const char *const names[] = {"libcudart.so.13", "libcudart.so.12"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (fc_resolve_loaded_lib(names[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+/* Graphs are followed when CUPTI is on (its callbacks see the
+ * instantiations and launches) or, without it, when the process has the
+ * shared CUDA runtime, whose graph calls are hooked (hooks/graphs_rt.c);
+ * CUPTI looked for first if need be. */
 static int graphs_followed(void)
 {
     if (!fc_is_enabled() || fc_cupti_forked())
         return 0;
     if (fc_cupti_hot_get() & FC_CUPTI_PROBE)
         fc_cupti_probe();
-    return fc_cupti_on();
+    return fc_cupti_on() || shared_runtime_loaded();
 }
 
 int fc_graphs_add_attn(void *cugraph, const fc_attn *a)

@@ -99,6 +99,9 @@ void fc_capture_reset(void);
 /* graphs.c (sub-layer 2) */
 void fc_graphs_reset(void);
 void fc_graphs_set_visible(int visible, const char *reason);
+/* The runtime's graph calls are followed (CUPTI's callbacks are not on):
+ * replays are visible, seen through them. */
+void fc_graphs_runtime_seen(void);
 /* A GEMM issued on a capturing stream: 1 when recorded against its capture
  * (or dropped with an invalidated one), 0 when the stream is not
  * capturing (count it as executed). */

@@ -82,7 +82,24 @@ int fc_graphs_add_gemm(void *cugraph, const fc_gemm *g);
  * capture ends), and after, with the result. They keep the "capture in
  * progress" flag when CUPTI's own callbacks do not. */
 void fc_cupti_runtime_capture_before(int begin, void *stream);
-void fc_cupti_runtime_capture_after(int begin, int ok, void *stream);
+/* graph: the graph a capture began into (cudaStreamBeginCaptureToGraph;
+ * else NULL) or the one it ended with. */
+void fc_cupti_runtime_capture_after(int begin, int ok, void *stream, void *graph);
+
+/* The shared CUDA runtime's graph calls (hooks/graphs_rt.c), after the
+ * real call with its result: while CUPTI's callbacks are not on (not
+ * found, turned off, or held by another subscriber), they follow the
+ * graphs instead, keyed by handle, so each replay counts its captured
+ * work. a, b: per op below; stream: the launch's. */
+enum {
+    FC_RTG_INSTANTIATE = 1, /* a exec, b graph */
+    FC_RTG_LAUNCH,          /* a exec */
+    FC_RTG_UPDATE,          /* a exec, b graph */
+    FC_RTG_EXEC_DESTROY,    /* a exec (before the real call) */
+    FC_RTG_DESTROY,         /* a graph (before the real call) */
+    FC_RTG_CLONE,           /* a clone, b original */
+};
+void fc_cupti_runtime_graph(int op, void *a, void *b, void *stream);
 
 /* Before a report is written: flushes the activity buffers (final: and
  * disables CUPTI for good). from_signal: from a signal handler, where
@@ -119,8 +136,9 @@ typedef struct fc_graph_exec_row {
 } fc_graph_exec_row;
 
 typedef struct fc_graphs_view {
-    int replays_visible; /* CUPTI callbacks saw launches */
+    int replays_visible; /* CUPTI callbacks or the runtime's graph calls saw launches */
     char reason[320];    /* why launches cannot be seen */
+    const char *seen_by; /* "CUPTI", "CUDA runtime" (its graph calls), NULL */
     uint64_t captures, captured_calls, invalidated_calls, dropped_calls;
     fc_u128 captured_flops;
     uint64_t instantiations, clones, exec_updates, launches, launched_calls;

@@ -41,13 +41,14 @@
 #define NODE_FIRST 0x80000000u /* node map value: the GEMM's first node */
 
 typedef struct graph_rec {
-    uint64_t id; /* 0: free */
+    uint64_t id;     /* 0: free */
+    uint32_t number; /* shown in the report: CUPTI's id, else the order made */
     fc_glist l;
 } graph_rec;
 
 typedef struct exec_rec {
-    uint64_t id; /* 0: free */
-    uint32_t graph_id;
+    uint64_t id;               /* 0: free */
+    uint32_t number, graph_id; /* as graph_rec.number */
     fc_glist l;
     uint64_t launches;
 } exec_rec;
@@ -73,12 +74,13 @@ static FC_TLS uint64_t ending_capture; /* capture id noted at cuStreamEndCapture
 static FC_TLS uint64_t launch_t;       /* stamp of this thread's graph launch, 0 none */
 
 static struct {
-    int visible;
+    int visible, runtime; /* CUPTI's callbacks follow graphs; the runtime's calls do */
     char reason[320];
     uint64_t captures, captured_calls, invalidated_calls, dropped_calls;
     fc_u128 captured_flops;
     uint64_t instantiations, clones, exec_updates, launches, launched_calls, unknown_launches;
     fc_u128 launched_flops;
+    uint32_t graphs_made, execs_made; /* numbers of graphs and execs keyed by handle */
     uint64_t captured_attn, launched_attn, added_calls, added_attn;
     fc_u128 captured_attn_flops, launched_attn_flops;
     fc_graph_exec_row gone[FC_GRAPH_EXEC_ROWS]; /* destroyed execs, most launched kept */
@@ -92,6 +94,15 @@ void fc_graphs_set_visible(int visible, const char *reason)
     fc_spin_lock(&lock);
     st.visible = visible;
     snprintf(st.reason, sizeof st.reason, "%s", reason);
+    fc_spin_unlock(&lock);
+}
+
+void fc_graphs_runtime_seen(void)
+{
+    if (__atomic_load_n(&st.runtime, __ATOMIC_RELAXED))
+        return;
+    fc_spin_lock(&lock);
+    st.runtime = 1;
     fc_spin_unlock(&lock);
 }
 
@@ -158,6 +169,7 @@ static graph_rec *graph_set(uint64_t id, const fc_glist *l)
             return NULL;
         }
         g->id = id;
+        g->number = fc_cupti_on() ? (uint32_t)(id - 1) : ++st.graphs_made;
     }
     g->l = *l;
     return g;
@@ -169,8 +181,14 @@ static exec_rec *exec_find(uint64_t id)
     return v ? &execs[v - 1] : NULL;
 }
 
+/* Graphs and execs are keyed by CUPTI's ids while CUPTI is on (its
+ * callbacks follow them); without it by their handles (the runtime's graph
+ * calls follow them, and their destroy calls free the keys before a handle
+ * can be reused). */
 static uint64_t graph_id_of(CUgraph g)
 {
+    if (!fc_cupti_on())
+        return (uint64_t)(uintptr_t)g;
     uint32_t id = 0;
     return g != NULL && fc_cu.GetGraphId != NULL && fc_cu.GetGraphId(g, &id) == CUPTI_SUCCESS
                ? (uint64_t)id + 1 /* idmap keys are nonzero; CUPTI ids start at 0 or 1 */
@@ -179,6 +197,8 @@ static uint64_t graph_id_of(CUgraph g)
 
 static uint64_t exec_id_of(CUgraphExec x)
 {
+    if (!fc_cupti_on())
+        return (uint64_t)(uintptr_t)x;
     uint32_t id = 0;
     return x != NULL && fc_cu.GetGraphExecId != NULL &&
                    fc_cu.GetGraphExecId(x, &id) == CUPTI_SUCCESS
@@ -396,6 +416,15 @@ uint32_t fc_graphs_node_key(uint64_t node_id, int *first)
     return fc_gitem_key(v);
 }
 
+/* A graph's number for an exec's row (CUPTI's id even when the graph is
+ * not in the table). */
+static uint32_t graph_number(const graph_rec *g, uint64_t gid)
+{
+    if (g != NULL)
+        return g->number;
+    return fc_cupti_on() && gid != 0 ? (uint32_t)(gid - 1) : 0;
+}
+
 void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
 {
     uint64_t xid = exec_id_of(exec), gid = graph_id_of(graph);
@@ -413,7 +442,8 @@ void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
             execs_hi = (uint32_t)(x - execs) + 1;
         memset(x, 0, sizeof *x);
         x->id = xid;
-        x->graph_id = (uint32_t)(gid ? gid - 1 : 0);
+        x->number = fc_cupti_on() ? (uint32_t)(xid - 1) : ++st.execs_made;
+        x->graph_id = graph_number(g, gid);
         if (g != NULL)
             x->l = g->l;
     } else {
@@ -427,7 +457,7 @@ void fc_graphs_exec_created(CUgraphExec exec, CUgraph graph)
 
 static void row_of(const exec_rec *x, fc_graph_exec_row *r)
 {
-    r->exec_id = (uint32_t)(x->id - 1);
+    r->exec_id = x->number;
     r->graph_id = x->graph_id;
     r->gemms = x->l.gemms;
     r->flops = x->l.flops;
@@ -476,7 +506,7 @@ void fc_graphs_exec_updated(CUgraphExec exec, CUgraph graph)
         fc_glist empty;
         memset(&empty, 0, sizeof empty);
         x->l = g != NULL ? g->l : empty;
-        x->graph_id = (uint32_t)(gid ? gid - 1 : 0);
+        x->graph_id = graph_number(g, gid);
     }
     fc_spin_unlock(&lock);
 }
@@ -524,8 +554,9 @@ void fc_graphs_get(fc_graphs_view *out)
 {
     memset(out, 0, sizeof *out);
     fc_spin_lock(&lock);
-    out->replays_visible = st.visible;
-    snprintf(out->reason, sizeof out->reason, "%s", st.visible ? "" : st.reason);
+    out->replays_visible = st.visible || st.runtime;
+    out->seen_by = st.visible ? "CUPTI" : st.runtime ? "CUDA runtime" : NULL;
+    snprintf(out->reason, sizeof out->reason, "%s", out->replays_visible ? "" : st.reason);
     out->captures = st.captures;
     out->captured_calls = st.captured_calls;
     out->captured_flops = st.captured_flops;

@@ -228,9 +228,10 @@ static void give_up(int loud, const char *why)
     fc_graphs_set_visible(0, why);
     fc_hwflops_off(why);
     if (loud || wanted_loudly())
-        fc_warn("CUPTI: %s; counting goes on without it (CUDA-graph replays%s cannot be "
-                "seen)",
-                reason, fc_opt.kernels || fc_opt.hw_flops ? ", kernels, hardware FLOPs" : "");
+        fc_warn("CUPTI: %s; counting goes on without it (CUDA-graph replays are followed "
+                "through the shared CUDA runtime only%s)",
+                reason,
+                fc_opt.kernels || fc_opt.hw_flops ? "; kernels, hardware FLOPs cannot be seen" : "");
 }
 
 static void at_exit_flush(void)

@@ -9,11 +9,18 @@
  * diagonal 48, seqlen_k 56, head_dim 100, head_dim_value 104, num_queries
  * 108, num_keys 112, custom_mask_type 120 (u8: 0 none, 1 causal from the
  * top left, 2 from the bottom right), num_batches 200, num_heads 204,
- * use_dropout 208. The backward struct (kernel_backward.h) in two
+ * use_dropout 208; PyTorch 2.15's, as large, has a window_size at 88
+ * before the scale and no causal_diagonal_ptr: seqlen_k 48, head_dim 96,
+ * head_dim_value 100, num_queries 104, num_keys 108, custom_mask_type 116,
+ * num_batches 192, num_heads 204, q_heads_per_kv 208, use_dropout 212 (read off its real
+ * launches on the null GPU; both are tried, the grid decides). The
+ * backward struct (kernel_backward.h) in two
  * versions: 456 bytes (head_dim 144, head_dim_value 148, num_queries 152,
  * num_keys 156, num_heads 160, custom_mask_type 164, num_batches 368,
  * num_splits_key 372) and, with grouped-query support, 464 bytes
- * (q_heads_per_kv 164 and everything after it 4 or 8 bytes on); both:
+ * (q_heads_per_kv 164 and everything after it 4 or 8 bytes on), and
+ * PyTorch 2.15's (as the latter to the mask, num_batches 384,
+ * num_splits_key 396); all:
  * bias 24, cu_seqlens_q/k 64/72, window_size 136 (0: none). The tile
  * (queries x keys per block) and kMaxK, the bound on both head dims, come
  * from the template arguments in the name. Grids: forward
@@ -110,18 +117,36 @@ static int dims_ok(const fc_ktraits *t, int64_t b, int64_t h, int64_t s_q, int64
            dv <= t->head_dim && mask >= 0 && mask <= 2;
 }
 
-static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char *why, size_t n)
+/* The forward layouts: head_dim, head_dim_value, num_queries, num_keys,
+ * custom_mask_type (u8), num_batches, num_heads, q_heads_per_kv (-1: none),
+ * use_dropout (u8), causal_diagonal_ptr (-1: none), seqlen_k_ptr,
+ * window_size (-1: none). */
+typedef struct fwd_layout {
+    int16_t d, dv, s_q, s_k, mask, batches, heads, qhpk, drop, diag, seqlen_k, window;
+} fwd_layout;
+static const fwd_layout FW[2] = {
+    {100, 104, 108, 112, 120, 200, 204, -1, 208, 48, 56, -1},
+    /* PyTorch 2.15: a window_size before the scale, no causal_diagonal_ptr
+     * (measured on the null GPU with distinct b, h, s_q, s_k, mask, dropout) */
+    {96, 100, 104, 108, 116, 192, 204, 208, 212, -1, 48, 88},
+};
+
+static int decode_fwd_as(const fwd_layout *y, const fc_ktraits *t, const fc_kparams *k, fc_attn *a,
+                         char *why, size_t n)
 {
     const void *p = k->p;
-    int64_t d = fc_kp_i32(p, 100), dv = fc_kp_i32(p, 104), s_q = fc_kp_i32(p, 108);
-    int64_t s_k = fc_kp_i32(p, 112), b = fc_kp_i32(p, 200), h = fc_kp_i32(p, 204);
-    int mask = fc_kp_u8(p, 120), drop = fc_kp_u8(p, 208);
-    if (!dims_ok(t, b, h, s_q, s_k, d, dv, mask) || drop > 1 || (drop && !t->mem_dropout)) {
+    int64_t d = fc_kp_i32(p, y->d), dv = fc_kp_i32(p, y->dv), s_q = fc_kp_i32(p, y->s_q);
+    int64_t s_k = fc_kp_i32(p, y->s_k), b = fc_kp_i32(p, y->batches), h = fc_kp_i32(p, y->heads);
+    int mask = fc_kp_u8(p, y->mask), drop = fc_kp_u8(p, y->drop);
+    int64_t win = y->window >= 0 ? fc_kp_i32(p, y->window) : 0;
+    int64_t qhpk = y->qhpk >= 0 ? fc_kp_i32(p, y->qhpk) : 1;
+    if (!dims_ok(t, b, h, s_q, s_k, d, dv, mask) || drop > 1 || (drop && !t->mem_dropout) ||
+        qhpk < 1 || h % qhpk != 0) {
         snprintf(why, n,
-                 "b %lld, h %lld, %lld x %lld, head dims %lld/%lld (kMaxK %d), mask %d, "
-                 "dropout %d out of range",
-                 (long long)b, (long long)h, (long long)s_q, (long long)s_k, (long long)d,
-                 (long long)dv, t->head_dim, mask, drop);
+                 "b %lld, h %lld (%lld per kv head), %lld x %lld, head dims %lld/%lld (kMaxK "
+                 "%d), mask %d, dropout %d out of range",
+                 (long long)b, (long long)h, (long long)qhpk, (long long)s_q, (long long)s_k,
+                 (long long)d, (long long)dv, t->head_dim, mask, drop);
         return -1;
     }
     if (k->grid[0] != fc_kp_ceil(s_q, t->block_m) || k->grid[1] != h || k->grid[2] != b) {
@@ -129,9 +154,14 @@ static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char
                  k->grid[1], k->grid[2], (long long)b, (long long)h, (long long)s_q);
         return -1;
     }
-    const void *diag = fc_kp_ptr(p, 48);
-    shape(a, FC_ATTN_FWD, t, b, h, h, s_q, s_k, d, dv, diag ? 0 : mask);
-    if (fc_kp_ptr(p, 32) || fc_kp_ptr(p, 40) || fc_kp_ptr(p, 56) || diag)
+    if (win != 0) { /* -2: the layout fits, the call is not decoded */
+        snprintf(why, n, "a sliding window (window_size %lld) flopcount does not decode",
+                 (long long)win);
+        return -2;
+    }
+    const void *diag = y->diag >= 0 ? fc_kp_ptr(p, y->diag) : NULL;
+    shape(a, FC_ATTN_FWD, t, b, h, h / qhpk, s_q, s_k, d, dv, diag ? 0 : mask);
+    if (fc_kp_ptr(p, 32) || fc_kp_ptr(p, 40) || fc_kp_ptr(p, y->seqlen_k) || diag)
         a->flags |= FC_ATTN_BOUND; /* lengths (or diagonals) in device memory */
     if (fc_kp_ptr(p, 24))
         a->flags |= FC_ATTN_BIAS;
@@ -140,12 +170,33 @@ static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char
     return 0;
 }
 
-/* the two backward versions: head, q_heads_per_kv (-1 none), mask,
- * num_batches, num_splits_key offsets */
+static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char *why, size_t n)
+{
+    fc_attn got[2];
+    int ok = 0;
+    char first[256] = "";
+    int fits = 0;
+    for (int i = 0; i < 2; i++) {
+        char w[256];
+        int rc = decode_fwd_as(&FW[i], t, k, &got[ok], w, sizeof w);
+        if (rc == 0)
+            ok++;
+        else if (first[0] == '\0' || (rc == -2 && !fits)) /* the fitting layout's reason first */
+            snprintf(first, sizeof first, "%s", w);
+        fits |= rc == -2;
+    }
+    return fc_kp_pick(got, ok, first, "memory-efficient forward", a, why, n);
+}
+
+/* the backward versions: size (0: not known), q_heads_per_kv (-1 none),
+ * mask, num_batches, num_splits_key offsets; the third is PyTorch 2.15's
+ * (measured on the null GPU, where the parameter size is not known) */
 typedef struct bwd_layout {
     int16_t size, qhpk, mask, batches, splits;
 } bwd_layout;
-static const bwd_layout BW[2] = {{456, -1, 164, 368, 372}, {464, 164, 168, 376, 380}};
+#define BW_COUNT 3
+static const bwd_layout BW[BW_COUNT] = {
+    {456, -1, 164, 368, 372}, {464, 164, 168, 376, 380}, {0, 164, 168, 384, 396}};
 
 static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kparams *k, fc_attn *a,
                          char *why, size_t n)
@@ -202,17 +253,17 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
         }
         return decode_fwd(t, k, a, why, n);
     }
-    /* without the size, the fields read end below the smaller struct */
-    int64_t need = k->size > 0 ? k->size : 384;
+    /* without the size, the fields read end below 400 bytes */
+    int64_t need = k->size > 0 ? k->size : 400;
     if (k->avail > 0 && k->avail < need) {
         snprintf(why, n, "only %lld bytes of parameters passed", (long long)k->avail);
         return -1;
     }
-    fc_attn got[2];
+    fc_attn got[BW_COUNT];
     int ok = 0, tried = 0;
     char first[256] = "";
-    for (int i = 0; i < 2; i++) {
-        if (k->size > 0 && k->size != BW[i].size)
+    for (int i = 0; i < BW_COUNT; i++) {
+        if (k->size > 0 && BW[i].size > 0 && k->size != BW[i].size)
             continue;
         tried++;
         char w[256];

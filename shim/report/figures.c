@@ -12,6 +12,7 @@
 #include "core/options.h"
 #include "detect/segment.h"
 #include "dtype.h"
+#include "nullgpu_note.h"
 #include "peak.h"
 #include "run_figures.h"
 #include "stats.h"
@@ -168,6 +169,10 @@ void fc_figures_compute(fc_figures *f, int may_look)
         f->last_seconds = fc_iteration_seconds(&last);
     }
     steady_of(f);
+    if (fc_opt.null_gpu[0] != '\0') { /* host times: no utilization at all */
+        f->util_reason = FC_NULL_GPU_NO_UTILIZATION;
+        return;
+    }
     if (f->steady == 0 || f->median_seconds <= 0) {
         f->util_reason = "no training iterations with a measured time";
         return;

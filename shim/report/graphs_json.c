@@ -43,6 +43,7 @@ void fc_report_graphs_json(fc_jw *w)
     fc_jw_obj_begin(w, "graphs");
     fc_jw_bool(w, "replays_visible", g.replays_visible);
     fc_jw_str(w, "reason", g.replays_visible ? NULL : g.reason);
+    fc_jw_str(w, "seen_by", g.seen_by);
     fc_jw_u64(w, "captures", g.captures);
     fc_jw_u64(w, "captured_calls", g.captured_calls);
     fc_jw_u128(w, "captured_flops", g.captured_flops);
@@ -99,11 +100,11 @@ void fc_report_graphs_text(int fd)
     }
     say(fd, line,
         snprintf(line, sizeof line,
-                 "flopcount: CUDA graphs: %llu captures (%llu GEMMs captured), %llu "
-                 "instantiated, %llu launches counted %llu GEMM calls%s\n",
-                 (unsigned long long)g.captures, (unsigned long long)g.captured_calls,
-                 (unsigned long long)g.instantiations, (unsigned long long)g.launches,
-                 (unsigned long long)g.launched_calls,
+                 "flopcount: CUDA graphs (seen through %s): %llu captures (%llu GEMMs "
+                 "captured), %llu instantiated, %llu launches counted %llu GEMM calls%s\n",
+                 g.seen_by ? g.seen_by : "?", (unsigned long long)g.captures,
+                 (unsigned long long)g.captured_calls, (unsigned long long)g.instantiations,
+                 (unsigned long long)g.launches, (unsigned long long)g.launched_calls,
                  g.unknown_launches ? "; some launches were of graphs made before "
                                       "flopcount saw them (not counted)"
                                     : ""));

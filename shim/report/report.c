@@ -27,6 +27,7 @@
 #include "flopcount.h"
 #include "destination.h"
 #include "jsonw.h"
+#include "nullgpu_note.h"
 #include "launch_json.h"
 #include "live.h"
 #include "prometheus.h"
@@ -226,6 +227,12 @@ static void write_json(int fd, const char *status)
     }
     write_process(w);
     fc_jw_str(w, "status", status);
+    if (fc_opt.null_gpu[0] != '\0') { /* the run is on the null GPU (nullgpu_note.h) */
+        fc_jw_obj_begin(w, "null_gpu");
+        fc_jw_str(w, "device", fc_opt.null_gpu);
+        fc_jw_str(w, "caveat", FC_NULL_GPU_CAVEAT);
+        fc_jw_obj_end(w);
+    }
     fc_jw_double(w, "wall_seconds", (double)(fc_now_ns() - fc_process_start_ns()) / 1e9);
     fc_jw_obj_begin(w, "totals"); /* the section's table: analysis/run/schema_totals.h */
     fc_totals_rec tr = {.gemm_calls = t.calls,

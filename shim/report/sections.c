@@ -21,6 +21,7 @@
 #include "dtype.h"
 #include "figures.h"
 #include "inferred.h"
+#include "nullgpu_note.h"
 #include "probe/gputime.h"
 #include "rate.h"
 #include "profile_json.h"
@@ -462,10 +463,13 @@ void fc_report_sections_text(int fd, int interrupted)
                          pc->device[0] ? ": " : "", pc->device, mix));
         }
         else if (x.steady > 0 && x.median_seconds > 0)
-            say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", pc->reason));
+            say(fd, line, snprintf(line, sizeof line, "flopcount: HFU/MFU not shown: %s\n", x.util_reason));
         if (locked) /* its buffers are the drainer's too */
             fc_inferred_text(fd, &x);
     }
+    if (fc_opt.null_gpu[0] != '\0' && (v->count > 0 || x.totals.calls > 0))
+        say(fd, line, snprintf(line, sizeof line, "flopcount: on the null GPU (%s): %s\n",
+                               fc_opt.null_gpu, FC_NULL_GPU_CAVEAT));
     if (x.ev.count > 0) { /* the words of 'flopcount report' (tools/report/report_text.c) */
         double ef = fc_u128_to_double(x.ev.flops), es = fc_ticks_seconds(x.ev.ticks);
         char rate[32];

@@ -477,6 +477,18 @@ static const struct {
 
 #define N_ATTRS (sizeof header_attrs / sizeof header_attrs[0])
 
+/* Known beyond the 9.19 header: attributes of newer cuDNNs that PyTorch
+ * 2.15's cuDNN 9.26 sets, read as FLOP-neutral (shim/cudnn/desc_attrs.c):
+ * CUDNN_ATTR_OPERATION_RESHAPE_MODE (9.22) and
+ * CUDNN_ATTR_OPERATION_SDPA_FWD_SOFTMAX_DESC (9.21). */
+static const struct {
+    int type, attr;
+} newer_attrs[] = {
+    {CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, 2202},
+    {CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, 2814},
+};
+#define N_NEWER (sizeof newer_attrs / sizeof newer_attrs[0])
+
 static void test_known_attributes(void **state)
 {
     (void)state;
@@ -484,13 +496,20 @@ static void test_known_attributes(void **state)
         if (!fc_cattr_known(header_attrs[i].type, header_attrs[i].attr))
             fail_msg("attribute %d of descriptor type %d not known", header_attrs[i].attr,
                      header_attrs[i].type);
-    /* and nothing else: per type, as many known numbers as the header names */
+    for (size_t i = 0; i < N_NEWER; i++)
+        if (!fc_cattr_known(newer_attrs[i].type, newer_attrs[i].attr))
+            fail_msg("attribute %d of descriptor type %d not known", newer_attrs[i].attr,
+                     newer_attrs[i].type);
+    /* and nothing else: per type, as many known numbers as the header
+     * names, and the newer ones */
     for (int type = 0; type < FC_CD_KNOWN + 2; type++) {
         int known = 0, named = 0;
         for (int attr = 0; attr < 4000; attr++)
             known += fc_cattr_known(type, attr);
         for (size_t i = 0; i < N_ATTRS; i++)
             named += header_attrs[i].type == type;
+        for (size_t i = 0; i < N_NEWER; i++)
+            named += newer_attrs[i].type == type;
         if (known != named)
             fail_msg("descriptor type %d: %d attributes known, the header names %d", type, known,
                      named);

@@ -67,6 +67,12 @@ fc_cupti_case(runtime_cupti runtime ${FC_FAKE_CUPTI})
 fc_cupti_case(runtime_off runtime 0 FLOPCOUNT_KERNELS=1)
 fc_cupti_case(runtime_missing runtime /nonexistent/libcupti.so.13)
 fc_cupti_case(runtime_busy runtime ${FC_FAKE_CUPTI} FAKE_CUPTI_SUBSCRIBE_RESULT=39 FLOPCOUNT_KERNELS=1)
+# Graphs through the runtime's graph calls (PyTorch's path): counted at each
+# replay by CUPTI's callbacks, and without them - another subscriber holds
+# CUPTI (cuptiSubscribe fails), or CUPTI is off - by the runtime's hooks.
+fc_cupti_case(rtgraphs_cupti rtgraphs ${FC_FAKE_CUPTI})
+fc_cupti_case(rtgraphs_busy rtgraphs ${FC_FAKE_CUPTI} FAKE_CUPTI_SUBSCRIBE_RESULT=39)
+fc_cupti_case(rtgraphs_off rtgraphs 0)
 # The real CUPTI 13 of the toolkit with no driver behind it (the fake one
 # has none of CUPTI's private entry points): cuptiSubscribe fails.
 find_file(FC_REAL_CUPTI libcupti.so.13 PATHS ${FLOPCOUNT_CUDA_LIBDIR}

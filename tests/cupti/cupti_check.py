@@ -349,6 +349,40 @@ def case_runtime_real():
     eq(rep["hw_flops"]["status"], "off", "hw_flops.status")
 
 
+# ---- graphs through the runtime's graph calls (rtgraphs) ----
+
+def rtgraphs_common(seen_by):
+    launched = 3 * (F[2] + F[3]) + 6 * F[5] + F[6]     # x0 2x, clone 1x, x0 updated 3x, x3 1x
+    totals(3 + 13, 3 * F[1] + launched)
+    graphs(replays_visible=True, captures=4, captured_calls=6,
+           captured_flops=F[2] + F[3] + 2 * F[5] + F[7] + F[6], instantiations=4, clones=1,
+           exec_updates=1, launches=7, launched_calls=13, launched_flops=launched,
+           unknown_launches=0, never_launched_calls=1, never_launched_flops=F[7],
+           invalidated_calls=0, dropped_calls=0)
+    eq(rep["graphs"].get("seen_by"), seen_by, "graphs.seen_by")
+    rows = sorted((e["launches"], e["gemms_per_launch"], int(e["flops_per_launch"]))
+                  for e in rep["graphs"]["execs"])
+    eq(rows, sorted([(5, 2, 2 * F[5]), (1, 2, F[2] + F[3]), (0, 1, F[7]), (1, 1, F[6])]),
+       "exec rows (launches, GEMMs and FLOPs per launch)")
+
+
+def case_rtgraphs_cupti():
+    rtgraphs_common("CUPTI")
+    eq(cupti_lines(), [], "flopcount: lines about CUPTI")
+
+
+def case_rtgraphs_busy():
+    """Another subscriber holds CUPTI: the runtime's graph calls count the replays."""
+    rtgraphs_common("CUDA runtime")
+    eq(rep["cupti"]["status"], "off", "cupti.status")
+    check("another CUPTI client" in (rep["cupti"]["reason"] or ""), "cupti.reason %r" % rep["cupti"]["reason"])
+
+
+def case_rtgraphs_off():
+    rtgraphs_common("CUDA runtime")
+    eq(rep["cupti"]["status"], "off", "cupti.status")
+
+
 def case_signal():
     eq(rep["status"], "interrupted", "status")
     k = rep["kernels"]
@@ -364,7 +398,9 @@ CASES = {"signal": case_signal, "graphs_basic": case_basic, "graphs_interleaved"
          "graphs_train": case_train, "kernels": case_kernels, "hwflops": case_hwflops,
          "hw_privileges": case_hw_privileges, "runtime_cupti": case_runtime_cupti,
          "runtime_off": case_runtime_off, "runtime_missing": case_runtime_missing,
-         "runtime_busy": case_runtime_busy, "runtime_real": case_runtime_real}
+         "runtime_busy": case_runtime_busy, "runtime_real": case_runtime_real,
+         "rtgraphs_cupti": case_rtgraphs_cupti, "rtgraphs_busy": case_rtgraphs_busy,
+         "rtgraphs_off": case_rtgraphs_off}
 CASES[case]()
 for f in fails:
     print("cupti_check %s: %s" % (case, f))

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fake_cudart.c - a stand-in libcudart.so.13 with only the stream-capture
- * entry points, forwarding to the fake driver (fake_driver.c): what a
- * program that calls the CUDA runtime through its shared library (PyTorch)
- * looks like to the shim's interposed cudaStreamBeginCapture /
- * cudaStreamEndCapture (shim/hooks/stream_capture.c). */
+ * and graph entry points, forwarding to the fake driver (fake_driver.c):
+ * what a program that calls the CUDA runtime through its shared library
+ * (PyTorch) looks like to the shim's interposed cudaStreamBeginCapture /
+ * cudaStreamEndCapture (shim/hooks/stream_capture.c) and graph calls
+ * (shim/hooks/graphs_rt.c). */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -11,18 +12,66 @@
 #undef cuStreamEndCapture
 CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode);
 CUresult cuStreamEndCapture(CUstream s, CUgraph *g);
+#undef cuGraphLaunch
+#undef cuGraphExecUpdate
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *x, CUgraph g, unsigned long long flags);
+CUresult cuGraphClone(CUgraph *out, CUgraph g);
+CUresult cuGraphLaunch(CUgraphExec x, CUstream s);
+CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info);
+CUresult cuGraphExecDestroy(CUgraphExec x);
+CUresult cuGraphDestroy(CUgraph g);
+
+static cudaError_t rt(CUresult r)
+{
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorIllegalState;
+}
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
 {
-    return cuStreamBeginCapture_v2((CUstream)s, (CUstreamCaptureMode)mode) == CUDA_SUCCESS
-               ? cudaSuccess
-               : cudaErrorIllegalState;
+    return rt(cuStreamBeginCapture_v2((CUstream)s, (CUstreamCaptureMode)mode));
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
 {
-    return cuStreamEndCapture((CUstream)s, (CUgraph *)g) == CUDA_SUCCESS ? cudaSuccess
-                                                                         : cudaErrorIllegalState;
+    return rt(cuStreamEndCapture((CUstream)s, (CUgraph *)g));
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long flags)
+{
+    return rt(cuGraphInstantiateWithFlags((CUgraphExec *)x, (CUgraph)g, flags));
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t g,
+                                          unsigned long long flags)
+{
+    return rt(cuGraphInstantiateWithFlags((CUgraphExec *)x, (CUgraph)g, flags));
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
+{
+    return rt(cuGraphLaunch((CUgraphExec)x, (CUstream)s));
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g,
+                                cudaGraphExecUpdateResultInfo *info)
+{
+    return rt(
+        cuGraphExecUpdate_v2((CUgraphExec)x, (CUgraph)g, (CUgraphExecUpdateResultInfo *)info));
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
+{
+    return rt(cuGraphClone((CUgraph *)out, (CUgraph)g));
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x)
+{
+    return rt(cuGraphExecDestroy((CUgraphExec)x));
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t g)
+{
+    return rt(cuGraphDestroy((CUgraph)g));
 }
 
 /* Kernel registration and launch, as the shared runtime does them: the

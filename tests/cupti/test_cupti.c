@@ -6,7 +6,8 @@
  *   test_cupti MODE
  * MODE: basic interleaved threads forked mixed train kernels hwflops
  *       runtime (the capture through the CUDA runtime: with or without
- *       CUPTI, as the environment says), signal (kernels, then SIGTERM).
+ *       CUPTI, as the environment says), rtgraphs (graphs through the
+ *       runtime's graph calls), signal (kernels, then SIGTERM).
  * Shapes (sgemm NN, m n k):  G1 64 32 16   G2 32 48 64   G3 16 16 128
  *   G4 24 40 8 (cublasLtMatmul)  G5 8 8 8   G6 40 8 24   G7 128 8 8
  * and the GPT training step of tests/iter/fixture_gpt_stream.c (train,
@@ -377,6 +378,56 @@ static void runtime(void)
         OK(cuGraphLaunch(e, S(0)));
 }
 
+/* the graphs through the CUDA runtime's graph calls (PyTorch's path):
+ * 3 eager G1; capture G2 G3 -> instantiate, 2 launches; clone ->
+ * instantiate with flags, 1 launch; a second capture (G5 G5: the same
+ * topology) updates the first exec, 3 launches; a third capture (G7)
+ * instantiated, never launched; all destroyed; then a fourth capture (G6),
+ * its graph destroyed once instantiated (as PyTorch does), 1 launch. */
+static void rtgraphs(void)
+{
+    cudaStream_t s = (cudaStream_t)S(0);
+    cudaGraph_t g[4], clone = NULL;
+    cudaGraphExec_t x[4], xc = NULL;
+    for (int i = 0; i < 3; i++)
+        gemm(0, 1);
+    OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    gemm(0, 2);
+    gemm(0, 3);
+    OK(cudaStreamEndCapture(s, &g[0]));
+    OK(cudaGraphInstantiate(&x[0], g[0], 0));
+    for (int i = 0; i < 2; i++)
+        OK(cudaGraphLaunch(x[0], s));
+    OK(cudaGraphClone(&clone, g[0]));
+    OK(cudaGraphInstantiateWithFlags(&xc, clone, 0));
+    OK(cudaGraphLaunch(xc, s));
+    OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    gemm(0, 5);
+    gemm(0, 5);
+    OK(cudaStreamEndCapture(s, &g[1]));
+    cudaGraphExecUpdateResultInfo info;
+    OK(cudaGraphExecUpdate(x[0], g[1], &info));
+    for (int i = 0; i < 3; i++)
+        OK(cudaGraphLaunch(x[0], s));
+    OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    gemm(0, 7);
+    OK(cudaStreamEndCapture(s, &g[2]));
+    OK(cudaGraphInstantiate(&x[2], g[2], 0));
+    OK(cudaGraphExecDestroy(x[0]));
+    OK(cudaGraphExecDestroy(xc));
+    OK(cudaGraphExecDestroy(x[2]));
+    for (int i = 0; i < 3; i++)
+        OK(cudaGraphDestroy(g[i]));
+    OK(cudaGraphDestroy(clone));
+    OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    gemm(0, 6);
+    OK(cudaStreamEndCapture(s, &g[3]));
+    OK(cudaGraphInstantiate(&x[3], g[3], 0));
+    OK(cudaGraphDestroy(g[3]));
+    OK(cudaGraphLaunch(x[3], s));
+    OK(cudaGraphExecDestroy(x[3]));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -413,6 +464,8 @@ int main(int argc, char **argv)
         hwflops(truth);
     else if (strcmp(m, "runtime") == 0)
         runtime();
+    else if (strcmp(m, "rtgraphs") == 0)
+        rtgraphs();
     else if (strcmp(m, "signal") == 0)
         signal_mode();
     else

@@ -431,6 +431,59 @@ static void memeff_decodes(void **state)
     assert_non_null(strstr(why, "sliding window"));
 }
 
+/* PyTorch 2.15's Params (torch 2.15.0+cu132), fields at the offsets read off
+ * its real launches on the null GPU with distinct batches, heads, kv heads,
+ * lengths, mask and dropout (docs/nullgpu-pytorch.md) */
+static void put32(uint8_t *p, int off, int32_t v)
+{
+    memcpy(p + off, &v, sizeof v);
+}
+
+static void memeff_pt215(void **state)
+{
+    (void)state;
+    fc_attn a;
+    char why[256];
+    _Alignas(8) uint8_t f[272];
+    memset(f, 0, sizeof f);
+    put32(f, 96, 64), put32(f, 100, 64);   /* head_dim, head_dim_value */
+    put32(f, 104, 200), put32(f, 108, 300); /* num_queries, num_keys */
+    f[116] = 1;                             /* custom_mask_type: causal, top left */
+    put32(f, 192, 2), put32(f, 204, 6);     /* num_batches, num_heads */
+    put32(f, 208, 3);                       /* q_heads_per_kv */
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), 0);
+    assert_int_equal(a.b, 2);
+    assert_int_equal(a.h, 6);
+    assert_int_equal(a.h_k, 2);
+    assert_int_equal(a.s_q, 200);
+    assert_int_equal(a.s_k, 300);
+    assert_int_equal(a.align, FC_ATTN_TOP_LEFT);
+    assert_false(a.flags & FC_ATTN_DROPOUT);
+    f[212] = 1; /* use_dropout */
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), 0);
+    assert_true(a.flags & FC_ATTN_DROPOUT);
+    put32(f, 208, 4); /* 6 heads over kv groups of 4: refused */
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), -1);
+    put32(f, 208, 3);
+    put32(f, 88, 128); /* window_size */
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), -1);
+    assert_non_null(strstr(why, "sliding window"));
+    _Alignas(8) uint8_t b[464];
+    memset(b, 0, sizeof b);
+    put32(b, 144, 64), put32(b, 148, 64);   /* head_dim, head_dim_value */
+    put32(b, 152, 256), put32(b, 156, 256); /* num_queries, num_keys */
+    put32(b, 160, 4), put32(b, 164, 2);     /* num_heads, q_heads_per_kv */
+    b[168] = 2;                             /* custom_mask_type: causal, bottom right */
+    put32(b, 384, 2);                       /* num_batches */
+    int16_t splits = 3;                     /* num_splits_key */
+    memcpy(b + 396, &splits, sizeof splits);
+    assert_int_equal(mem(FC_KF_MEMEFF_BWD, MEM_BWD, b, 0, 3, 4, 2, &a, why), 0);
+    assert_int_equal(a.b, 2);
+    assert_int_equal(a.h_k, 2);
+    assert_int_equal(a.align, FC_ATTN_BOTTOM_RIGHT);
+    assert_int_equal(mem(FC_KF_MEMEFF_BWD, MEM_BWD, b, 0, 1, 4, 2, &a, why), -1); /* grid */
+}
+
 /* ---- the registry ---- */
 
 /* distinct addresses (elements of one array: no neighbour aliases) */
@@ -490,6 +543,7 @@ int main(void)
         cmocka_unit_test(foreign_parameter),
         cmocka_unit_test(fa2_defence),
         cmocka_unit_test(memeff_decodes),
+        cmocka_unit_test(memeff_pt215),
         cmocka_unit_test(registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

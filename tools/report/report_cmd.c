@@ -12,6 +12,7 @@
 #include "html.h"
 #include "job.h"
 #include "model_flags.h"
+#include "nullgpu_note.h"
 #include "pages.h"
 #include "parse.h"
 #include "report_view.h"
@@ -201,6 +202,12 @@ static int measured(fc_report_view *v, const args *a)
                  v->rep.utilization.device);
     }
     v->hfu = v->mfu = NAN;
+    if (v->rep.null_gpu[0] != '\0') { /* host times: no utilization, whatever the peak */
+        v->peak = 0;
+        snprintf(v->peak_desc, sizeof v->peak_desc, "%s", FC_NULL_GPU_NO_UTILIZATION);
+        snprintf(v->mix.reason, sizeof v->mix.reason, "%s", FC_NULL_GPU_NO_UTILIZATION);
+        return 0;
+    }
     if (v->has_iterations) {
         /* as the shim's own MFU: recompute left out, and attention's
          * backward at the model convention (2x its forward, not the 2.5x

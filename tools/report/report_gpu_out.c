@@ -31,9 +31,11 @@ static void text_graphs(const fc_report_gpu *g)
         printf("                 replays cannot be seen: %s\n", g->graphs_reason);
         return;
     }
-    printf("                 %llu instantiated, %llu launches counted %llu GEMM calls (%s FLOPs)\n",
+    printf("                 %llu instantiated, %llu launches counted %llu GEMM calls (%s "
+           "FLOPs)%s%s\n",
            (unsigned long long)g->instantiations, (unsigned long long)g->launches,
-           (unsigned long long)g->launched_calls, fc_u128_to_str(g->launched_flops, e));
+           (unsigned long long)g->launched_calls, fc_u128_to_str(g->launched_flops, e),
+           g->graphs_seen_by[0] ? "; seen through " : "", g->graphs_seen_by);
     if (g->never_launched_calls)
         printf("                 %llu captured GEMMs were never launched (%s FLOPs, not counted)\n",
                (unsigned long long)g->never_launched_calls,
@@ -138,6 +140,7 @@ static void json_graphs(fc_jw *w, const fc_report_gpu *g)
     fc_jw_obj_begin(w, "graphs");
     fc_jw_bool(w, "replays_visible", g->replays_visible);
     fc_jw_str(w, "reason", g->replays_visible ? NULL : g->graphs_reason);
+    fc_jw_str(w, "seen_by", g->graphs_seen_by[0] ? g->graphs_seen_by : NULL);
     fc_jw_u64(w, "captures", g->captures);
     fc_jw_u64(w, "captured_calls", g->captured_calls);
     fc_jw_u128(w, "captured_flops", g->captured_flops);

@@ -8,6 +8,7 @@
 #include "rate.h"
 #include "report_view.h"
 #include "report_fmt.h"
+#include "nullgpu_note.h"
 #include "report_gpu_out.h"
 
 #define TOP_SHAPES 5
@@ -37,6 +38,9 @@ static void text_source(const fc_report_view *v)
     const fc_report *r = &v->rep;
     char line[512];
     printf("flopcount report: %s\n", v->path);
+    if (v->rep.null_gpu[0])
+        printf("  null GPU       a run on the null GPU (%s): %s\n", v->rep.null_gpu,
+               v->rep.null_gpu_caveat[0] ? v->rep.null_gpu_caveat : FC_NULL_GPU_CAVEAT);
     if (r->has_job && r->job.command[0] && r->n_procs > 1)
         printf("  job            %.100s%s: %s; several processes (below)\n", r->job.command,
                strlen(r->job.command) > 100 ? " ..." : "", r->job.ended[0] ? r->job.ended : "?");
@@ -223,9 +227,12 @@ static void text_measured(const fc_report_view *v)
     printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
            fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
            unsure);
-    printf("  time           %s (median)\n", fc_fmt_seconds(v->seconds, t, sizeof t));
+    printf("  time           %s (median%s)\n", fc_fmt_seconds(v->seconds, t, sizeof t),
+           v->rep.null_gpu[0] ? ", host time on the null GPU" : "");
     char mix[640];
-    if (v->peak <= 0) {
+    if (v->rep.null_gpu[0]) {
+        printf("  HFU, MFU       none: %s\n", FC_NULL_GPU_NO_UTILIZATION);
+    } else if (v->peak <= 0) {
         printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
         /* each dtype's own peak, from the report (a merge of unlike ranks);
          * or why the mix is unknown too, when its dtypes are */

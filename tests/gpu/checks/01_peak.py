@@ -82,6 +82,7 @@ def evaluate(meta, local, table_peak, util, figures):
 
 def run(c):
     c.need_gpu()
+    c.need_real_gpu('its peak is measured in time')
     meta = c.python_program("peak_load.py", [], "load", 120, under=[])
     report = c.report("load", meta["pid"])
     local = json.loads(c.capture([c.flopcount, "peak", "--json"], "peak_local")).get("local")

@@ -125,6 +125,7 @@ def run(c):
     if not c.has_run_option("--kernels"):
         raise fcgpu.Skip("not built (flopcount run has no --kernels)")
     c.need_gpu()
+    c.need_real_gpu('CUPTI kernel times')
     meta = c.python_program("kernels_load.py", [], "kernels", 120, under=["--kernels"])
     c.finish(*evaluate(c.report("kernels", meta["pid"]), meta, c.figures))
 

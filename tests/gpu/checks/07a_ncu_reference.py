@@ -105,6 +105,7 @@ def evaluate(rows, meta, figures):
 
 def run(c):
     c.need_gpu()
+    c.need_real_gpu('Nsight Compute counters')
     ncu = find_ncu()
     if ncu is None:
         raise fcgpu.Skip("no ncu on this machine")

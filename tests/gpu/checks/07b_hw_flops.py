@@ -161,6 +161,7 @@ def run(c):
     if not c.has_run_option("--hw-flops"):
         raise fcgpu.Skip("not built (flopcount run has no --hw-flops)")
     c.need_gpu()
+    c.need_real_gpu('hardware FLOP counters')
     meta = c.python_program("hw_load.py", ["--mode", "hw"], "hw", 120, under=["--hw-flops"])
     c.finish(*evaluate(c.report("hw", meta["pid"]), meta, ncu_gemm(c.out), c.figures, ncu_attention(c.out)))
 

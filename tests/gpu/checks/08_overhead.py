@@ -62,6 +62,7 @@ def evaluate(rounds, figures):
 
 def run(c):
     c.need_gpu()
+    c.need_real_gpu('step times within a few per cent')
     modes = [("plain", None), ("shim", [])]
     if c.has_run_option("--kernels"):
         modes.append(("kernels", ["--kernels"]))

@@ -217,6 +217,13 @@ class Check:
         if flag != "1":
             raise Skip("no GPU (%s)" % reason)
 
+    def need_real_gpu(self, why):
+        """Skip on the null GPU (FC_NULLGPU=1: nullgpu/, CI's torch_cuda tests),
+        where kernels do nothing and times are the host's: why says what of
+        a real device the check needs."""
+        if os.environ.get("FC_NULLGPU") == "1":
+            raise Skip("needs a real GPU (%s); this run is on the null GPU" % why)
+
     def need_prefix(self):
         if not os.access(self.flopcount, os.X_OK) or not os.path.exists(self.shim):
             raise Fail("no prepared prefix at %s (run tests/gpu/run.sh --prepare)" % self.prefix)

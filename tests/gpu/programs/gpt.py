@@ -25,6 +25,7 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torch.utils.checkpoint as _ckpt
 from torch.utils.checkpoint import checkpoint
 
 import fcmark
@@ -78,10 +79,22 @@ class GPT(nn.Module):
         x = self.tok(idx) + self.pos(self.positions)
         for i, block in enumerate(self.blocks):
             if self.training and i in self.ckpt:
-                x = checkpoint(block, x, use_reentrant=False)
+                # the whole block is recomputed, as the expectation counts:
+                # since PyTorch 2.4 non-reentrant checkpointing stops the
+                # recompute early by default, once every tensor the backward
+                # needs is back, so the block's last GEMM (the MLP's second,
+                # whose output no backward needs) would not run again
+                with early_stop_off():
+                    x = checkpoint(block, x, use_reentrant=False)
             else:
                 x = block(x)
         return self.head(self.ln(x))
+
+
+def early_stop_off():
+    """Full recompute of a checkpointed block (older PyTorch has no early stop)."""
+    f = getattr(_ckpt, "set_checkpoint_early_stop", None)
+    return f(False) if f is not None else contextlib.nullcontext()
 
 
 def parse_args():
