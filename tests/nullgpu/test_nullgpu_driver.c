@@ -257,15 +257,15 @@ static void case_unsupported(void)
 }
 
 /* ---- fork from a threaded process ---- */
-static volatile int stop;
+static int stop; /* atomic */
 
 static void *busy(void *arg)
 {
     (void)arg;
     cuCtxSetCurrent(primary);
-    while (!stop) {
+    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
         CUdeviceptr p;
-        char buf[256];
+        char buf[256] = {0};
         if (cuMemAlloc_v2(&p, 1 << 16) == 0) {
             cuMemcpyHtoD_v2(p, buf, sizeof buf);
             cuMemFree_v2(p);
@@ -310,7 +310,7 @@ static void case_fork(void)
         waitpid(pid, &st, 0);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d: status %#x", k, st);
     }
-    stop = 1;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < 4; i++)
         pthread_join(th[i], NULL);
 }
