@@ -19,7 +19,7 @@ import sys
 import unittest
 
 EXE = SRC = None
-VERBS = ["run", "report", "formula", "peak", "merge"]
+VERBS = ["run", "report", "formula", "peak", "merge", "env"]
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 MAN_OPTION = re.compile(r"\\-\\-([a-z][a-z0-9\\-]*)")
 
