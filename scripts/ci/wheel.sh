@@ -52,7 +52,7 @@ echo "== wheel: auditwheel show, glibc symbol versions"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for arch in x86_64 aarch64; do
-    whl=$(ls dist/flopcount-*-manylinux_2_28_"$arch".whl)
+    whl=$(ls dist/flopcount-*-manylinux*_"$arch".whl)
     show=$("$tools/bin/auditwheel" show "$whl")
     tag=$(printf '%s\n' "$show" | tr -s ' \n' ' ' | grep -o "following platform tag: \"[^\"]*\"" |
           grep -o 'manylinux_[0-9]*_[0-9]*_[a-z0-9_]*' | head -1)
@@ -101,7 +101,7 @@ echo "== wheel: pip install in a fresh venv"
 venv=$work/venv
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 t=$(date +%s%N)
-"$venv/bin/pip" install -q --no-index "$(ls "$root"/dist/flopcount-*-manylinux_2_28_x86_64.whl)"
+"$venv/bin/pip" install -q --no-index "$(ls "$root"/dist/flopcount-*-manylinux*_x86_64.whl)"
 echo "wheel: pip install took $((($(date +%s%N) - t) / 1000000)) ms"
 # Nothing of the build tree: a clean environment, the venv's bin first.
 clean=(env -i HOME="$HOME" LANG=C.UTF-8 TMPDIR="${TMPDIR:-/tmp}" PATH="$venv/bin:/usr/bin:/bin")

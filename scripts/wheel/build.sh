@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# build.sh ARCH [OUTDIR] - the manylinux_2_28 wheel for ARCH (x86_64 or
+# build.sh ARCH [OUTDIR] - the manylinux wheel (glibc 2.28 or older) for ARCH (x86_64 or
 # aarch64) into OUTDIR (default dist/), built on this machine whatever its
 # glibc or architecture:
 #   - the compiler is zig's clang (pip's ziglang) for ARCH-linux-gnu.2.28:
@@ -9,8 +9,9 @@
 #     package (apt-get source, signed by the archive; never committed) with
 #     the same compiler and linked statically: the wheel needs only glibc;
 #   - scikit-build-core runs the project's CMake (pyproject.toml), and
-#     auditwheel repair checks the result and tags it manylinux_2_28 (it
-#     fails when a binary needs a newer glibc symbol or another library).
+#     auditwheel repair checks the result and tags it with the lowest
+#     manylinux the binaries allow (manylinux_2_28 or lower; it fails when a
+#     binary needs another library than glibc's).
 # Everything fetched goes to ~/.cache/flopcount (FLOPCOUNT_CACHE): the tool
 # venv (wheel-tools), the source (src/), the json-c builds (jsonc-TARGET).
 #   bash scripts/wheel/build.sh x86_64
@@ -97,8 +98,11 @@ CMAKE_BUILD_PARALLEL_LEVEL=$jobs \
     --config-settings=build-dir="$cache/wheel-build-$arch" \
     --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$zdir/toolchain.cmake"
 
-# 6. auditwheel: the policy check and the manylinux tag.
+# 6. auditwheel: the policy check and the manylinux tag, the lowest the
+# binaries' glibc symbol versions allow (at most 2_28, the target's). "auto":
+# auditwheel offers named platforms of this machine's architecture only.
 whl=$(ls "$raw"/flopcount-*.whl)
 rm -f "$out"/flopcount-*"$arch".whl
-PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat "manylinux_2_28_$arch" --only-plat -w "$out" "$whl" >/dev/null
-ls "$out"/flopcount-*manylinux_2_28_"$arch".whl
+PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat auto -w "$out" "$whl" >/dev/null 2>&1 ||
+    { PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat auto -w "$out" "$whl"; exit 1; }
+ls "$out"/flopcount-*-manylinux*_"$arch".whl
