@@ -16,6 +16,7 @@ static const struct {
     {"formula", fc_cmd_formula, "analytic model and hardware FLOPs of a transformer"},
     {"peak", fc_cmd_peak, "peak FLOP/s of a device and dtype"},
     {"merge", fc_cmd_merge, "merge per-rank reports into one for the job"},
+    {"env", fc_cmd_env, "print the LD_PRELOAD line that counts a program without 'run'"},
 };
 
 static void usage(FILE *f)

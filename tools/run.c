@@ -58,20 +58,6 @@ static void usage(FILE *f)
             "them. SIGTERM, SIGINT and SIGHUP are passed on to CMD; the exit status is CMD's.\n");
 }
 
-/* The shim next to this executable (fc_run_find_installed: the install's
- * library directory, then the build tree's lib/); FLOPCOUNT_LIB overrides. */
-static int find_shim(char *out, size_t size)
-{
-    const char *env = getenv("FLOPCOUNT_LIB");
-    if (env != NULL && *env != '\0') {
-        if (access(env, R_OK) != 0)
-            return -1;
-        snprintf(out, size, "%s", env);
-        return 0;
-    }
-    return fc_run_find_installed("libflopcount.so", 0, out, size);
-}
-
 static int set_env_checked(const char *name, const char *value, const char *flag,
                            int (*check)(const char *))
 {
@@ -431,7 +417,7 @@ int fc_cmd_run(int argc, char **argv)
                                                                         : "flopcount.json";
     static fc_run r;
     char shim[4096], output[4096];
-    if (find_shim(shim, sizeof shim) != 0) {
+    if (fc_run_find_shim(shim, sizeof shim) != 0) {
         fprintf(stderr, "flopcount run: cannot find libflopcount.so next to this program "
                         "(set FLOPCOUNT_LIB to its path)\n");
         return 2;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run_paths.c - where `flopcount run` finds what it puts into the child's
- * environment, relative to its own executable: the shim (LD_PRELOAD) and
- * the directory of the `flopcount` Python module (PYTHONPATH). Installed,
- * they are in the library directory CMake installed into (FC_BIN_TO_LIB,
- * relative to the bin directory: ../lib/x86_64-linux-gnu for the Debian
- * package, ../lib for another prefix); in the build tree, in lib/ beside
- * bin/. The installed place is tried first. */
+/* run_paths.c - where `flopcount run` and `flopcount env` find what they
+ * put into a program's environment, relative to their own executable: the
+ * shim (LD_PRELOAD) and the directory of the `flopcount` Python module
+ * (PYTHONPATH). Installed, they are in the library directory CMake
+ * installed into (FC_BIN_TO_LIB, relative to the bin directory:
+ * ../lib/x86_64-linux-gnu for the Debian package, ../lib for another prefix
+ * and for the wheel's flopcount/bin and flopcount/lib); in the build tree,
+ * in lib/ beside bin/. The installed place is tried first. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,18 @@ int fc_run_find_installed(const char *name, int want_dir, char *out, size_t size
             return 0;
     }
     return -1;
+}
+
+int fc_run_find_shim(char *out, size_t size)
+{
+    const char *env = getenv("FLOPCOUNT_LIB");
+    if (env != NULL && *env != '\0') {
+        if (access(env, R_OK) != 0 || strlen(env) >= size)
+            return -1;
+        snprintf(out, size, "%s", env);
+        return 0;
+    }
+    return fc_run_find_installed("libflopcount.so", 0, out, size);
 }
 
 int fc_run_python_path(void)

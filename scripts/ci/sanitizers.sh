@@ -31,7 +31,7 @@ for kind in $kinds; do
     *) echo "sanitizers: unknown kind $kind (address or thread)"; exit 2 ;;
     esac
     echo "sanitizers: $kind in $B"
-    if ! cmake -S "$ROOT" -B "$B" -DFLOPCOUNT_SANITIZE="$kind" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    if ! cmake -S "$ROOT" -B "$B" -DFLOPCOUNT_SANITIZE="$kind" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLOPCOUNT_WERROR=ON \
         >"$B.configure.log" 2>&1 || ! cmake --build "$B" -j"$JOBS" >"$B.build.log" 2>&1; then
         echo "sanitizers: $kind: build failed"
         tail -30 "$B.build.log" 2>/dev/null || cat "$B.configure.log"

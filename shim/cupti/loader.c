@@ -92,19 +92,36 @@ static int cupti_major(uint32_t v)
     return 0;
 }
 
+/* Appends text to the diagnostic string dst (size n) when it fits whole,
+ * else ends dst with "..." once: a path cut in the middle would name a
+ * file that does not exist. */
+static void append_shown(char *dst, size_t n, const char *sep, const char *text)
+{
+    size_t used = strlen(dst), seplen = strlen(sep), len = strlen(text);
+    if (used >= 3 && strcmp(dst + used - 3, "...") == 0)
+        return;
+    if (used + seplen + len >= n) {
+        text = "...";
+        len = 3;
+    }
+    if (used + seplen + len < n) {
+        memcpy(dst + used, sep, seplen);
+        memcpy(dst + used + seplen, text, len + 1);
+    }
+}
+
 /* dlopen of one candidate; 0 with the handle, or -1. */
 static void *try_open(const char *path, char *tried, size_t n)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h != NULL) {
         fc_spin_lock(&status_lock);
-        snprintf(library, sizeof library, "%s", path);
+        library[0] = '\0';
+        append_shown(library, sizeof library, "", path);
         fc_spin_unlock(&status_lock);
         return h;
     }
-    size_t used = strlen(tried);
-    if (used + 1 < n)
-        snprintf(tried + used, n - used, "%s%s", used ? ", " : "", path);
+    append_shown(tried, n, tried[0] != '\0' ? ", " : "", path);
     return NULL;
 }
 

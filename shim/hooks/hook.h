@@ -37,7 +37,18 @@ typedef struct fc_hook_entry {
     uint16_t lib; /* enum fc_lib */
     fc_any_fn fn[FC_COPIES];
 } fc_hook_entry;
-#define FC_HOOK_ENTRY __attribute__((used, section("fc_hook_entries"), aligned(8)))
+/* retain: nothing names an entry but __start_/__stop_fc_hook_entries, which
+ * lld (zig's linker, the wheel) does not count as a reference under
+ * --gc-sections; GNU ld keeps such sections anyway. */
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define FC_HOOK_RETAIN retain,
+#endif
+#endif
+#ifndef FC_HOOK_RETAIN
+#define FC_HOOK_RETAIN
+#endif
+#define FC_HOOK_ENTRY __attribute__((used, FC_HOOK_RETAIN section("fc_hook_entries"), aligned(8)))
 _Static_assert(FC_COPIES == 4, "FC_HOOK_DEFINE makes hooks for copies 1, 2 and 3");
 
 #define FC_UNPAREN(...) __VA_ARGS__

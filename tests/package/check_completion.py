@@ -15,7 +15,7 @@ import tempfile
 import unittest
 
 EXE = SCRIPT = None
-VERBS = ["run", "report", "formula", "peak", "merge"]
+VERBS = ["run", "report", "formula", "peak", "merge", "env"]
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 

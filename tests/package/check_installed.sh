@@ -76,8 +76,13 @@ flopcount run --quiet --output "$work/c.json" -- "$work/marker_prog" | grep -q '
 /usr/bin/python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(r["totals"]["gemm_flops"] != 15 * 2 * 32 ** 3)' \
     "$work/c.json" || fail "marker_prog's report"
 
+# flopcount env: the installed library, by its real path
+line=$(flopcount env) || fail "flopcount env"
+case $line in LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libflopcount.so.*) ;; *) fail "flopcount env: $line" ;; esac
+[ -f "${line#LD_PRELOAD=}" ] || fail "flopcount env names no file: $line"
+
 # man pages: rendered without a warning, found by name
-pages=(/usr/share/man/man1/flopcount.1.gz /usr/share/man/man1/flopcount-{run,report,formula,peak,merge}.1.gz
+pages=(/usr/share/man/man1/flopcount.1.gz /usr/share/man/man1/flopcount-{run,report,formula,peak,merge,env}.1.gz
        /usr/share/man/man7/libflopcount.7.gz)
 for p in "${pages[@]}"; do
     [ -f "$p" ] || fail "$p missing"

@@ -19,7 +19,7 @@ import sys
 import unittest
 
 EXE = SRC = None
-VERBS = ["run", "report", "formula", "peak", "merge"]
+VERBS = ["run", "report", "formula", "peak", "merge", "env"]
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 MAN_OPTION = re.compile(r"\\-\\-([a-z][a-z0-9\\-]*)")
 
@@ -98,7 +98,7 @@ class Pages(unittest.TestCase):
 
     def test_groff_renders_without_warnings(self):
         pages = sorted(glob.glob(os.path.join(SRC, "docs", "man", "*.[17]")))
-        self.assertEqual(len(pages), 7)
+        self.assertEqual(len(pages), 8)
         for p in pages:
             with self.subTest(page=os.path.basename(p)):
                 r = subprocess.run(["groff", "-ww", "-z", "-man", p], capture_output=True, text=True)

@@ -28,13 +28,32 @@ typedef struct plan {
     fc_merge ranks;      /* the merge of the ranks */
 } plan;
 
+/* The names of the standard signals, by the macros: glibc's sigabbrev_np
+ * came with 2.32, newer than the wheel's glibc floor (2.28). */
+#define FC_SIG(name) {name, #name}
+static const struct {
+    int sig;
+    const char *name;
+} signal_names[] = {
+    FC_SIG(SIGHUP),  FC_SIG(SIGINT),    FC_SIG(SIGQUIT), FC_SIG(SIGILL),   FC_SIG(SIGTRAP),
+    FC_SIG(SIGABRT), FC_SIG(SIGBUS),    FC_SIG(SIGFPE),  FC_SIG(SIGKILL),  FC_SIG(SIGUSR1),
+    FC_SIG(SIGSEGV), FC_SIG(SIGUSR2),   FC_SIG(SIGPIPE), FC_SIG(SIGALRM),  FC_SIG(SIGTERM),
+    FC_SIG(SIGCHLD), FC_SIG(SIGCONT),   FC_SIG(SIGSTOP), FC_SIG(SIGTSTP),  FC_SIG(SIGTTIN),
+    FC_SIG(SIGTTOU), FC_SIG(SIGURG),    FC_SIG(SIGXCPU), FC_SIG(SIGXFSZ),  FC_SIG(SIGVTALRM),
+    FC_SIG(SIGPROF), FC_SIG(SIGWINCH),  FC_SIG(SIGIO),   FC_SIG(SIGPWR),   FC_SIG(SIGSYS),
+#ifdef SIGSTKFLT
+    FC_SIG(SIGSTKFLT),
+#endif
+};
+
 const char *fc_signal_name(int sig, char *buf, size_t size)
 {
-    const char *abbrev = sigabbrev_np(sig);
-    if (abbrev != NULL)
-        snprintf(buf, size, "SIG%s", abbrev);
-    else
-        snprintf(buf, size, "signal %d", sig);
+    for (size_t i = 0; i < sizeof signal_names / sizeof signal_names[0]; i++)
+        if (signal_names[i].sig == sig) {
+            snprintf(buf, size, "%s", signal_names[i].name);
+            return buf;
+        }
+    snprintf(buf, size, "signal %d", sig);
     return buf;
 }
 

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: Apache-2.0
+# The build as users run it and what the wheel adds to the command:
+# `flopcount env` and `python -m flopcount` (cli_env); a Release build with
+# the default options (build_release_default, label build: a whole build,
+# minutes). The wheel itself is built and checked by scripts/ci/wheel.sh.
+add_test(NAME cli_env
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_env_verb.py $<TARGET_FILE:flopcount_cli>
+          $<TARGET_FILE:flopcount> ${CMAKE_BINARY_DIR}/lib/flopcount/python
+          ${CMAKE_CURRENT_BINARY_DIR}/work-cli-env)
+add_test(NAME build_release_default
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/release_default_build.sh ${CMAKE_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/release-default)
+set_tests_properties(build_release_default PROPERTIES LABELS build TIMEOUT 1800)
