@@ -175,12 +175,36 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
                    &out->hw_median_minus_counted);
 }
 
-int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen)
+static void defaults(fc_report_gpu *out)
 {
-    fc_jctx c = {err, errlen, 0};
     memset(out, 0, sizeof *out);
     out->median_busy_fraction = out->median_gemm_seconds = NAN;
     out->hw_median_flops = out->hw_median_hfu = out->hw_median_minus_counted = NAN;
+}
+
+/* The sections from the parsed top-level object; -1 with the reason in c. */
+static int read_root(fc_jctx *c, json_object *root, fc_report_gpu *out)
+{
+    json_object *cu = fc_jmember(root, "cupti");
+    if (cu != NULL && json_object_is_type(cu, json_type_object)) {
+        out->has_cupti = 1;
+        fc_jget_str(c, cu, "cupti", "status", out->cupti_status, sizeof out->cupti_status);
+        fc_jget_str(c, cu, "cupti", "reason", out->cupti_reason, sizeof out->cupti_reason);
+    }
+    read_graphs(c, fc_jmember(root, "graphs"), out);
+    read_kernels(c, root, out);
+    read_hw(c, fc_jmember(root, "hw_flops"), out);
+    if (c->failed) {
+        fc_report_gpu_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen)
+{
+    fc_jctx c = {err, errlen, 0};
+    defaults(out);
     size_t qlen;
     char *quoted = fc_report_quote_big_ints(text, len, &qlen);
     if (quoted == NULL) {
@@ -194,21 +218,32 @@ int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *
         json_object_put(root);
         return -1;
     }
-    json_object *cu = fc_jmember(root, "cupti");
-    if (cu != NULL && json_object_is_type(cu, json_type_object)) {
-        out->has_cupti = 1;
-        fc_jget_str(&c, cu, "cupti", "status", out->cupti_status, sizeof out->cupti_status);
-        fc_jget_str(&c, cu, "cupti", "reason", out->cupti_reason, sizeof out->cupti_reason);
-    }
-    read_graphs(&c, fc_jmember(root, "graphs"), out);
-    read_kernels(&c, root, out);
-    read_hw(&c, fc_jmember(root, "hw_flops"), out);
+    int rc = read_root(&c, root, out);
     json_object_put(root);
-    if (c.failed) {
-        fc_report_gpu_free(out);
-        return -1;
-    }
-    return 0;
+    return rc;
+}
+
+typedef struct both_ctx {
+    fc_report_gpu *gpu;
+    int *rc;
+    fc_jctx c;
+} both_ctx;
+
+static void gpu_of_tree(void *tree, void *arg)
+{
+    both_ctx *b = arg;
+    *b->rc = read_root(&b->c, tree, b->gpu);
+}
+
+int fc_report_load_both(const char *path, fc_report *out, char *err, size_t errlen,
+                        fc_report_gpu *gpu, int *gpu_rc, char *gpu_err, size_t gpu_errlen)
+{
+    both_ctx b = {gpu, gpu_rc, {gpu_err, gpu_errlen, 0}};
+    defaults(gpu);
+    *gpu_rc = 0;
+    if (gpu_err && gpu_errlen)
+        gpu_err[0] = '\0';
+    return fc_report_load_with(path, out, err, errlen, gpu_of_tree, &b);
 }
 
 int fc_report_gpu_load(const char *path, fc_report_gpu *out, char *err, size_t errlen)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report_read.h"
 #include "u128.h"
 
 #define FC_RGPU_CLASSES                                                                            \
@@ -79,6 +80,13 @@ typedef struct fc_report_gpu {
 int fc_report_gpu_load(const char *path, fc_report_gpu *out, char *err, size_t errlen);
 int fc_report_gpu_parse(const char *text, size_t len, fc_report_gpu *out, char *err, size_t errlen);
 void fc_report_gpu_free(fc_report_gpu *g);
+/* A report and its CUPTI sections from one read and one parse of the file
+ * ('flopcount merge'): the report as fc_report_load (its return value);
+ * the sections, only when the report was read, as fc_report_gpu_load:
+ * *gpu_rc 0, or -1 with the reason in gpu_err. *gpu is safe to
+ * fc_report_gpu_free either way. */
+int fc_report_load_both(const char *path, fc_report *out, char *err, size_t errlen,
+                        fc_report_gpu *gpu, int *gpu_rc, char *gpu_err, size_t gpu_errlen);
 /* Index of a kernel class name in the arrays above, -1 when unknown. */
 int fc_rgpu_class_index(const char *name);
 

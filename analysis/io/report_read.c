@@ -619,7 +619,8 @@ static json_object *tokenize(fc_jctx *c, const char *text, size_t len)
     return root;
 }
 
-int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
+static int parse_with(const char *text, size_t len, fc_report *out, char *err, size_t errlen,
+                      fc_report_tree_fn also, void *ctx)
 {
     fc_jctx c = {err, errlen, 0};
     empty(out);
@@ -665,6 +666,8 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
         read_profile(&c, root, out);
     if (!c.failed && out->is_merge)
         read_merged_model(&c, root, out);
+    if (!c.failed && also != NULL)
+        also(root, ctx);
     json_object_put(root);
     if (c.failed) {
         fc_report_free(out);
@@ -677,7 +680,13 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
     return 0;
 }
 
-int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
+int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
+{
+    return parse_with(text, len, out, err, errlen, NULL, NULL);
+}
+
+int fc_report_load_with(const char *path, fc_report *out, char *err, size_t errlen,
+                        fc_report_tree_fn also, void *ctx)
 {
     fc_jctx c = {err, errlen, 0};
     empty(out);
@@ -689,7 +698,12 @@ int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
     if (len == 0)
         fc_jfail(&c, "empty file (a rank that never finished?)");
     else
-        rc = fc_report_parse(buf, len, out, err, errlen);
+        rc = parse_with(buf, len, out, err, errlen, also, ctx);
     free(buf);
     return rc;
+}
+
+int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen)
+{
+    return fc_report_load_with(path, out, err, errlen, NULL, NULL);
 }

@@ -197,6 +197,13 @@ typedef struct fc_report {
 int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen);
 /* Reads and parses a file; the reason names the problem, not the path. */
 int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
+/* fc_report_load, then also(tree, ctx) on the parsed tree (a json-c
+ * json_object *) when the report was read, before the tree is freed: a
+ * reader that wants other sections too (report_gpu.h) parses each file
+ * once. */
+typedef void (*fc_report_tree_fn)(void *tree, void *ctx);
+int fc_report_load_with(const char *path, fc_report *out, char *err, size_t errlen,
+                        fc_report_tree_fn also, void *ctx);
 /* Frees what a parse allocated and empties *r. */
 void fc_report_free(fc_report *r);
 

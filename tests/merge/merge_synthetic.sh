@@ -191,6 +191,29 @@ errors)
         'j["merge"]["duplicate_reports"][0]["file"].endswith("a-agent.json")' \
         'j["totals"]["gemm_flops"] == 2 * 10 * 2**42 and j["process"]["launcher"] == "torchrun"'
     want_text "$dir/agent2.err" "a-agent.json repeats rank 0; ignored"
+    # The CUPTI sections come from the same parse as the rest (merge_load.c):
+    # a bad one in a rank's report still stops the merge, naming the file and
+    # the field; the same in a skipped launcher's report is never read.
+    mkdir -p "$dir/gpu"
+    "$gen" "$dir/gpu" --ranks 2
+    "$py" - "$dir/gpu/rank1.json" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read().rstrip()
+open(p, "w").write(s[:-1] + ', "kernels": {"kernels": "many"}}\n')
+PY
+    set +e
+    "$cli" merge "$dir/gpu" --json >"$dir/gpu.out" 2>"$dir/gpu.err"
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || fail "merge with a bad kernels section: exit $rc, want 2"
+    [ "$(wc -l <"$dir/gpu.err")" = 1 ] || fail "bad kernels section: $(cat "$dir/gpu.err")"
+    want_text "$dir/gpu.err" "gpu/rank1.json: kernels.kernels: expected a non-negative integer"
+    printf '{"schema": 1, "process": {"rank": null}, "totals": {"gemm_calls": 0, "gemm_flops": 0},
+             "kernels": {"kernels": "many"}}' >"$dir/in/agent.json"
+    "$cli" merge "$dir/in" --json >"$dir/agent3.out" 2>"$dir/agent3.err"
+    check "$dir/agent3.out" 'j["merge"]["ranks_merged"] == 2'
+    want_text "$dir/agent3.err" "agent.json names no rank and ran no GEMM (a launcher process?); skipped"
     ;;
 *)
     fail "unknown scenario"

@@ -183,12 +183,12 @@ typedef struct take_ctx {
 } take_ctx;
 
 /* One parsed report into the merge (fc_merge_load_all's callback). */
-static int take_one(void *arg, size_t i, const char *path, fc_report *r)
+static int take_one(void *arg, size_t i, const char *path, fc_merge_loaded *got)
 {
     take_ctx *t = arg;
     fc_merge *m = t->m;
+    fc_report *r = &got->report;
     char err[512];
-    const char *file = path; /* what was read: an assembled job stands in a temporary file */
     if (t->show != NULL && t->show[i] != NULL)
         path = t->show[i];
     if (r->is_merge) {
@@ -226,8 +226,8 @@ static int take_one(void *arg, size_t i, const char *path, fc_report *r)
         fprintf(stderr, "flopcount merge: out of memory\n");
         return -1;
     }
-    if (fc_merge_gpu_add(file, err, sizeof err) != 0) {
-        fprintf(stderr, "flopcount merge: %s: %s\n", path, err);
+    if (got->gpu_rc != 0 || fc_merge_gpu_add(&got->gpu, err, sizeof err) != 0) {
+        fprintf(stderr, "flopcount merge: %s: %s\n", path, got->gpu_rc != 0 ? got->gpu_err : err);
         return -1;
     }
     return 0;

@@ -12,6 +12,7 @@
 #include "formula.h"
 #include "infer.h"
 #include "jsonw.h"
+#include "report_gpu.h"
 #include "schema_totals.h"
 #include "report_peak.h"
 #include "report_read.h"
@@ -191,11 +192,20 @@ int fc_merge_infer(fc_merge *m);
 /* How the ranks were combined, in words (a model was combined). */
 const char *fc_merge_layout_words(const fc_merge *m, char *buf, size_t size);
 
+/* One report as read: the report, and its CUPTI sections from the same
+ * parse (gpu_rc -1: they could not be read, gpu_err says why). */
+typedef struct fc_merge_loaded {
+    fc_report report;
+    fc_report_gpu gpu;
+    int gpu_rc;
+    char gpu_err[512];
+} fc_merge_loaded;
+
 /* Reads the reports (merge_load.c: several threads, a batch at a time) and
  * calls take for each in the order given, stopping at the first -1. A
  * report that cannot be read is one "flopcount merge: PATH: reason" line
- * and -1. take must not keep r (it is freed after the call). */
-typedef int (*fc_merge_take_fn)(void *ctx, size_t i, const char *path, fc_report *r);
+ * and -1. take must not keep got (it is freed after the call). */
+typedef int (*fc_merge_take_fn)(void *ctx, size_t i, const char *path, fc_merge_loaded *got);
 int fc_merge_load_all(char *const *paths, size_t n, fc_merge_take_fn take, void *ctx);
 
 /* A rank this much (in %) slower than the median of the others is named a

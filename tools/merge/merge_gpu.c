@@ -163,47 +163,43 @@ static int add_hw(const fc_report_gpu *g)
     return push(&hfu_med, &n_hfu, g->hw_median_hfu);
 }
 
-int fc_merge_gpu_add(const char *path, char *err, size_t errlen)
+int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen)
 {
-    fc_report_gpu g;
-    if (fc_report_gpu_load(path, &g, err, errlen) != 0)
-        return -1;
     if (ranks++ == 0) {
         sum.replays_visible = 1;
         sum.median_busy_fraction = sum.median_gemm_seconds = NAN;
         sum.hw_median_flops = sum.hw_median_hfu = sum.hw_median_minus_counted = NAN;
     }
     int rc = 0;
-    if (g.has_cupti) {
+    if (g->has_cupti) {
         sum.has_cupti = 1;
-        ranks_cupti_on += strcmp(g.cupti_status, "on") == 0;
-        if (strcmp(g.cupti_status, "on") != 0 && sum.cupti_reason[0] == '\0')
-            snprintf(sum.cupti_reason, sizeof sum.cupti_reason, "%s", g.cupti_reason);
+        ranks_cupti_on += strcmp(g->cupti_status, "on") == 0;
+        if (strcmp(g->cupti_status, "on") != 0 && sum.cupti_reason[0] == '\0')
+            snprintf(sum.cupti_reason, sizeof sum.cupti_reason, "%s", g->cupti_reason);
     }
-    if (g.has_graphs) {
+    if (g->has_graphs) {
         sum.has_graphs = 1;
-        sum.replays_visible &= g.replays_visible;
-        if (!g.replays_visible && sum.graphs_reason[0] == '\0')
-            memcpy(sum.graphs_reason, g.graphs_reason, sizeof sum.graphs_reason);
-        sum.captures += g.captures;
-        sum.captured_calls += g.captured_calls;
-        sum.captured_flops = fc_u128_sat_add(sum.captured_flops, g.captured_flops);
-        sum.instantiations += g.instantiations;
-        sum.launches += g.launches;
-        sum.launched_calls += g.launched_calls;
-        sum.launched_flops = fc_u128_sat_add(sum.launched_flops, g.launched_flops);
-        sum.unknown_launches += g.unknown_launches;
-        sum.never_launched_calls += g.never_launched_calls;
+        sum.replays_visible &= g->replays_visible;
+        if (!g->replays_visible && sum.graphs_reason[0] == '\0')
+            memcpy(sum.graphs_reason, g->graphs_reason, sizeof sum.graphs_reason);
+        sum.captures += g->captures;
+        sum.captured_calls += g->captured_calls;
+        sum.captured_flops = fc_u128_sat_add(sum.captured_flops, g->captured_flops);
+        sum.instantiations += g->instantiations;
+        sum.launches += g->launches;
+        sum.launched_calls += g->launched_calls;
+        sum.launched_flops = fc_u128_sat_add(sum.launched_flops, g->launched_flops);
+        sum.unknown_launches += g->unknown_launches;
+        sum.never_launched_calls += g->never_launched_calls;
         sum.never_launched_flops =
-            fc_u128_sat_add(sum.never_launched_flops, g.never_launched_flops);
+            fc_u128_sat_add(sum.never_launched_flops, g->never_launched_flops);
     }
-    if (g.has_kernels)
-        rc = add_kernels(&g);
+    if (g->has_kernels)
+        rc = add_kernels(g);
     else if (sum.kernels_reason[0] == '\0')
-        memcpy(sum.kernels_reason, g.kernels_reason, sizeof sum.kernels_reason);
-    if (rc == 0 && g.has_hw)
-        rc = add_hw(&g);
-    fc_report_gpu_free(&g);
+        memcpy(sum.kernels_reason, g->kernels_reason, sizeof sum.kernels_reason);
+    if (rc == 0 && g->has_hw)
+        rc = add_hw(g);
     if (rc != 0)
         snprintf(err, errlen, "out of memory");
     return rc;

@@ -8,8 +8,9 @@
 
 #include "report_gpu.h"
 
-/* Reads the sections of one rank's report and adds them; -1 with a reason. */
-int fc_merge_gpu_add(const char *path, char *err, size_t errlen);
+/* Adds the sections of one rank's report (as fc_report_gpu_load read them);
+ * -1 with a reason (out of memory). */
+int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen);
 /* The job's sections (valid until fc_merge_gpu_free). */
 const fc_report_gpu *fc_merge_gpu_result(void);
 void fc_merge_gpu_free(void);

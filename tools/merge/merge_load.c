@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* merge_load.c - reads the rank reports on a few threads, a batch at a
  * time, and hands them over in the order given. Parsing (json-c) is nearly
- * all of a merge's time; the sums after it are cheap and stay on one thread,
- * so the result does not depend on which thread finished first. */
+ * all of a merge's time, so each file is read and parsed once, on a worker,
+ * for the report and its CUPTI sections both; the sums after it are cheap
+ * and stay on one thread, so the result does not depend on which thread
+ * finished first. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@
 
 typedef struct job {
     const char *path;
-    fc_report report;
+    fc_merge_loaded got;
     int rc;
     char err[512];
 } job;
@@ -33,7 +35,9 @@ static void *worker(void *arg)
         if (i >= p->n)
             return NULL;
         job *j = &p->jobs[i];
-        j->rc = fc_report_load(j->path, &j->report, j->err, sizeof j->err);
+        fc_merge_loaded *g = &j->got;
+        j->rc = fc_report_load_both(j->path, &g->report, j->err, sizeof j->err, &g->gpu,
+                                    &g->gpu_rc, g->gpu_err, sizeof g->gpu_err);
     }
 }
 
@@ -80,8 +84,9 @@ int fc_merge_load_all(char *const *paths, size_t n, fc_merge_take_fn take, void 
                 rc = -1;
             }
             if (rc == 0)
-                rc = take(ctx, base + i, jobs[i].path, &jobs[i].report);
-            fc_report_free(&jobs[i].report);
+                rc = take(ctx, base + i, jobs[i].path, &jobs[i].got);
+            fc_report_free(&jobs[i].got.report);
+            fc_report_gpu_free(&jobs[i].got.gpu);
         }
     }
     free(jobs);
