@@ -14,7 +14,7 @@ read from the built objects with nm. Bottom to top:
                       and nowhere else below the verbs)
   4  render, sums     tools/report/ tools/merge/ tools/job/ tools/html/
                       tools/model_flags.c
-  5  verbs            tools/main.c run*.c peak.c formula.c,
+  5  verbs            tools/main.c env.c run*.c peak.c formula.c,
                       tools/report/report_cmd.c, tools/merge/merge.c,
                       tools/merge/merge_parts.c
 
@@ -37,7 +37,7 @@ TARGETS = ["analysis/CMakeFiles/fc_analysis.dir", "analysis/CMakeFiles/fc_probe.
            "tools/CMakeFiles/flopcount_cli.dir"]
 BASE = {"u128", "stats", "jsonw", "parse", "dtype", "rate", "spans", "kernel_class", "launcher",
         "mkdirs", "dirlock"}
-VERBS = {"tools/main", "tools/run", "tools/run_paths", "tools/run_wait", "tools/peak",
+VERBS = {"tools/main", "tools/env", "tools/run", "tools/run_paths", "tools/run_wait", "tools/peak",
          "tools/formula", "tools/report/report_cmd", "tools/merge/merge",
          "tools/merge/merge_parts"}
 NAMES = ["base utilities", "model maths", "run", "io/probe", "render/sums", "verbs"]
