@@ -42,6 +42,7 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
         profile_of(&v->rep, &p);
         fc_infer_shapes(&p, w, &facts);
         free(w);
+        fc_moe_grouped_read(&p, &v->moe);
     }
     fc_infer_iter it = {.have = v->has_iterations,
                         .flops = v->file_flops,
@@ -222,6 +223,8 @@ void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
     }
     fc_jw_obj_begin(w, "inferred_model");
     fc_jw_str(w, "profile_state", v->rep.profile.state);
+    if (v->moe.found)
+        fc_moe_grouped_json(w, "grouped_experts", &v->moe);
     fc_jw_u64(w, "training_forward", v->rep.profile.training_forward);
     fc_jw_bool(w, "structure_found", in->f.ok);
     fc_jw_str(w, "structure", in->f.ok ? in->f.structure : NULL);
