@@ -57,3 +57,9 @@ LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_LIBCUDA="$5" FLOPCOUNT_READ_DEVIC
                    $<TARGET_FILE:test_moe_devsizes> ${FC_LT_EMU_DIR}
                    $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read})
 endforeach()
+
+# The experts read off grouped calls (analysis/infer_grouped.c) on forward
+# profiles written by hand: gated, two layers' imbalance, bounds, unknowns.
+add_executable(test_moe_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_moe_infer_units.c)
+target_link_libraries(test_moe_infer_units PRIVATE cmocka fc_analysis)
+add_test(NAME moe_infer_units COMMAND test_moe_infer_units)
