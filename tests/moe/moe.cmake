@@ -18,7 +18,12 @@ LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$3" LD_LIBRARY_PATH="$5" FLOPCOUNT_OUTPUT
 # the text report's lines of the experts, by hand (test_moe_split.c's header)
 "$6" report "$1" > "$1.txt"
 grep -qF 'grouped experts: experts=3 moe_ffn=12 top_k=2 shared=1 (ffn 16) over 1 MoE layer' "$1.txt"
-grep -qF 'load imbalance (max group rows / mean): max 1.200, mean 1.200; group rows 5..8' "$1.txt"]=])
+grep -qF 'load imbalance (max group rows / mean): max 1.200, mean 1.200; group rows 5..8' "$1.txt"
+# and laid into the inferred model where its GEMM reader left them unknown
+grep -qE '^  experts +3 +exact +grouped calls' "$1.txt"
+grep -qE '^  topk +2 +exact +grouped calls: 20 routed rows / 10 tokens' "$1.txt"
+grep -qE '^  moe_ffn +12 +exact' "$1.txt"
+grep -qE '^  shared_ffn +16 +exact' "$1.txt"]=])
 add_test(NAME moe_grouped_split
          COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}"
                  $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR}
