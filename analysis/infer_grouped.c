@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_CALLS 1024
+#define MAX_CALLS FC_INFER_MAX_GEMMS /* a profile's entries: every call fits */
 
 typedef struct gcall {
     int64_t out, in, groups, routed, rmin, rmax;

@@ -6,8 +6,10 @@
  * the tokens from the dense GEMMs on the experts' hidden width), the
  * shared experts (dense MLPs beside the grouped calls) and the load
  * imbalance per MoE layer (largest group's rows over the mean group's).
- * Each value exact, a bound or unknown, with the reason. Pure: nothing
- * allocates. Method and limits: docs/moe.md, "The experts read off". */
+ * Each value exact, a bound or unknown, with the reason. Nothing
+ * allocates; not reentrant (a static scratch of the calls: the shim calls
+ * it under the drain lock). Method and limits: docs/moe.md, "The experts
+ * read off the grouped calls". */
 #ifndef FC_INFER_GROUPED_H
 #define FC_INFER_GROUPED_H
 
