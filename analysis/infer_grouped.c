@@ -46,8 +46,7 @@ static void set(fc_moe_val *v, int status, int64_t value, const char *fmt, ...)
 
 static int usable(const fc_fwd_gemm *g)
 {
-    return !g->attention && g->m >= 0 && g->n >= 0 && g->k >= 0 && g->batch >= 1 &&
-           g->count >= 1;
+    return !g->attention && g->m >= 0 && g->n >= 0 && g->k >= 0 && g->batch >= 1 && g->count >= 1;
 }
 
 /* A dense entry as a Linear: out and tok (in is k); B the weight: m rows. */
@@ -251,8 +250,7 @@ void fc_moe_grouped_read(const fc_fwd_profile *p, fc_moe_grouped *out)
     if (n_layers == 0) {
         out->rows_min = 0;
         const char *why = "no grouped call returns to the hidden width (no down projection)";
-        set(&out->experts, FC_MOE_BOUND, c[0].groups,
-            "at most the first call's groups: %s", why);
+        set(&out->experts, FC_MOE_BOUND, c[0].groups, "at most the first call's groups: %s", why);
         set(&out->moe_ffn, FC_MOE_UNKNOWN, 0, "%s", why);
         set(&out->topk, FC_MOE_UNKNOWN, 0, "%s", why);
         set(&out->tokens, FC_MOE_UNKNOWN, 0, "%s", why);

@@ -28,15 +28,15 @@ typedef struct fc_moe_val {
 } fc_moe_val;
 
 typedef struct fc_moe_grouped {
-    int found;                /* grouped calls in the forward */
-    int64_t calls, layers;    /* grouped calls (runs of one weight shape); MoE layers (up calls) */
-    int64_t hidden;           /* the experts' input width */
-    int gated;                /* the up projection is gate and up (fused, or two calls) */
+    int found;             /* grouped calls in the forward */
+    int64_t calls, layers; /* grouped calls (runs of one weight shape); MoE layers (up calls) */
+    int64_t hidden;        /* the experts' input width */
+    int gated;             /* the up projection is gate and up (fused, or two calls) */
     fc_moe_val experts, moe_ffn, topk, tokens, shared, shared_ffn;
-    int64_t routed;           /* routed rows of the first MoE layer */
+    int64_t routed;             /* routed rows of the first MoE layer */
     int64_t rows_min, rows_max; /* group rows over every MoE layer */
-    double imbalance_max;     /* the largest layer's max group rows / mean group rows */
-    double imbalance_mean;    /* that ratio averaged over the layers */
+    double imbalance_max;       /* the largest layer's max group rows / mean group rows */
+    double imbalance_mean;      /* that ratio averaged over the layers */
 } fc_moe_grouped;
 
 /* Reads p's grouped entries (nothing found: out->found = 0). */

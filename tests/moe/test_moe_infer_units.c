@@ -157,8 +157,10 @@ static void none(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(two_layers_gated), cmocka_unit_test(merged_gate_up_bound),
-        cmocka_unit_test(no_down),          cmocka_unit_test(no_dense),
+        cmocka_unit_test(two_layers_gated),
+        cmocka_unit_test(merged_gate_up_bound),
+        cmocka_unit_test(no_down),
+        cmocka_unit_test(no_dense),
         cmocka_unit_test(none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,8 +104,8 @@ static int call(cublasHandle_t hd, char ta, char tb, int m, int n, int k, int wh
         size[e] = 1;
         alpha[e] = 1, beta[e] = 0;
     }
-    return cublasSgemmGroupedBatched(hd, opa, opb, mm, nn, kk, alpha, A, lda, B, ldb, beta, C,
-                                     ldc, E, size) != CUBLAS_STATUS_SUCCESS;
+    return cublasSgemmGroupedBatched(hd, opa, opb, mm, nn, kk, alpha, A, lda, B, ldb, beta, C, ldc,
+                                     E, size) != CUBLAS_STATUS_SUCCESS;
 }
 
 /* The arrays of per-expert pointers cuBLAS reads (device memory). */
@@ -144,34 +144,35 @@ static int dense(cublasHandle_t hd, char ta, char tb, int m, int n, int k, int a
 {
     const float one = 1, zero = 0;
     return cublasSgemm(hd, ta == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N,
-                       tb == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, dn[a], lda, dn[b],
-                       ldb, &zero, dn[c], m) != CUBLAS_STATUS_SUCCESS;
+                       tb == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, dn[a], lda, dn[b], ldb,
+                       &zero, dn[c], m) != CUBLAS_STATUS_SUCCESS;
 }
 
 static int step(cublasHandle_t hd)
 {
     const float *const *cW1 = (const float *const *)W1, *const *cW2 = (const float *const *)W2,
                        *const *cX = (const float *const *)X, *const *cH = (const float *const *)Hc,
-                       *const *cDY = (const float *const *)DY, *const *cDH = (const float *const *)DH;
+                       *const *cDY = (const float *const *)DY,
+                       *const *cDH = (const float *const *)DH;
     float *const *Ho = Hc, *const *DHo = DH;
     int bad = 0;
     nvtxRangePushA("forward");
-    bad |= dense(hd, 'N', 'N', E, T, H, D_WR, E, D_X, H, D_L);        /* router logits */
-    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, Ho);           /* h = W1 x */
-    bad |= call(hd, 'N', 'N', H, 0, F, TOK_N, cW2, cH, Yo);           /* y = W2 h */
-    bad |= dense(hd, 'N', 'N', FS, T, H, D_WS1, FS, D_X, H, D_HS);    /* shared up */
-    bad |= dense(hd, 'N', 'N', H, T, FS, D_WS2, H, D_HS, FS, D_YS);   /* shared down */
+    bad |= dense(hd, 'N', 'N', E, T, H, D_WR, E, D_X, H, D_L);      /* router logits */
+    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, Ho);         /* h = W1 x */
+    bad |= call(hd, 'N', 'N', H, 0, F, TOK_N, cW2, cH, Yo);         /* y = W2 h */
+    bad |= dense(hd, 'N', 'N', FS, T, H, D_WS1, FS, D_X, H, D_HS);  /* shared up */
+    bad |= dense(hd, 'N', 'N', H, T, FS, D_WS2, H, D_HS, FS, D_YS); /* shared down */
     nvtxRangePop();
     nvtxRangePushA("backward");
     bad |= dense(hd, 'T', 'N', FS, T, H, D_WS2, H, D_DYS, H, D_DHS);  /* shared dh */
     bad |= dense(hd, 'N', 'T', H, FS, T, D_DYS, H, D_HS, FS, D_DWS2); /* shared dW2 */
     bad |= dense(hd, 'N', 'T', FS, H, T, D_DHS, FS, D_X, H, D_DWS1);  /* shared dW1 */
-    bad |= call(hd, 'T', 'N', F, 0, H, TOK_N, cW2, cDY, DHo); /* dh = W2^T dy */
-    bad |= call(hd, 'N', 'T', H, F, 0, TOK_K, cDY, cH, DW2);  /* dW2 = dy h^T */
+    bad |= call(hd, 'T', 'N', F, 0, H, TOK_N, cW2, cDY, DHo);         /* dh = W2^T dy */
+    bad |= call(hd, 'N', 'T', H, F, 0, TOK_K, cDY, cH, DW2);          /* dW2 = dy h^T */
     nvtxRangePushA("forward"); /* the checkpointed up projection */
     bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, HR);
     nvtxRangePop();
-    bad |= call(hd, 'N', 'T', F, H, 0, TOK_K, cDH, cX, DW1); /* dW1 = dh x^T */
+    bad |= call(hd, 'N', 'T', F, H, 0, TOK_K, cDH, cX, DW1);     /* dW1 = dh x^T */
     bad |= dense(hd, 'N', 'T', E, H, T, D_DL, E, D_X, H, D_DWR); /* router dW */
     nvtxRangePop();
     return bad;

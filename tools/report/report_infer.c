@@ -27,9 +27,9 @@ static uint64_t moe_laid; /* FC_IK_BIT of the keys laid over */
 
 static const fc_moe_val *moe_val(const fc_moe_grouped *m, int key)
 {
-    return key == FC_IK_EXPERTS  ? &m->experts
-           : key == FC_IK_TOPK   ? &m->topk
-           : key == FC_IK_MOE_FFN ? &m->moe_ffn
+    return key == FC_IK_EXPERTS          ? &m->experts
+           : key == FC_IK_TOPK           ? &m->topk
+           : key == FC_IK_MOE_FFN        ? &m->moe_ffn
            : key == FC_IK_SHARED_EXPERTS ? &m->shared
                                          : &m->shared_ffn;
 }
@@ -45,9 +45,9 @@ static int moe_from_grouped(fc_report_view *v, fc_infer_given *g)
         if ((g->given & FC_IK_BIT(k)) || v->inf.v[k].status != FC_IS_UNKNOWN ||
             x->status != FC_MOE_EXACT)
             continue;
-        int64_t *field = k == FC_IK_EXPERTS  ? &g->m.experts
-                         : k == FC_IK_TOPK   ? &g->m.topk
-                         : k == FC_IK_MOE_FFN ? &g->m.moe_ffn
+        int64_t *field = k == FC_IK_EXPERTS          ? &g->m.experts
+                         : k == FC_IK_TOPK           ? &g->m.topk
+                         : k == FC_IK_MOE_FFN        ? &g->m.moe_ffn
                          : k == FC_IK_SHARED_EXPERTS ? &g->m.shared_experts
                                                      : &g->m.shared_ffn;
         if (k == FC_IK_SHARED_FFN && x->value == 0)
@@ -230,7 +230,7 @@ void fc_report_infer_text(const fc_report_view *v)
             printf("  %-17s %s %lld given, the stream says %lld\n", "disagreement", fc_ik_flag(k),
                    (long long)in->v[k].value, (long long)in->stream_value[k]);
     if (in->complete && in->f.ok) {
-        const char *core = !in->f.core        ? "; attention core left out"
+        const char *core = !in->f.core         ? "; attention core left out"
                            : in->f.attn_layers ? "; attention core at the band the calls ran"
                                                : "";
         if (in->fits_forward)
