@@ -32,6 +32,7 @@ typedef struct fc_fwd_gemm {
     char transa, transb;    /* 'N', 'T', 'C' ('?' when not known) */
     uint64_t count;
     unsigned weight; /* bit 0: A is a weight, bit 1: B */
+    int grouped;     /* one group of a grouped call (cublas?gemmGroupedBatched[Ex]) */
     fc_u128 flops;   /* of all `count` calls */
     /* A fused-attention call instead of a GEMM (m = n = k = -1): its
      * shape (attn.b < 0: not known). Read by infer_attn.c. */

@@ -448,6 +448,9 @@ static void read_profile_gemm(fc_jctx *c, json_object *o, fc_fwd_gemm *g)
         fc_jget_i64(c, o, sec, "batch", &g->batch);
         g->transa = profile_trans(c, o, "transa");
         g->transb = profile_trans(c, o, "transb");
+        char api[64] = "";
+        fc_jget_str(c, o, sec, "api", api, sizeof api);
+        g->grouped = strstr(api, "GroupedBatched") != NULL; /* cublas?gemmGroupedBatched[Ex] */
         if (!c->failed && (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1))
             fc_jfail(c, "%s: m, n, k and batch must be given (non-negative; batch positive)", sec);
     }

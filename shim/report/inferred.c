@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/api.h"
 #include "count/attn_table.h"
 #include "count/counters.h"
 #include "detect/profile.h"
@@ -21,6 +22,7 @@ static fc_infer_work work;
 static fc_infer_facts facts;
 static uint64_t facts_generation; /* the profile's generation the facts are of; 0: none */
 static int facts_state;
+static fc_moe_grouped moe; /* the experts of the grouped calls of that profile */
 
 /* The facts of the current profile (recomputed when it changed); NULL
  * without a profile. */
@@ -44,6 +46,9 @@ static const fc_infer_facts *current(int *state)
             } else if (fc_counters_shape_of(p.ent[i].sig, &g) == 0) {
                 x->m = g.m, x->n = g.n, x->k = g.k, x->batch = g.batch;
                 x->transa = g.transa, x->transb = g.transb;
+                x->grouped = g.api == FC_API_CUBLAS_SGEMM_GROUPED ||
+                             g.api == FC_API_CUBLAS_DGEMM_GROUPED ||
+                             g.api == FC_API_CUBLAS_GEMM_GROUPED_EX;
             } else {
                 x->m = x->n = x->k = x->batch = -1;
                 x->transa = x->transb = '?';
@@ -54,11 +59,18 @@ static const fc_infer_facts *current(int *state)
         }
         fc_fwd_profile fp = {gemms, p.n, p.truncated, p.flops};
         fc_infer_shapes(&fp, &work, &facts);
+        fc_moe_grouped_read(&fp, &moe);
         facts_generation = p.generation;
         facts_state = p.state;
     }
     *state = facts_state;
     return &facts;
+}
+
+const fc_moe_grouped *fc_inferred_moe(void)
+{
+    int state;
+    return current(&state) != NULL && moe.found ? &moe : NULL;
 }
 
 /* The inference for iterations like `it` (forward, all, recompute FLOPs

@@ -8,6 +8,7 @@
 
 #include "detect/steps.h"
 #include "figures.h"
+#include "infer_grouped.h"
 
 /* The formula's model FLOPs of iteration it when the model inferred from
  * a steady profile fits its count exactly: 0 with *model set, else -1
@@ -20,5 +21,8 @@ void fc_inferred_live(const fc_iteration *it, double secs, double peak, char *ou
 /* The summary's line: the inferred model and the formula MFU over the
  * steady iterations, or why there is none. */
 void fc_inferred_text(int fd, const fc_figures *x);
+/* The experts read off the grouped calls of the current forward profile
+ * (analysis/infer_grouped.h); NULL when it has none. */
+const fc_moe_grouped *fc_inferred_moe(void);
 
 #endif

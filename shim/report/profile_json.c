@@ -10,6 +10,7 @@
 #include "count/counters.h"
 #include "detect/profile.h"
 #include "dtype.h"
+#include "inferred.h"
 
 static const char *state_name(int state)
 {
@@ -100,6 +101,9 @@ void fc_profile_report_json(fc_jw *w)
         for (uint32_t i = 0; i < p.n; i++)
             write_gemm(w, &p.ent[i]);
         fc_jw_arr_end(w);
+        const fc_moe_grouped *moe = fc_inferred_moe();
+        if (moe != NULL)
+            fc_moe_grouped_json(w, "grouped_experts", moe);
     }
     fc_jw_obj_end(w);
 }

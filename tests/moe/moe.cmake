@@ -2,7 +2,9 @@
 # Mixture-of-experts paths (docs/moe.md): an expert layer trained through
 # cuBLAS's grouped GEMM over the emulation (tests/emu/cublas_emu.c), its
 # expert GEMMs counted per group and split forward / backward / recompute
-# by NVTX ranges. The cuBLASLt MoE tests are in tests/cublaslt.
+# by NVTX ranges, and the experts, their width, top-k, shared expert and
+# load imbalance read off the grouped calls (JSON and text report). The
+# cuBLASLt MoE tests are in tests/cublaslt.
 set(FC_MOE_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-moe)
 add_executable(test_moe_split ${CMAKE_CURRENT_LIST_DIR}/test_moe_split.c)
 target_include_directories(test_moe_split PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
@@ -12,15 +14,25 @@ mkdir -p "$(dirname "$1")"
 rm -f "$1"
 LD_PRELOAD="$2" NVTX_INJECTION64_PATH="$3" LD_LIBRARY_PATH="$5" FLOPCOUNT_OUTPUT="$1" \
   FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$4" RUN
-"$4" --check "$1"]=])
+"$4" --check "$1"
+# the text report's lines of the experts, by hand (test_moe_split.c's header)
+"$6" report "$1" > "$1.txt"
+grep -qF 'grouped experts: experts=3 moe_ffn=12 top_k=2 shared=1 (ffn 16) over 1 MoE layer' "$1.txt"
+grep -qF 'load imbalance (max group rows / mean): max 1.200, mean 1.200; group rows 5..8' "$1.txt"
+# and laid into the inferred model where its GEMM reader left them unknown
+grep -qE '^  experts +3 +exact +grouped calls' "$1.txt"
+grep -qE '^  topk +2 +exact +grouped calls: 20 routed rows / 10 tokens' "$1.txt"
+grep -qE '^  moe_ffn +12 +exact' "$1.txt"
+grep -qE '^  shared_ffn +16 +exact' "$1.txt"]=])
 add_test(NAME moe_grouped_split
          COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}"
-                 $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR})
+                 $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR}
+                 $<TARGET_FILE:flopcount_cli>)
 # twin: the real cublasSgemmGroupedBatched of the toolkit on the null GPU
 add_test(NAME moe_grouped_split_nullgpu
          COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split_nullgpu.json
                  "${FC_PRELOAD}" $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split>
-                 "${FC_NULLGPU_LIBS}")
+                 "${FC_NULLGPU_LIBS}" $<TARGET_FILE:flopcount_cli>)
 fc_nullgpu_twin(moe_grouped_split_nullgpu)
 
 # The opt-in read of grouped GEMMs' device size arrays (--read-device-sizes):
@@ -50,3 +62,9 @@ LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_LIBCUDA="$5" FLOPCOUNT_READ_DEVIC
                    $<TARGET_FILE:test_moe_devsizes> ${FC_LT_EMU_DIR}
                    $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read})
 endforeach()
+
+# The experts read off grouped calls (analysis/infer_grouped.c) on forward
+# profiles written by hand: gated, two layers' imbalance, bounds, unknowns.
+add_executable(test_moe_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_moe_infer_units.c)
+target_link_libraries(test_moe_infer_units PRIVATE cmocka fc_analysis)
+add_test(NAME moe_infer_units COMMAND test_moe_infer_units)

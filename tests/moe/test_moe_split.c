@@ -17,9 +17,22 @@
  *              (H x F, k = t_e); up: the up projection recomputed (a
  *              checkpoint: 2*F*H*t_e), dW1_e = dh_e x_e^T (F x H, k = t_e);
  *              the layer's input needs no gradient.
- * Each GEMM is 2*F*H*t_e, summed over experts 2*96*20 = 3,840 FLOPs:
- * per step forward 2 x 3,840 = 7,680, backward 3 x 3,840 = 11,520,
- * recompute 3,840; three steps, flopcount_step() after each. */
+ * Each GEMM is 2*F*H*t_e, summed over experts 2*96*20 = 3,840 FLOPs.
+ * Beside the experts, dense cublasSgemm calls on all T tokens: the router
+ * (H -> E, 2*3*10*8 = 480) before them and one shared expert of width
+ * FS = 16 after them (up H -> FS and down FS -> H, 2*16*10*8 = 2,560
+ * each); their backward: the shared expert's dh, dW2, dW1 (3 x 2,560) and
+ * the router's dW (480). Per step forward 7,680 + 5,600 = 13,280,
+ * backward 11,520 + 8,160 = 19,680, recompute 3,840; 25 GEMM records
+ * (18 groups + 7 dense); six steps (weights are confirmed after three),
+ * flopcount_step() after each.
+ *
+ * The experts read off the grouped calls (forward_profile.grouped_experts,
+ * by hand): 3 experts (the down projection's groups, and the router's
+ * width), expert FFN width 12 (its input), not gated, tokens 10 (the
+ * rows of the router and the shared up projection), top-k 20 / 10 = 2,
+ * one shared expert of width 16; one MoE layer, group rows 5..8, load
+ * imbalance max rows / mean rows = 8 / (20 / 3) = 1.2. */
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -30,7 +43,7 @@
 #include <json-c/json.h>
 #include <nvtx3/nvToolsExt.h>
 
-enum { H = 8, F = 12, E = 3, STEPS = 3, MAXT = 8 };
+enum { H = 8, F = 12, E = 3, STEPS = 6, MAXT = 8, T = 10, FS = 16 };
 static const int tokens[E] = {7, 5, 8};
 
 /* Per expert: weights, activations, gradients (F*H >= H*MAXT, F*MAXT). */
@@ -91,8 +104,8 @@ static int call(cublasHandle_t hd, char ta, char tb, int m, int n, int k, int wh
         size[e] = 1;
         alpha[e] = 1, beta[e] = 0;
     }
-    return cublasSgemmGroupedBatched(hd, opa, opb, mm, nn, kk, alpha, A, lda, B, ldb, beta, C,
-                                     ldc, E, size) != CUBLAS_STATUS_SUCCESS;
+    return cublasSgemmGroupedBatched(hd, opa, opb, mm, nn, kk, alpha, A, lda, B, ldb, beta, C, ldc,
+                                     E, size) != CUBLAS_STATUS_SUCCESS;
 }
 
 /* The arrays of per-expert pointers cuBLAS reads (device memory). */
@@ -112,24 +125,55 @@ static int setup(void)
     return 0;
 }
 
+/* The dense side: router and shared expert (DBUF floats each). */
+#define DBUF (FS * T)
+enum { D_WR, D_WS1, D_WS2, D_X, D_L, D_HS, D_YS, D_DYS, D_DHS, D_DL, D_DWR, D_DWS1, D_DWS2, D_N };
+static float *dn[D_N];
+
+static int dense_setup(void)
+{
+    for (int i = 0; i < D_N; i++)
+        if ((dn[i] = dmem(sizeof(float) * DBUF)) == NULL)
+            return -1;
+    return 0;
+}
+
+/* C (m x n, ldc m) = op(A) op(B), k inner; lda/ldb as stored. */
+static int dense(cublasHandle_t hd, char ta, char tb, int m, int n, int k, int a, int lda, int b,
+                 int ldb, int c)
+{
+    const float one = 1, zero = 0;
+    return cublasSgemm(hd, ta == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N,
+                       tb == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, dn[a], lda, dn[b], ldb,
+                       &zero, dn[c], m) != CUBLAS_STATUS_SUCCESS;
+}
+
 static int step(cublasHandle_t hd)
 {
     const float *const *cW1 = (const float *const *)W1, *const *cW2 = (const float *const *)W2,
                        *const *cX = (const float *const *)X, *const *cH = (const float *const *)Hc,
-                       *const *cDY = (const float *const *)DY, *const *cDH = (const float *const *)DH;
+                       *const *cDY = (const float *const *)DY,
+                       *const *cDH = (const float *const *)DH;
     float *const *Ho = Hc, *const *DHo = DH;
     int bad = 0;
     nvtxRangePushA("forward");
-    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, Ho); /* h = W1 x */
-    bad |= call(hd, 'N', 'N', H, 0, F, TOK_N, cW2, cH, Yo); /* y = W2 h */
+    bad |= dense(hd, 'N', 'N', E, T, H, D_WR, E, D_X, H, D_L);      /* router logits */
+    bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, Ho);         /* h = W1 x */
+    bad |= call(hd, 'N', 'N', H, 0, F, TOK_N, cW2, cH, Yo);         /* y = W2 h */
+    bad |= dense(hd, 'N', 'N', FS, T, H, D_WS1, FS, D_X, H, D_HS);  /* shared up */
+    bad |= dense(hd, 'N', 'N', H, T, FS, D_WS2, H, D_HS, FS, D_YS); /* shared down */
     nvtxRangePop();
     nvtxRangePushA("backward");
-    bad |= call(hd, 'T', 'N', F, 0, H, TOK_N, cW2, cDY, DHo); /* dh = W2^T dy */
-    bad |= call(hd, 'N', 'T', H, F, 0, TOK_K, cDY, cH, DW2);  /* dW2 = dy h^T */
+    bad |= dense(hd, 'T', 'N', FS, T, H, D_WS2, H, D_DYS, H, D_DHS);  /* shared dh */
+    bad |= dense(hd, 'N', 'T', H, FS, T, D_DYS, H, D_HS, FS, D_DWS2); /* shared dW2 */
+    bad |= dense(hd, 'N', 'T', FS, H, T, D_DHS, FS, D_X, H, D_DWS1);  /* shared dW1 */
+    bad |= call(hd, 'T', 'N', F, 0, H, TOK_N, cW2, cDY, DHo);         /* dh = W2^T dy */
+    bad |= call(hd, 'N', 'T', H, F, 0, TOK_K, cDY, cH, DW2);          /* dW2 = dy h^T */
     nvtxRangePushA("forward"); /* the checkpointed up projection */
     bad |= call(hd, 'N', 'N', F, 0, H, TOK_N, cW1, cX, HR);
     nvtxRangePop();
-    bad |= call(hd, 'N', 'T', F, H, 0, TOK_K, cDH, cX, DW1); /* dW1 = dh x^T */
+    bad |= call(hd, 'N', 'T', F, H, 0, TOK_K, cDH, cX, DW1);     /* dW1 = dh x^T */
+    bad |= dense(hd, 'N', 'T', E, H, T, D_DL, E, D_X, H, D_DWR); /* router dW */
     nvtxRangePop();
     return bad;
 }
@@ -138,7 +182,8 @@ static int run(void)
 {
     void (*mark)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "flopcount_step");
     cublasHandle_t hd;
-    if (mark == NULL || cublasCreate(&hd) != CUBLAS_STATUS_SUCCESS || setup() != 0) {
+    if (mark == NULL || cublasCreate(&hd) != CUBLAS_STATUS_SUCCESS || setup() != 0 ||
+        dense_setup() != 0) {
         fprintf(stderr, "test_moe_split: no flopcount_step, cuBLAS handle or memory\n");
         return 1;
     }
@@ -162,6 +207,42 @@ static int64_t num(json_object *o, const char *key)
     return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -1;
 }
 
+/* forward_profile.grouped_experts, worked out by hand (the header). */
+static int check_val(json_object *ge, const char *key, int64_t want, const char *status)
+{
+    json_object *v, *st;
+    if (!json_object_object_get_ex(ge, key, &v) || !json_object_object_get_ex(v, "status", &st) ||
+        num(v, "value") != want || strcmp(json_object_get_string(st), status) != 0) {
+        fprintf(stderr, "grouped_experts.%s: %s, want %lld %s\n", key,
+                v ? json_object_to_json_string(v) : "absent", (long long)want, status);
+        return 1;
+    }
+    return 0;
+}
+
+static int check_experts(json_object *root)
+{
+    json_object *fp, *ge, *imb, *v;
+    if (!json_object_object_get_ex(root, "forward_profile", &fp) ||
+        !json_object_object_get_ex(fp, "grouped_experts", &ge) ||
+        !json_object_object_get_ex(ge, "imbalance", &imb)) {
+        fprintf(stderr, "test_moe_split: no forward_profile.grouped_experts.imbalance\n");
+        return 1;
+    }
+    int bad = check_val(ge, "experts", E, "exact") | check_val(ge, "moe_ffn", F, "exact") |
+              check_val(ge, "tokens", T, "exact") | check_val(ge, "top_k", 2, "exact") |
+              check_val(ge, "shared_experts", 1, "exact") |
+              check_val(ge, "shared_ffn", FS, "exact");
+    double ratio = json_object_object_get_ex(imb, "max", &v) ? json_object_get_double(v) : -1;
+    if (num(ge, "moe_layers") != 1 || num(ge, "calls") != 2 || num(ge, "hidden") != H ||
+        num(imb, "routed_rows") != 20 || num(imb, "group_rows_min") != 5 ||
+        num(imb, "group_rows_max") != 8 || ratio < 1.2 - 1e-9 || ratio > 1.2 + 1e-9) {
+        fprintf(stderr, "grouped_experts: %s\n", json_object_to_json_string(ge));
+        bad = 1;
+    }
+    return bad;
+}
+
 static int check(const char *path)
 {
     json_object *root = json_object_from_file(path), *it, *list, *totals;
@@ -172,16 +253,16 @@ static int check(const char *path)
         return 1;
     }
     int bad = 0;
-    /* 6 grouped calls a step, one record per expert: 18 a step */
-    if (num(it, "count") != STEPS || num(totals, "gemm_flops") != STEPS * 6 * 3840 ||
-        num(totals, "gemm_calls") != STEPS * 6 * E) {
+    /* 6 grouped calls a step, one record per expert: 18 a step, and 7 dense */
+    if (num(it, "count") != STEPS || num(totals, "gemm_flops") != STEPS * 36800 ||
+        num(totals, "gemm_calls") != STEPS * (6 * E + 7)) {
         fprintf(stderr, "iterations %lld, FLOPs %lld, GEMMs %lld\n", (long long)num(it, "count"),
                 (long long)num(totals, "gemm_flops"), (long long)num(totals, "gemm_calls"));
         bad = 1;
     }
     for (size_t i = 0; i < json_object_array_length(list); i++) {
         json_object *e = json_object_array_get_idx(list, i);
-        if (num(e, "forward_flops") != 7680 || num(e, "backward_flops") != 11520 ||
+        if (num(e, "forward_flops") != 13280 || num(e, "backward_flops") != 19680 ||
             num(e, "recompute_flops") != 3840) {
             fprintf(stderr, "iteration %zu: forward %lld backward %lld recompute %lld\n", i + 1,
                     (long long)num(e, "forward_flops"), (long long)num(e, "backward_flops"),
@@ -189,6 +270,7 @@ static int check(const char *path)
             bad = 1;
         }
     }
+    bad |= check_experts(root);
     json_object_put(root);
     return bad;
 }

@@ -18,6 +18,60 @@ static void profile_of(const fc_report *r, fc_fwd_profile *p)
     p->flops = r->profile.flops;
 }
 
+/* The MoE keys the GEMM reader left unknown and the grouped calls read
+ * exactly (analysis/infer_grouped.h), laid over as values the formula
+ * uses (like flags, then relabelled as read off the stream); 1 when any. */
+static const int moe_keys[] = {FC_IK_EXPERTS, FC_IK_TOPK, FC_IK_MOE_FFN, FC_IK_SHARED_EXPERTS,
+                               FC_IK_SHARED_FFN};
+static uint64_t moe_laid; /* FC_IK_BIT of the keys laid over */
+
+static const fc_moe_val *moe_val(const fc_moe_grouped *m, int key)
+{
+    return key == FC_IK_EXPERTS          ? &m->experts
+           : key == FC_IK_TOPK           ? &m->topk
+           : key == FC_IK_MOE_FFN        ? &m->moe_ffn
+           : key == FC_IK_SHARED_EXPERTS ? &m->shared
+                                         : &m->shared_ffn;
+}
+
+static int moe_from_grouped(fc_report_view *v, fc_infer_given *g)
+{
+    moe_laid = 0;
+    if (!v->moe.found)
+        return 0;
+    for (size_t i = 0; i < sizeof moe_keys / sizeof moe_keys[0]; i++) {
+        int k = moe_keys[i];
+        const fc_moe_val *x = moe_val(&v->moe, k);
+        if ((g->given & FC_IK_BIT(k)) || v->inf.v[k].status != FC_IS_UNKNOWN ||
+            x->status != FC_MOE_EXACT)
+            continue;
+        int64_t *field = k == FC_IK_EXPERTS          ? &g->m.experts
+                         : k == FC_IK_TOPK           ? &g->m.topk
+                         : k == FC_IK_MOE_FFN        ? &g->m.moe_ffn
+                         : k == FC_IK_SHARED_EXPERTS ? &g->m.shared_experts
+                                                     : &g->m.shared_ffn;
+        if (k == FC_IK_SHARED_FFN && x->value == 0)
+            continue;
+        *field = x->value;
+        g->given |= FC_IK_BIT(k);
+        moe_laid |= FC_IK_BIT(k);
+    }
+    return moe_laid != 0;
+}
+
+static void moe_relabel(fc_report_view *v, fc_infer_given *g)
+{
+    for (size_t i = 0; i < sizeof moe_keys / sizeof moe_keys[0]; i++) {
+        int k = moe_keys[i];
+        if (!(moe_laid & FC_IK_BIT(k)))
+            continue;
+        v->inf.v[k].status = FC_IS_EXACT;
+        snprintf(v->inf.v[k].note, sizeof v->inf.v[k].note, "grouped calls: %s",
+                 moe_val(&v->moe, k)->note);
+        g->given &= ~FC_IK_BIT(k);
+    }
+}
+
 int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_t n)
 {
     fc_infer_given g;
@@ -42,6 +96,7 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
         profile_of(&v->rep, &p);
         fc_infer_shapes(&p, w, &facts);
         free(w);
+        fc_moe_grouped_read(&p, &v->moe);
     }
     fc_infer_iter it = {.have = v->has_iterations,
                         .flops = v->file_flops,
@@ -50,6 +105,9 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
                         .attention_excess_flops = v->file_xs,
                         .ranks = v->scale};
     fc_infer_resolve(&facts, &g, &it, &v->inf);
+    if (moe_from_grouped(v, &g))
+        fc_infer_resolve(&facts, &g, &it, &v->inf);
+    moe_relabel(v, &g);
     v->has_inferred = 1;
     if (!v->inf.complete) {
         snprintf(v->formula_reason, sizeof v->formula_reason, "%s%s",
@@ -172,7 +230,7 @@ void fc_report_infer_text(const fc_report_view *v)
             printf("  %-17s %s %lld given, the stream says %lld\n", "disagreement", fc_ik_flag(k),
                    (long long)in->v[k].value, (long long)in->stream_value[k]);
     if (in->complete && in->f.ok) {
-        const char *core = !in->f.core        ? "; attention core left out"
+        const char *core = !in->f.core         ? "; attention core left out"
                            : in->f.attn_layers ? "; attention core at the band the calls ran"
                                                : "";
         if (in->fits_forward)
@@ -222,6 +280,8 @@ void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
     }
     fc_jw_obj_begin(w, "inferred_model");
     fc_jw_str(w, "profile_state", v->rep.profile.state);
+    if (v->moe.found)
+        fc_moe_grouped_json(w, "grouped_experts", &v->moe);
     fc_jw_u64(w, "training_forward", v->rep.profile.training_forward);
     fc_jw_bool(w, "structure_found", in->f.ok);
     fc_jw_str(w, "structure", in->f.ok ? in->f.structure : NULL);

@@ -385,6 +385,11 @@ void fc_report_print_text(const fc_report_view *v)
     text_measured(v);
     if (v->has_inferred)
         fc_report_infer_text(v);
+    if (v->has_inferred && v->moe.found) {
+        static char moe[2048];
+        fc_moe_grouped_text(&v->moe, moe, sizeof moe);
+        fputs(moe, stdout);
+    }
     if (v->has_model) {
         text_formula(v);
         text_gap(v);

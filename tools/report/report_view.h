@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "formula.h"
+#include "infer_grouped.h"
 #include "jsonw.h"
 #include "model_flags.h"
 #include "attention_view.h"
@@ -66,6 +67,7 @@ typedef struct fc_report_view {
     /* the model read off the forward GEMMs (report_infer.c) */
     int has_inferred; /* the report has a forward profile */
     fc_inferred inf;
+    fc_moe_grouped moe; /* the experts of the profile's grouped calls (moe.found) */
     const char *model_from;   /* "the stream", "flags", "the stream and flags" */
     char formula_reason[300]; /* no formula: why */
     size_t n_ambiguous;       /* steady iterations whose recompute (so MFU) is a guess */
