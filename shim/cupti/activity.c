@@ -62,7 +62,7 @@ typedef struct call_slot_t {
     uint32_t seen; /* a kernel of it was counted already */
 } call_slot_t;
 /* CALL_SLOTS, with bufs: NULL until kernel activity starts */
-static call_slot_t *_Atomic activity_calls;
+static call_slot_t *activity_calls; /* only through __atomic_* (clang refuses them on _Atomic) */
 
 static uint64_t no_buffer, last_flush;
 static int started, finished;
