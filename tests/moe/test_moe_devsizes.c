@@ -144,14 +144,17 @@ static int check(const char *path, const char *mode)
     }
     if (entry == NULL || num(entry, "calls") != 5 || num(entry, "failed_calls") != 0) {
         fprintf(stderr, "test_moe_devsizes: no entry with 5 calls in %s\n", path);
+        json_object_put(root);
         return 1;
     }
     json_object *r = get(entry, "read_from_device"), *nr = get(r, "not_read");
     if (strcmp(mode, "off") == 0) {
         if (r != NULL) {
             fprintf(stderr, "test_moe_devsizes: read_from_device without the option\n");
+            json_object_put(root);
             return 1;
         }
+        json_object_put(root);
         return 0;
     }
     int bad = num(r, "calls") != 2 || num(r, "flops") != 192 || num(r, "groups") != 6 ||
