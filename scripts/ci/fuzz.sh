@@ -32,7 +32,7 @@ for target in parse report_read hfconfig; do
     exe=$B/fuzz_$target
     # shellcheck disable=SC2046 # pkg-config prints several words
     if ! "$CC" -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-        -fno-sanitize-recover=undefined -I"$ROOT/analysis" -I"$ROOT/analysis/io" "$src" \
+        -fno-sanitize-recover=undefined -I"$ROOT/analysis" -I"$ROOT/analysis/run" -I"$ROOT/analysis/io" "$src" \
         "$B/analysis/libfc_analysis_io.a" "$B/analysis/libfc_analysis.a" \
         $(pkg-config --libs json-c) -lm -ldl -o "$exe"; then
         echo "fuzz: $target: build failed"
