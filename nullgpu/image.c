@@ -8,15 +8,21 @@
  * LZ4-compressed: flag 0x2000), the runtime's fatbin wrapper (magic
  * 0x466243b1, pointing at one), a cubin (ELF) or PTX text. Layouts as the
  * ZLUDA project describes them; the field meanings were checked against
- * cubins nvcc 13 writes (readelf). zstd-compressed entries are skipped. */
+ * cubins nvcc 13 writes (readelf). zstd-compressed entries (flag 0x8000:
+ * nvcc's -compress-mode since CUDA 12.8; every kernel of PyTorch 2.15's
+ * cu132 wheels) are decompressed by the system's libzstd.so.1, loaded at
+ * the first one; without it they are skipped (a kernel's parameters then
+ * cannot be told: cuFuncGetParamInfo says NOT_SUPPORTED). */
 #include "nullgpu.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FATBIN_MAGIC 0xBA55ED50u
 #define WRAPPER_MAGIC 0x466243b1u
 #define FLAG_LZ4 0x2000u
+#define FLAG_ZSTD 0x8000u
 #define MAX_ELF (1u << 30)
 
 static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
@@ -171,6 +177,41 @@ static int elf_params(const elf_view *e, const char *name, uint32_t **offsets, u
     return -1;
 }
 
+/* ---- zstd, through libzstd.so.1 (ZSTD_decompress, ZSTD_isError) ---- */
+typedef size_t (*zstd_dec_fn)(void *, size_t, const void *, size_t);
+typedef unsigned (*zstd_err_fn)(size_t);
+static zstd_dec_fn zstd_dec;
+static zstd_err_fn zstd_err;
+static int zstd_state; /* 0 not looked up, 1 there, 2 not there */
+
+static int zstd_ready(void)
+{
+    int st = __atomic_load_n(&zstd_state, __ATOMIC_ACQUIRE);
+    if (st == 0) { /* two threads may both look: dlopen counts references */
+        void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+        zstd_dec_fn d = NULL;
+        zstd_err_fn e = NULL;
+        if (h != NULL) {
+            *(void **)&d = dlsym(h, "ZSTD_decompress");
+            *(void **)&e = dlsym(h, "ZSTD_isError");
+        }
+        __atomic_store_n(&zstd_dec, d, __ATOMIC_RELAXED);
+        __atomic_store_n(&zstd_err, e, __ATOMIC_RELAXED);
+        st = d != NULL && e != NULL ? 1 : 2;
+        __atomic_store_n(&zstd_state, st, __ATOMIC_RELEASE);
+    }
+    return st == 1;
+}
+
+/* One zstd frame of n bytes into out (exactly cap bytes); the length or -1. */
+static long zstd_block(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
+{
+    if (!zstd_ready())
+        return -1;
+    size_t r = __atomic_load_n(&zstd_dec, __ATOMIC_RELAXED)(out, cap, in, n);
+    return __atomic_load_n(&zstd_err, __ATOMIC_RELAXED)(r) || r != cap ? -1 : (long)r;
+}
+
 /* ---- fatbin: each ELF entry in turn, decompressed when needed ---- */
 typedef int (*elf_fn)(const elf_view *e, void *arg);
 
@@ -194,16 +235,19 @@ static int each_elf(const void *image, elf_fn fn, void *arg)
         uint64_t full = rd64(p + 56);
         const unsigned char *payload = p + hsize;
         if (kind == 2) {
-            if (flags & FLAG_LZ4) {
+            if (flags & (FLAG_LZ4 | FLAG_ZSTD)) {
                 if (full > 0 && full < MAX_ELF) {
                     unsigned char *buf = malloc(full);
-                    long got = buf != NULL ? lz4_block(payload, csize ? csize : size, buf, full) : -1;
+                    size_t n = csize ? csize : size;
+                    long got = buf == NULL            ? -1
+                               : (flags & FLAG_LZ4) ? lz4_block(payload, n, buf, full)
+                                                    : zstd_block(payload, n, buf, full);
                     int r = got > 0 && elf_open(buf, &e) ? fn(&e, arg) : 0;
                     free(buf);
                     if (r)
                         return r;
                 }
-            } else if (!(flags & 0x8000) && elf_open(payload, &e)) {
+            } else if (elf_open(payload, &e)) {
                 int r = fn(&e, arg);
                 if (r)
                     return r;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cudnn_abi.h - the numbers of cuDNN 9's backend API that the shim reads:
  * descriptor types, attribute names and types, data types, pointwise and
- * reduction modes, as cudnn_graph.h (cuDNN 9.19) defines them. The shim
- * builds without cuDNN's headers (a CUDA toolkit need not have them), so
- * it keeps its own names for these values; tests/cudnn/test_cudnn_abi.c
- * checks every one against the real header. cuDNN's enums only grow:
- * a value is never renumbered, and a newer cuDNN's new values are what
- * the shim reports as unknown (docs/cudnn.md). */
+ * reduction modes, as cudnn_graph.h (cuDNN 9.19) defines them, and the
+ * few newer ones that PyTorch's cuDNN 9.26 sets (marked with the version
+ * that added them). The shim builds without cuDNN's headers (a CUDA
+ * toolkit need not have them), so it keeps its own names for these
+ * values; tests/cudnn/test_cudnn_abi.c checks every one against the real
+ * headers (9.19; 9.26 where the torch environment has its wheel). cuDNN's
+ * enums only grow: a value is never renumbered, and a newer cuDNN's new
+ * values are what the shim reports as unknown (docs/cudnn.md). */
 #ifndef FC_CUDNN_ABI_H
 #define FC_CUDNN_ABI_H
 
@@ -60,7 +62,10 @@ enum fc_cudnn_desc_type {
     FC_CD_OP_SDPA_FWD = 41,
     FC_CD_OP_MOE_GROUPED_MATMUL = 42,
     FC_CD_OP_SDPA_BWD = 43,
-    FC_CD_KNOWN = 44 /* types of the 9.19 header: 0 .. FC_CD_KNOWN - 1 */
+    FC_CD_KNOWN = 44, /* types of the 9.19 header: 0 .. FC_CD_KNOWN - 1 */
+    /* newer than the 9.19 header (numbers and attributes from cuDNN 9.26's
+     * cudnn_graph.h, as the nvidia-cudnn wheel ships it): */
+    FC_CD_OP_DIAGONAL_BAND_MASK = 44, /* 9.20: a mask j - i against a bound */
 };
 
 /* cudnnBackendAttributeType_t: what the element array of a Set/Get holds */
@@ -193,12 +198,25 @@ enum {
     FC_CA_OP_SDPA_FWD_PAGE_TABLE_VDESC = 2808,
     FC_CA_OP_SDPA_FWD_SEQ_LEN_QDESC = 2809,
     FC_CA_OP_SDPA_FWD_SEQ_LEN_KVDESC = 2810,
+    FC_CA_OP_SDPA_FWD_SUBGRAPH = 2811,            /* 9.21: the score modifier graph */
+    FC_CA_OP_SDPA_FWD_SUBGRAPH_INPUT_UID = 2812,  /* 9.21 */
+    FC_CA_OP_SDPA_FWD_SUBGRAPH_OUTPUT_UID = 2813, /* 9.21 */
 
     FC_CA_OP_SDPA_BWD_QDESC = 2851,
     FC_CA_OP_SDPA_BWD_KDESC = 2852,
     FC_CA_OP_SDPA_BWD_VDESC = 2853,
     FC_CA_OP_SDPA_BWD_SEQ_LEN_QDESC = 2857,
     FC_CA_OP_SDPA_BWD_SEQ_LEN_KVDESC = 2858,
+
+    /* CUDNN_BACKEND_OPERATION_DIAGONAL_BAND_MASK_DESCRIPTOR (9.20) */
+    FC_CA_OP_BAND_XDESC = 3000,
+    FC_CA_OP_BAND_SEQ_LEN_KVDESC = 3001,
+    FC_CA_OP_BAND_SEQ_LEN_QDESC = 3002,
+    FC_CA_OP_BAND_LEFT_BOUND_DESC = 3003,
+    FC_CA_OP_BAND_SHIFT_RIGHT_BOUND_DESC = 3004,
+    FC_CA_OP_BAND_BDESC = 3005,
+    FC_CA_OP_BAND_YDESC = 3006,
+    FC_CA_OP_BAND_COMPARISON_MODE = 3007,
 };
 
 #endif

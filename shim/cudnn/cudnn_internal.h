@@ -25,6 +25,8 @@
 #define FC_CUDNN_VP_OVERRIDES 8u       /* override shapes kept per pack */
 #define FC_CUDNN_SLOTS 6u              /* values a mask reads at execute time, per graph */
 #define FC_CUDNN_WALK_OPS 512u         /* operations of one graph the walk reads */
+#define FC_CUDNN_SUB_OPS 16u           /* operations of a graph kept for an SDPA node's
+                                          score modifier (SDPA_FWD_SUBGRAPH) */
 
 /* fc_cten.flags */
 #define FC_TEN_SEEN 0x01u     /* the descriptor was in the table when it was named */
@@ -68,6 +70,18 @@ enum fc_cwhy {
 #define FC_SDPA_BLOCK_MASK 0x02u /* a block mask in device memory */
 #define FC_SDPA_PAGED 0x04u      /* K/V in a paged cache (page tables) */
 #define FC_SDPA_PT_DIMS 0x08u    /* pt_blocks is known */
+#define FC_SDPA_SUB 0x10u        /* SDPA_FWD_SUBGRAPH set (sub_work: its graph's work) */
+#define FC_SDPA_SUB_IN 0x20u     /* SDPA_FWD_SUBGRAPH_INPUT_UID set */
+#define FC_SDPA_SUB_OUT 0x40u    /* SDPA_FWD_SUBGRAPH_OUTPUT_UID set */
+
+/* fc_cent.u.band.set: the attributes of a diagonal band mask set */
+#define FC_BANDOP_X 0x01u
+#define FC_BANDOP_B 0x02u
+#define FC_BANDOP_SQ 0x04u
+#define FC_BANDOP_SKV 0x08u
+#define FC_BANDOP_LEFT 0x10u
+#define FC_BANDOP_SHIFT 0x20u
+#define FC_BANDOP_MODE 0x40u
 
 /* One live descriptor. */
 typedef struct fc_cent {
@@ -103,8 +117,16 @@ typedef struct fc_cent {
             fc_cten q, k, v;
             int64_t o_uid;
             int64_t pt_blocks; /* K's page table: blocks per sequence (dims[2]) */
+            int64_t sub_in, sub_out; /* the score modifier graph's input (S) and output */
+            uint32_t sub_work; /* its operation graph's work (a reference), 0 none */
             uint8_t opt;       /* FC_SDPA_* */
         } sdpa;
+        struct { /* diagonal band mask (cuDNN 9.20): Y = X where (cond) else B */
+            fc_cten x, b, sq, skv, left, shift;
+            int64_t y_uid;
+            int32_t mode; /* the comparison, a cudnnPointwiseMode_t */
+            uint8_t set;  /* FC_BANDOP_* */
+        } band;
         struct { /* operation graph, heuristics, engine, engine config, plan */
             uint32_t work;   /* its work (index + 1), holding a reference; 0 none */
             uint32_t unc;    /* plan: its uncounted id once finalized */
@@ -174,6 +196,10 @@ typedef struct fc_cwork {
     fc_cslot slot[FC_CUDNN_SLOTS];
     fc_cten q, k, v;   /* attention: the operands as built (dynamic shapes) */
     fc_cgemm gemm[FC_CUDNN_MAX_GEMMS];
+    /* a graph of at most FC_CUDNN_SUB_OPS operations: them, for an SDPA
+     * node that names it as its score modifier (0: more, or none) */
+    uint8_t n_sub_ops;
+    const void *sub_ops[FC_CUDNN_SUB_OPS];
 } fc_cwork;
 
 /* A variant pack's copies. */
@@ -270,10 +296,14 @@ typedef struct fc_cwalk_ctx {
 
 /* The walk's index of uid, or -1. */
 int fc_cwalk_tensor(const fc_cwalk_ctx *c, int64_t uid);
+#define FC_CWALK_IN 6 /* the most inputs an operation has here (a band mask) */
 /* The inputs (snapshots, SEEN ones only) and output uid of operation i;
- * returns the number of inputs (at most 3), *out_uid = 0 when none. */
-int fc_cwalk_io(const fc_cwalk_ctx *c, int i, const fc_cten *in[3], int64_t *out_uid,
+ * returns the number of inputs, *out_uid = 0 when none. */
+int fc_cwalk_io(const fc_cwalk_ctx *c, int i, const fc_cten *in[FC_CWALK_IN], int64_t *out_uid,
                 int *has_out);
+/* 1 when the shim knows descriptor type t (the 9.19 header's, and the
+ * newer ones it reads). */
+int fc_ctype_known(int t);
 
 /* ---- mask_band.c: the mask sub-graph of a composite attention ---- */
 /* Reads the masks applied on the score chain (tensors marked from S and

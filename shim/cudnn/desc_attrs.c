@@ -7,7 +7,9 @@
  * ragged flags; an operation's tensors (copied into the operation when it
  * names them: cuDNN finalizes a tensor before an operation may take it,
  * so the copy is what the operation holds); a pointwise operation's mode
- * and axis (from its pointwise descriptor); the chain from an execution
+ * and axis (from its pointwise descriptor); a diagonal band mask's
+ * tensors and comparison, an SDPA node's score modifier graph (cuDNN 9.20
+ * and 9.21, beyond the 9.19 header); the chain from an execution
  * plan to its operation graph (plan -> engine config -> engine -> graph,
  * or an engine config filled by heuristics through GetAttribute); a
  * variant pack's unique ids, data pointers and override shapes. An
@@ -76,12 +78,20 @@ static const struct known {
     {FC_CD_OP_BLOCK_SCALE_DEQUANTIZE, 2600, 2605},
     {FC_CD_DEVICEPROP, 2700, 2702},
     {FC_CD_OP_SDPA_FWD, 2800, 2810},
+    /* cuDNN 9.21 on (PyTorch 2.15's causal cuDNN SDPA): the score modifier
+     * graph (an operation graph: masks, bias, between the products) with
+     * its input (the scores) and output uids (graph_walk.c reads it) */
+    {FC_CD_OP_SDPA_FWD, 2811, 2813},
     /* cuDNN 9.21 on (PyTorch 2.15's cuDNN SDPA sets it, seen on the null
      * GPU): the softmax descriptor of the SDPA forward. The softmax runs
      * between the two products, whose FLOPs it does not change. */
     {FC_CD_OP_SDPA_FWD, 2814, 2814},
     {FC_CD_OP_SDPA_BWD, 2851, 2862},
     {FC_CD_OP_MOE_GROUPED_MATMUL, 2900, 2908},
+    /* cuDNN 9.20 on (PyTorch 2.15's causal cuDNN SDPA): the diagonal band
+     * mask operation, read by mask_band.c; 3008 and 3009 (cumulative
+     * lengths, 9.24) are not known */
+    {FC_CD_OP_DIAGONAL_BAND_MASK, 3000, 3007},
 };
 
 int fc_cattr_known(int type, int attr)
@@ -321,6 +331,23 @@ static void set_pointwise_op(fc_cent *e, int attr, int atype, int64_t n, const v
     }
 }
 
+/* SDPA_FWD_SUBGRAPH: the score modifier's operation graph, whose
+ * operations (and so its work) were set before; the node keeps a
+ * reference to that work (the graph may be destroyed first). */
+static void set_subgraph(fc_cent *e, int attr, int atype, int64_t n, const void *el)
+{
+    fc_ct_work_unref(e->u.sdpa.sub_work);
+    e->u.sdpa.sub_work = 0;
+    e->u.sdpa.opt |= FC_SDPA_SUB;
+    if (atype != FC_CT_BACKEND_DESCRIPTOR || n != 1)
+        return taint(e, attr);
+    fc_cent *g = fc_ct_find(first_desc(atype, n, el));
+    if (g == NULL || g->type != FC_CD_OPERATIONGRAPH || g->u.link.work == 0)
+        return; /* sub_work 0: the walk says why */
+    fc_ct_work_ref(g->u.link.work);
+    e->u.sdpa.sub_work = g->u.link.work;
+}
+
 static void set_sdpa(fc_cent *e, int attr, int atype, int64_t n, const void *el)
 {
     int fwd = e->type == FC_CD_OP_SDPA_FWD;
@@ -333,6 +360,17 @@ static void set_sdpa(fc_cent *e, int attr, int atype, int64_t n, const void *el)
         return op_tensor(e, attr, atype, n, el, &e->u.sdpa.v);
     if (fwd && attr == FC_CA_OP_SDPA_FWD_ODESC)
         return op_uid(e, attr, atype, n, el, &e->u.sdpa.o_uid);
+    if (fwd && (attr == FC_CA_OP_SDPA_FWD_SUBGRAPH_INPUT_UID ||
+                attr == FC_CA_OP_SDPA_FWD_SUBGRAPH_OUTPUT_UID)) {
+        if (atype != FC_CT_INT64 || n != 1 || el == NULL)
+            return taint(e, attr);
+        int in = attr == FC_CA_OP_SDPA_FWD_SUBGRAPH_INPUT_UID;
+        *(in ? &e->u.sdpa.sub_in : &e->u.sdpa.sub_out) = *(const int64_t *)el;
+        e->u.sdpa.opt |= in ? FC_SDPA_SUB_IN : FC_SDPA_SUB_OUT;
+        return;
+    }
+    if (fwd && attr == FC_CA_OP_SDPA_FWD_SUBGRAPH)
+        return set_subgraph(e, attr, atype, n, el);
     const void *d = first_desc(atype, n, el);
     if (d == NULL)
         return;
@@ -351,6 +389,39 @@ static void set_sdpa(fc_cent *e, int attr, int atype, int64_t n, const void *el)
             e->u.sdpa.opt |= FC_SDPA_PT_DIMS;
         }
     }
+}
+
+/* A diagonal band mask's attributes (cuDNN 9.20): tensors, and its
+ * comparison (a pointwise mode). */
+static void set_band(fc_cent *e, int attr, int atype, int64_t n, const void *el)
+{
+    static const struct {
+        int attr;
+        uint8_t bit;
+        size_t off;
+    } ten[] = {
+        {FC_CA_OP_BAND_XDESC, FC_BANDOP_X, offsetof(fc_cent, u.band.x)},
+        {FC_CA_OP_BAND_BDESC, FC_BANDOP_B, offsetof(fc_cent, u.band.b)},
+        {FC_CA_OP_BAND_SEQ_LEN_QDESC, FC_BANDOP_SQ, offsetof(fc_cent, u.band.sq)},
+        {FC_CA_OP_BAND_SEQ_LEN_KVDESC, FC_BANDOP_SKV, offsetof(fc_cent, u.band.skv)},
+        {FC_CA_OP_BAND_LEFT_BOUND_DESC, FC_BANDOP_LEFT, offsetof(fc_cent, u.band.left)},
+        {FC_CA_OP_BAND_SHIFT_RIGHT_BOUND_DESC, FC_BANDOP_SHIFT, offsetof(fc_cent, u.band.shift)},
+    };
+    if (attr == FC_CA_OP_BAND_YDESC)
+        return op_uid(e, attr, atype, n, el, &e->u.band.y_uid);
+    if (attr == FC_CA_OP_BAND_COMPARISON_MODE) {
+        if (atype != FC_CT_POINTWISE_MODE || n != 1 || el == NULL)
+            return taint(e, attr);
+        e->u.band.mode = *(const int32_t *)el;
+        e->u.band.set |= FC_BANDOP_MODE;
+        return;
+    }
+    for (size_t i = 0; i < sizeof ten / sizeof ten[0]; i++)
+        if (ten[i].attr == attr) {
+            op_tensor(e, attr, atype, n, el, (fc_cten *)((char *)e + ten[i].off));
+            e->u.band.set |= ten[i].bit;
+            return;
+        }
 }
 
 /* The attributes of operations the walk reads; others are ignored. */
@@ -404,6 +475,7 @@ static void set_op(fc_cent *e, int attr, int atype, int64_t n, const void *el)
     }
     case FC_CD_OP_SDPA_FWD:
     case FC_CD_OP_SDPA_BWD: return set_sdpa(e, attr, atype, n, el);
+    case FC_CD_OP_DIAGONAL_BAND_MASK: return set_band(e, attr, atype, n, el);
     default: return;
     }
 }
@@ -423,7 +495,12 @@ static void set_ops(fc_cent *e, int atype, int64_t n, const void *el)
         e->why = FC_WHY_WORKS_FULL;
         return;
     }
-    fc_cwalk_graph((const void *const *)el, n, fc_ct_work(w));
+    fc_cwork *work = fc_ct_work(w);
+    fc_cwalk_graph((const void *const *)el, n, work);
+    if (n <= (int64_t)FC_CUDNN_SUB_OPS) { /* it may be an SDPA node's score modifier */
+        memcpy(work->sub_ops, el, sizeof(void *) * (size_t)n);
+        work->n_sub_ops = (uint8_t)n;
+    }
     e->u.link.work = w;
     e->why = FC_WHY_NONE;
 }

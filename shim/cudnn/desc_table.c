@@ -160,6 +160,8 @@ void fc_ct_remove(const void *key)
     fc_cent *e = &T->ent[idx];
     if (is_link(e->type))
         fc_ct_work_unref(e->u.link.work);
+    else if (e->type == FC_CD_OP_SDPA_FWD)
+        fc_ct_work_unref(e->u.sdpa.sub_work);
     else if (e->type == FC_CD_VARIANT_PACK)
         fc_ct_vp_free(e->u.vpack.vp);
     memset(e, 0, sizeof *e);

@@ -78,6 +78,7 @@ static int is_operation(int type)
     case FC_CD_OP_RNG: case FC_CD_OP_PAGED_CACHE_LOAD: case FC_CD_OP_BLOCK_SCALE_QUANTIZE:
     case FC_CD_OP_BLOCK_SCALE_DEQUANTIZE: case FC_CD_OP_EXPAND_BAND: case FC_CD_OP_CONTRACT_BAND:
     case FC_CD_OP_SDPA_FWD: case FC_CD_OP_MOE_GROUPED_MATMUL: case FC_CD_OP_SDPA_BWD:
+    case FC_CD_OP_DIAGONAL_BAND_MASK:
         return 1;
     default:
         return 0;
@@ -96,8 +97,14 @@ static const char *type_name(int type)
     case FC_CD_OP_SDPA_FWD: return "SDPA forward";
     case FC_CD_OP_SDPA_BWD: return "SDPA backward";
     case FC_CD_OP_PAGED_CACHE_LOAD: return "paged cache load";
+    case FC_CD_OP_DIAGONAL_BAND_MASK: return "diagonal band mask";
     default: return is_operation(type) ? "operation" : "descriptor";
     }
+}
+
+int fc_ctype_known(int t)
+{
+    return (t >= 0 && t < FC_CD_KNOWN) || t == FC_CD_OP_DIAGONAL_BAND_MASK;
 }
 
 int fc_cwalk_tensor(const fc_cwalk_ctx *c, int64_t uid)
@@ -132,7 +139,8 @@ static int add_tensor(fc_cwalk_ctx *c, int64_t uid, const fc_cten *snap)
     return i;
 }
 
-int fc_cwalk_io(const fc_cwalk_ctx *c, int i, const fc_cten *in[3], int64_t *out_uid, int *has_out)
+int fc_cwalk_io(const fc_cwalk_ctx *c, int i, const fc_cten *in[FC_CWALK_IN], int64_t *out_uid,
+                int *has_out)
 {
     const fc_cent *e = c->op[i];
     int n = 0;
@@ -158,6 +166,15 @@ int fc_cwalk_io(const fc_cwalk_ctx *c, int i, const fc_cten *in[3], int64_t *out
         break;
     case FC_CD_OP_RNG:
         *out_uid = e->u.io.y_uid;
+        break;
+    case FC_CD_OP_DIAGONAL_BAND_MASK:
+        in[n++] = &e->u.band.x;
+        in[n++] = &e->u.band.b;
+        in[n++] = &e->u.band.sq;
+        in[n++] = &e->u.band.skv;
+        in[n++] = &e->u.band.left;
+        in[n++] = &e->u.band.shift;
+        *out_uid = e->u.band.y_uid;
         break;
     case FC_CD_OP_SDPA_FWD: case FC_CD_OP_SDPA_BWD:
         in[n++] = &e->u.sdpa.q;
@@ -186,6 +203,36 @@ static int bad_tensor(const fc_cten *t, const fc_cent *op, fc_cwork *w)
                            t->taint_attr, type_name(op->type));
         return 1;
     }
+    return 0;
+}
+
+/* A diagonal band mask (cuDNN 9.20) the walk can read: scores in and out,
+ * a comparison, and a left bound or a right one (cudnn-frontend never
+ * sets both; what cuDNN does then is not documented). 0 with w filled
+ * when not. */
+static int band_readable(const fc_cent *e, fc_cwork *w)
+{
+    uint8_t set = e->u.band.set;
+    int m = e->u.band.mode;
+    const char *why = NULL;
+    if (!(set & FC_BANDOP_X) || e->out_set != 1)
+        why = "its scores (X) or its output (Y) not set";
+    else if (!(set & FC_BANDOP_MODE) ||
+             (m != FC_PW_CMP_GE && m != FC_PW_CMP_GT && m != FC_PW_CMP_LE && m != FC_PW_CMP_LT))
+        why = "a comparison other than >=, >, <=, < (or none)";
+    else if ((set & FC_BANDOP_LEFT) && (set & FC_BANDOP_SHIFT))
+        why = "both a left bound and a right bound shift";
+    const fc_cten *t[] = {&e->u.band.x, &e->u.band.b, &e->u.band.sq, &e->u.band.skv,
+                          &e->u.band.left, &e->u.band.shift};
+    static const uint8_t bit[] = {FC_BANDOP_X, FC_BANDOP_B, FC_BANDOP_SQ, FC_BANDOP_SKV,
+                                  FC_BANDOP_LEFT, FC_BANDOP_SHIFT};
+    for (int k = 0; why == NULL && k < 6; k++)
+        if ((set & bit[k]) && !(t[k]->flags & FC_TEN_SEEN))
+            why = "a tensor it names was not seen created";
+    if (why == NULL)
+        return 1;
+    fc_cwork_uncounted(w, FC_UNC_GRAPH, FC_K_ATTENTION, "cudnn graph: diagonal band mask not read",
+                       "%s (comparison mode %d)", why, m);
     return 0;
 }
 
@@ -220,7 +267,7 @@ static int view_of(fc_cwalk_ctx *c, const void *const *ops, int64_t n, fc_cwork 
                                    i + 1, (long long)n);
             return -1;
         }
-        if (e->type >= FC_CD_KNOWN) {
+        if (!fc_ctype_known(e->type)) {
             fc_cwork_uncounted(w, FC_UNC_GRAPH, FC_K_OTHER,
                                "cudnn graph: operation type unknown to flopcount",
                                "descriptor type %u is not in the cuDNN 9.19 header flopcount knows "
@@ -249,7 +296,9 @@ static int view_of(fc_cwalk_ctx *c, const void *const *ops, int64_t n, fc_cwork 
                                e->taint_attr, type_name(e->type));
             return -1;
         }
-        const fc_cten *in[3];
+        if (e->type == FC_CD_OP_DIAGONAL_BAND_MASK && !band_readable(e, w))
+            return -1;
+        const fc_cten *in[FC_CWALK_IN];
         int64_t out;
         int has_out;
         int k = fc_cwalk_io(c, i, in, &out, &has_out);
@@ -283,12 +332,12 @@ full:
 /* Operation i as a step of the score chain: its inputs' and output's
  * tensor indices; -1 for the products (matmul, SDPA: the chain stops
  * there) and for operations without an output. */
-static int chain_step(const fc_cwalk_ctx *c, int i, int in_t[3], int *out_t)
+static int chain_step(const fc_cwalk_ctx *c, int i, int in_t[FC_CWALK_IN], int *out_t)
 {
     const fc_cent *e = c->op[i];
     if (e->type == FC_CD_OP_MATMUL || e->type == FC_CD_OP_SDPA_FWD || e->type == FC_CD_OP_SDPA_BWD)
         return -1;
-    const fc_cten *in[3];
+    const fc_cten *in[FC_CWALK_IN];
     int64_t out;
     int has_out, n = fc_cwalk_io(c, i, in, &out, &has_out);
     if (!has_out)
@@ -309,7 +358,7 @@ static void mark_from(fc_cwalk_ctx *c, int t0)
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = 0; i < c->n_op; i++) {
-            int in[3], out, n = chain_step(c, i, in, &out);
+            int in[FC_CWALK_IN], out, n = chain_step(c, i, in, &out);
             uint8_t m = 0;
             for (int k = 0; k < n; k++)
                 m |= c->mark[in[k]];
@@ -332,7 +381,7 @@ static void mark_to(fc_cwalk_ctx *c, int t0)
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = c->n_op - 1; i >= 0; i--) {
-            int in[3], out, n = chain_step(c, i, in, &out);
+            int in[FC_CWALK_IN], out, n = chain_step(c, i, in, &out);
             if (n < 0 || !(c->mark[out] & FC_MARK_TO_P))
                 continue;
             for (int k = 0; k < n; k++) {
@@ -476,10 +525,66 @@ static int composite(fc_cwalk_ctx *c, const int *mm, int n_mm, fc_cwork *w)
     return 1;
 }
 
-/* One SDPA node (cuDNN's unified path): the cuDNN 9.19 node has no mask
- * attributes, so every pair is visible; lengths in device memory make it
- * a bound. */
-static void sdpa_node(const fc_cent *e, fc_cwork *w)
+/* The score modifier graph of an SDPA forward node (cuDNN 9.21's
+ * SDPA_FWD_SUBGRAPH, cudnn-frontend's UnifiedSDPANode: the causal and
+ * sliding-window masks as diagonal band mask operations, a bias, ALiBi),
+ * from its input uid (the scores S, [b, h, s_q, s_k]) to its output (what
+ * the softmax reads): its masks read as those of a composite graph's score
+ * chain. 0, or -1 with w filled. */
+static int score_modifier(fc_cwalk_ctx *c, const fc_cent *e, fc_cwork *w)
+{
+    const fc_cwork *sub = fc_ct_work(e->u.sdpa.sub_work);
+    uint8_t opt = e->u.sdpa.opt;
+    const char *why = NULL;
+    if (!(opt & FC_SDPA_SUB_IN) || !(opt & FC_SDPA_SUB_OUT))
+        why = "its input or output unique id not set";
+    else if (sub == NULL || sub->n_sub_ops == 0)
+        why = "its operation graph was not seen with its operations (or has more than 16)";
+    if (why == NULL && e->u.sdpa.sub_in == e->u.sdpa.sub_out)
+        return 0; /* the scores unchanged */
+    if (why == NULL) {
+        /* the scratch view is the subgraph's from here (the outer one is read) */
+        if (view_of(c, sub->sub_ops, sub->n_sub_ops, w) != 0)
+            return -1;
+        for (int i = 0; i < c->n_op && why == NULL; i++) {
+            int t = c->op[i]->type;
+            if (t != FC_CD_OP_POINTWISE && t != FC_CD_OP_DIAGONAL_BAND_MASK &&
+                t != FC_CD_OP_REDUCTION && t != FC_CD_OP_RESHAPE)
+                why = "an operation other than pointwise, band mask, reduction or reshape";
+        }
+    }
+    int ti = -1, to = -1;
+    const fc_cten *S = NULL;
+    if (why == NULL) {
+        ti = fc_cwalk_tensor(c, e->u.sdpa.sub_in);
+        to = fc_cwalk_tensor(c, e->u.sdpa.sub_out);
+        S = ti >= 0 ? c->ten[ti] : NULL;
+        if (S == NULL || to < 0 || c->prod[to] < 0)
+            why = "its input is read by none of its operations, or its output written by none";
+        else if (S->nd < 2 || S->d[2] != w->attn.s_q || S->d[3] != w->attn.s_k)
+            why = "its input is not the scores [.., s_q, s_k]";
+    }
+    if (why == NULL) {
+        mark_from(c, ti);
+        if (!(c->mark[to] & FC_MARK_FROM_S))
+            why = "its output is not computed from its input";
+    }
+    if (why != NULL) {
+        fc_cwork_uncounted(w, FC_UNC_GRAPH, FC_K_ATTENTION,
+                           "cudnn graph: SDPA score modifier not readable", "%s", why);
+        return -1;
+    }
+    mark_to(c, to);
+    c->s_q = w->attn.s_q, c->s_k = w->attn.s_k, c->nd = S->nd;
+    chain_flags(c, &w->attn);
+    fc_cmask_read(c, w);
+    return 0;
+}
+
+/* One SDPA node (cuDNN's unified path): every pair is visible unless a
+ * score modifier graph (cuDNN 9.21) masks some; lengths in device memory
+ * make it a bound. */
+static void sdpa_node(fc_cwalk_ctx *c, const fc_cent *e, fc_cwork *w)
 {
     const fc_cten *q = &e->u.sdpa.q, *k = &e->u.sdpa.k, *v = &e->u.sdpa.v;
     int paged = (e->u.sdpa.opt & FC_SDPA_PAGED) != 0;
@@ -514,6 +619,8 @@ static void sdpa_node(const fc_cent *e, fc_cwork *w)
                            (long long)k->d[3], (long long)v->d[2], (long long)v->d[3]);
         return;
     }
+    if ((e->u.sdpa.opt & FC_SDPA_SUB) && score_modifier(c, e, w) != 0)
+        return;
     w->kind = FC_CW_ATTN;
     w->q = *q, w->k = *k, w->v = *v;
 }
@@ -594,7 +701,7 @@ static void classify(const void *const *ops, int64_t n, fc_cwork *w)
                            "as one attention call",
                            n_sdpa, n_mm);
     } else if (n_sdpa == 1) {
-        sdpa_node(c->op[sdpa], w);
+        sdpa_node(c, c->op[sdpa], w);
     } else if (n_mm == 0) {
         fc_cwork_uncounted(w, FC_UNC_NOT_MATMUL, FC_K_OTHER, "cudnn graph: no matrix product",
                            "%d nodes (normalization, pointwise, reduction ...): nothing flopcount "

@@ -15,6 +15,10 @@
  *   bottom-right causal:            i + s_kv - s_q - j >= 0
  *   left bound w (sliding window):  j + w - i > 0          j - i >= 1 - w
  *   padding:                        i < seq_q[b], j < seq_kv[b]
+ * cuDNN 9.20 adds one operation for such a band (a diagonal band mask:
+ * cudnn-frontend builds it in place of those nodes on cuDNN >= 9.21, in a
+ * composite graph and in the score modifier graph of an SDPA node), read
+ * here as the nodes it stands for (band_cond).
  * This file evaluates the condition of each BINARY_SELECT on the score
  * chain into those half-planes, keeps at most one upper (j - i <= hi) and
  * one lower (j - i >= lo) bound and the row / column caps, and names the
@@ -250,15 +254,81 @@ static int is_bias(fc_cwalk_ctx *c, fc_cwork *w, const fc_cent *e)
            !((x->flags | b->flags) & FC_TEN_BY_VALUE);
 }
 
+/* A length slot whose role the operation names (a band mask's SEQ_LEN_Q
+ * or SEQ_LEN_KV): a length per sequence in device memory takes it. */
+static void name_role(fc_cwork *w, int64_t uid, int kind)
+{
+    for (int k = 0; k < w->n_slot; k++)
+        if (w->slot[k].uid == uid && w->slot[k].kind == FC_SLOT_DEVICE)
+            w->slot[k].kind = (uint8_t)kind;
+}
+
+/* The condition of a diagonal band mask (cuDNN 9.20), which keeps X where
+ * it holds and writes B elsewhere. cuDNN's header documents only its
+ * attributes; their meaning is that of the pointwise nodes cudnn-frontend
+ * builds for the same mask on a cuDNN before 9.21
+ * (CompositeDiagonalBandMaskNode, node/diagonal_band_mask.h):
+ *   no left bound:  i [+ seq_len_kv] [- seq_len_q] [+ shift_right_bound]  CMP  j
+ *   a left bound:   j + left_bound [- seq_len_kv] [+ seq_len_q]          CMP  i
+ * CMP its comparison (the frontend's: >= for the right bound, causal;
+ * > for the left one). 0 with the half-plane in *hp, -1 when a term is
+ * not index arithmetic or X is not the scores. */
+static int band_cond(fc_cwalk_ctx *c, fc_cwork *w, const fc_cent *e, fc_clin *hp)
+{
+    const fc_cten *x = &e->u.band.x;
+    if (x->nd != c->nd || x->d[2] != c->s_q || x->d[3] != c->s_k)
+        return -1;
+    int left = (e->u.band.set & FC_BANDOP_LEFT) != 0;
+    fc_clin lhs, rhs;
+    memset(&lhs, 0, sizeof lhs);
+    memset(&rhs, 0, sizeof rhs);
+    if (left)
+        lhs.cj = 1, rhs.ci = 1;
+    else
+        lhs.ci = 1, rhs.cj = 1;
+    const struct {
+        uint8_t bit;
+        const fc_cten *t;
+        int sign, role;
+    } term[] = {
+        {FC_BANDOP_SKV, &e->u.band.skv, left ? -1 : 1, FC_SLOT_SEQ_KV},
+        {FC_BANDOP_SQ, &e->u.band.sq, left ? 1 : -1, FC_SLOT_SEQ_Q},
+        {FC_BANDOP_LEFT, &e->u.band.left, 1, 0},
+        {FC_BANDOP_SHIFT, &e->u.band.shift, 1, 0},
+    };
+    for (size_t k = 0; k < sizeof term / sizeof term[0]; k++) {
+        if (!(e->u.band.set & term[k].bit))
+            continue;
+        val v;
+        eval_in(c, w, term[k].t, 0, &v);
+        if (v.kind != V_LIN)
+            return -1;
+        if (term[k].role)
+            name_role(w, term[k].t->uid, term[k].role);
+        if (lin_add(&lhs, &lhs, &v.lin, term[k].sign) != 0)
+            return -1;
+    }
+    return compare(e->u.band.mode, &lhs, &rhs, hp);
+}
+
 void fc_cmask_read(fc_cwalk_ctx *c, fc_cwork *w)
 {
     for (int i = 0; i < c->n_op; i++) {
         const fc_cent *e = c->op[i];
-        if (e->type != FC_CD_OP_POINTWISE)
+        int band = e->type == FC_CD_OP_DIAGONAL_BAND_MASK;
+        if (e->type != FC_CD_OP_POINTWISE && !band)
             continue;
-        int t = fc_cwalk_tensor(c, e->u.pw.y_uid);
+        int t = fc_cwalk_tensor(c, band ? e->u.band.y_uid : e->u.pw.y_uid);
         if (t < 0 || (c->mark[t] & (FC_MARK_FROM_S | FC_MARK_TO_P)) != (FC_MARK_FROM_S | FC_MARK_TO_P))
             continue; /* not on the score chain */
+        if (band) {
+            fc_clin hp;
+            if (band_cond(c, w, e, &hp) != 0)
+                w->attn.flags |= FC_ATTN_BOUND; /* a mask that is not a band */
+            else
+                keep(w, &hp);
+            continue;
+        }
         if (e->u.pw.mode == FC_PW_ADD && is_bias(c, w, e))
             w->attn.flags |= FC_ATTN_BIAS;
         if (e->u.pw.mode != FC_PW_BINARY_SELECT)

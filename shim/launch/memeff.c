@@ -9,17 +9,19 @@
  * diagonal 48, seqlen_k 56, head_dim 100, head_dim_value 104, num_queries
  * 108, num_keys 112, custom_mask_type 120 (u8: 0 none, 1 causal from the
  * top left, 2 from the bottom right), num_batches 200, num_heads 204,
- * use_dropout 208; PyTorch 2.15's, as large, has a window_size at 88
+ * use_dropout 208; PyTorch 2.15's, 280 bytes, has a window_size at 88
  * before the scale and no causal_diagonal_ptr: seqlen_k 48, head_dim 96,
  * head_dim_value 100, num_queries 104, num_keys 108, custom_mask_type 116,
  * num_batches 192, num_heads 204, q_heads_per_kv 208, use_dropout 212 (read off its real
- * launches on the null GPU; both are tried, the grid decides). The
+ * launches on the null GPU, the size from its cubin's parameter info;
+ * the size picks the layout, or without it both are tried and the grid
+ * decides). The
  * backward struct (kernel_backward.h) in two
  * versions: 456 bytes (head_dim 144, head_dim_value 148, num_queries 152,
  * num_keys 156, num_heads 160, custom_mask_type 164, num_batches 368,
  * num_splits_key 372) and, with grouped-query support, 464 bytes
  * (q_heads_per_kv 164 and everything after it 4 or 8 bytes on), and
- * PyTorch 2.15's (as the latter to the mask, num_batches 384,
+ * PyTorch 2.15's, 480 bytes (as the latter to the mask, num_batches 384,
  * num_splits_key 396); all:
  * bias 24, cu_seqlens_q/k 64/72, window_size 136 (0: none). The tile
  * (queries x keys per block) and kMaxK, the bound on both head dims, come
@@ -117,18 +119,19 @@ static int dims_ok(const fc_ktraits *t, int64_t b, int64_t h, int64_t s_q, int64
            dv <= t->head_dim && mask >= 0 && mask <= 2;
 }
 
-/* The forward layouts: head_dim, head_dim_value, num_queries, num_keys,
- * custom_mask_type (u8), num_batches, num_heads, q_heads_per_kv (-1: none),
- * use_dropout (u8), causal_diagonal_ptr (-1: none), seqlen_k_ptr,
- * window_size (-1: none). */
+/* The forward layouts: the struct's size, head_dim, head_dim_value,
+ * num_queries, num_keys, custom_mask_type (u8), num_batches, num_heads,
+ * q_heads_per_kv (-1: none), use_dropout (u8), causal_diagonal_ptr (-1:
+ * none), seqlen_k_ptr, window_size (-1: none). */
 typedef struct fwd_layout {
-    int16_t d, dv, s_q, s_k, mask, batches, heads, qhpk, drop, diag, seqlen_k, window;
+    int16_t size, d, dv, s_q, s_k, mask, batches, heads, qhpk, drop, diag, seqlen_k, window;
 } fwd_layout;
 static const fwd_layout FW[2] = {
-    {100, 104, 108, 112, 120, 200, 204, -1, 208, 48, 56, -1},
+    {272, 100, 104, 108, 112, 120, 200, 204, -1, 208, 48, 56, -1},
     /* PyTorch 2.15: a window_size before the scale, no causal_diagonal_ptr
-     * (measured on the null GPU with distinct b, h, s_q, s_k, mask, dropout) */
-    {96, 100, 104, 108, 116, 192, 204, 208, 212, -1, 48, 88},
+     * (measured on the null GPU with distinct b, h, s_q, s_k, mask, dropout;
+     * 280 bytes as cuFuncGetParamInfo reads its cubin there) */
+    {280, 96, 100, 104, 108, 116, 192, 204, 208, 212, -1, 48, 88},
 };
 
 static int decode_fwd_as(const fwd_layout *y, const fc_ktraits *t, const fc_kparams *k, fc_attn *a,
@@ -177,6 +180,8 @@ static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char
     char first[256] = "";
     int fits = 0;
     for (int i = 0; i < 2; i++) {
+        if ((k->size > 0 && k->size != FW[i].size) || (k->avail > 0 && k->avail < FW[i].size))
+            continue;
         char w[256];
         int rc = decode_fwd_as(&FW[i], t, k, &got[ok], w, sizeof w);
         if (rc == 0)
@@ -188,15 +193,16 @@ static int decode_fwd(const fc_ktraits *t, const fc_kparams *k, fc_attn *a, char
     return fc_kp_pick(got, ok, first, "memory-efficient forward", a, why, n);
 }
 
-/* the backward versions: size (0: not known), q_heads_per_kv (-1 none),
- * mask, num_batches, num_splits_key offsets; the third is PyTorch 2.15's
- * (measured on the null GPU, where the parameter size is not known) */
+/* the backward versions: size, q_heads_per_kv (-1 none), mask,
+ * num_batches, num_splits_key offsets; the third is PyTorch 2.15's
+ * (measured on the null GPU; its size as cuFuncGetParamInfo reads it
+ * there) */
 typedef struct bwd_layout {
     int16_t size, qhpk, mask, batches, splits;
 } bwd_layout;
 #define BW_COUNT 3
 static const bwd_layout BW[BW_COUNT] = {
-    {456, -1, 164, 368, 372}, {464, 164, 168, 376, 380}, {0, 164, 168, 384, 396}};
+    {456, -1, 164, 368, 372}, {464, 164, 168, 376, 380}, {480, 164, 168, 384, 396}};
 
 static int decode_bwd_as(const bwd_layout *y, const fc_ktraits *t, const fc_kparams *k, fc_attn *a,
                          char *why, size_t n)
@@ -245,9 +251,10 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
     if (fc_kp_check_call(k, "memory-efficient attention", why, n) != 0)
         return -1;
     if (family == FC_KF_MEMEFF_FWD) {
-        if ((k->size > 0 && k->size != 272) || (k->avail > 0 && k->avail < 272)) {
+        if ((k->size > 0 && k->size != 272 && k->size != 280) ||
+            (k->avail > 0 && k->avail < 272)) {
             snprintf(why, n,
-                     "param 0 is %lld bytes; the memory-efficient forward layout known: 272",
+                     "param 0 is %lld bytes; the memory-efficient forward layouts known: 272, 280",
                      (long long)(k->size > 0 ? k->size : k->avail));
             return -1;
         }
@@ -263,7 +270,7 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
     int ok = 0, tried = 0;
     char first[256] = "";
     for (int i = 0; i < BW_COUNT; i++) {
-        if (k->size > 0 && BW[i].size > 0 && k->size != BW[i].size)
+        if (k->size > 0 && k->size != BW[i].size)
             continue;
         tried++;
         char w[256];
@@ -273,7 +280,8 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
             snprintf(first, sizeof first, "%s", w);
     }
     if (tried == 0) {
-        snprintf(why, n, "param 0 is %lld bytes; memory-efficient backward layouts known: 456, 464",
+        snprintf(why, n,
+                 "param 0 is %lld bytes; memory-efficient backward layouts known: 456, 464, 480",
                  (long long)k->size);
         return -1;
     }

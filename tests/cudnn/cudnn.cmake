@@ -124,6 +124,27 @@ target_include_directories(test_cudnn_abi PRIVATE ${CMAKE_SOURCE_DIR}/shim ${FLO
 target_link_libraries(test_cudnn_abi PRIVATE fc_analysis cmocka pthread)
 add_test(NAME cudnn_abi COMMAND test_cudnn_abi)
 
+# ... and its numbers from newer cuDNNs (the ones PyTorch's cuDNN 9.26
+# sets) against the header of the nvidia-cudnn wheel, when the torch
+# environment is there (~/.cache/flopcount/torch-venv; scripts/deps.sh test).
+set(FLOPCOUNT_CUDNN_WHEEL_INCLUDE "" CACHE PATH "include folder of the nvidia-cudnn wheel (9.21+)")
+set(FC_CUDNN_WHEEL_HINTS ${FLOPCOUNT_CUDNN_WHEEL_INCLUDE})
+if(NOT FC_CUDNN_WHEEL_HINTS)
+  file(GLOB FC_CUDNN_WHEEL_HINTS
+       "$ENV{HOME}/.cache/flopcount/torch-venv/lib/python3*/site-packages/nvidia/cudnn/include")
+endif()
+find_path(FC_CUDNN_WHEEL_INCLUDE cudnn_graph.h HINTS ${FC_CUDNN_WHEEL_HINTS} NO_DEFAULT_PATH)
+if(FC_CUDNN_WHEEL_INCLUDE)
+  add_executable(test_cudnn_abi_newer ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_abi_newer.c)
+  # the wheel's header first: its cudnn_graph.h, not the toolkit's
+  target_include_directories(test_cudnn_abi_newer BEFORE PRIVATE ${FC_CUDNN_WHEEL_INCLUDE})
+  target_include_directories(test_cudnn_abi_newer PRIVATE ${CMAKE_SOURCE_DIR}/shim
+                             ${FLOPCOUNT_CUDA_INCLUDE})
+  add_test(NAME cudnn_abi_newer COMMAND test_cudnn_abi_newer)
+else()
+  message(STATUS "flopcount: no nvidia-cudnn wheel header; cudnn_abi_newer not built")
+endif()
+
 # fork while two threads are in the hooks: the child never waits on the table's lock.
 add_executable(test_cudnn_fork ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_fork.c
                ${CMAKE_CURRENT_LIST_DIR}/sdpa_build.c)

@@ -238,6 +238,26 @@ static void rng(cb_graph *g, cb_tensor y)
 
 /* ---- the SDPA graphs ---- */
 
+/* cuDNN 9.20 and 9.21 numbers, not in the 9.19 header the tests build
+ * with: typed here from cudnn_graph.h of cuDNN 9.26 (the nvidia-cudnn
+ * wheel), where they are CUDNN_BACKEND_OPERATION_DIAGONAL_BAND_MASK_DESCRIPTOR,
+ * CUDNN_ATTR_OPERATION_DIAGONAL_BAND_MASK_* and
+ * CUDNN_ATTR_OPERATION_SDPA_FWD_SUBGRAPH{,_INPUT_UID,_OUTPUT_UID}. */
+#define CB_BAND_OP ((cudnnBackendDescriptorType_t)44)
+enum {
+    CB_BAND_X = 3000,
+    CB_BAND_SEQ_KV = 3001,
+    CB_BAND_SEQ_Q = 3002,
+    CB_BAND_LEFT = 3003,
+    CB_BAND_SHIFT = 3004,
+    CB_BAND_B = 3005,
+    CB_BAND_Y = 3006,
+    CB_BAND_CMP = 3007,
+    CB_SDPA_SUBGRAPH = 2811,
+    CB_SDPA_SUBGRAPH_IN = 2812,
+    CB_SDPA_SUBGRAPH_OUT = 2813,
+};
+
 typedef struct dims4 {
     int64_t v[4];
 } dims4;
@@ -291,6 +311,70 @@ static cb_tensor select_where(cb_graph *g, cb_tensor x, cb_tensor cond, dims4 sd
     return y;
 }
 
+/* A diagonal band mask operation (cuDNN 9.20) on the scores x: keeps x
+ * where (row [+ kv] [- q] [+ shift]) cmp col, or with a left bound
+ * (col + left [- kv] [+ q]) cmp row, as cudnn-frontend's fallback nodes
+ * for it compute; -inf elsewhere. */
+static cb_tensor band_op(cb_graph *g, const cb_sdpa *s, cb_tensor x, dims4 sd, const cb_tensor *q,
+                         const cb_tensor *kv, const cb_tensor *left, const cb_tensor *shift,
+                         cudnnPointwiseMode_t cmp)
+{
+    cudnnStatus_t *st = &g->st.ops;
+    cb_tensor ninf = cb_scalar_f(g, -__builtin_inff());
+    cb_tensor y = virt(g, sd, CUDNN_DATA_FLOAT);
+    if (s->band_bad == 1)
+        cmp = CUDNN_POINTWISE_ADD;
+    if (s->band_bad == 2 && shift == NULL)
+        shift = left;
+    cudnnBackendDescriptor_t op = make(g, CB_BAND_OP, st);
+    set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_X, x.desc);
+    set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_B, ninf.desc);
+    if (q)
+        set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_SEQ_Q, q->desc);
+    if (kv)
+        set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_SEQ_KV, kv->desc);
+    if (left)
+        set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_LEFT, left->desc);
+    if (shift)
+        set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_SHIFT, shift->desc);
+    set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_Y, y.desc);
+    set(g, st, op, (cudnnBackendAttributeName_t)CB_BAND_CMP, CUDNN_TYPE_POINTWISE_MODE, 1, &cmp);
+    add_op(g, op);
+    return y;
+}
+
+/* The causal / right bound and the left bound as band mask operations,
+ * with the scalars cudnn-frontend's sliding_window_mask gives them. */
+static cb_tensor band_masks(cb_graph *g, const cb_sdpa *s, cb_tensor x, dims4 sd,
+                            const cb_tensor *sq, const cb_tensor *skv)
+{
+    if (s->causal) {
+        cb_tensor q, kv, sh;
+        int br = s->causal == 2;
+        if (br) {
+            q = s->padding ? *sq : cb_scalar_i(g, (int32_t)s->s_q);
+            kv = s->padding ? *skv : cb_scalar_i(g, (int32_t)s->s_k);
+        }
+        if (s->right > 0)
+            sh = cb_scalar_i(g, (int32_t)s->right);
+        x = band_op(g, s, x, sd, br ? &q : NULL, br ? &kv : NULL, NULL, s->right > 0 ? &sh : NULL,
+                    CUDNN_POINTWISE_CMP_GE);
+    }
+    if (s->left > 0) {
+        cb_tensor l;
+        int lens = s->causal == 2 && s->padding;
+        if (s->causal != 2)
+            l = cb_scalar_f(g, (float)s->left);
+        else if (!s->padding)
+            l = cb_scalar_f(g, (float)(s->left - s->s_k + s->s_q));
+        else
+            l = cb_scalar_i(g, (int32_t)s->left);
+        x = band_op(g, s, x, sd, lens ? sq : NULL, lens ? skv : NULL, &l, NULL,
+                    CUDNN_POINTWISE_CMP_GT);
+    }
+    return x;
+}
+
 /* The masks on the scores x (dims sd), as cudnn-frontend's padding mask,
  * diagonal band (causal, right bound) and left bound are built. */
 static cb_tensor masks(cb_graph *g, const cb_sdpa *s, cb_tensor x, dims4 sd, const cb_tensor *sq,
@@ -308,13 +392,15 @@ static cb_tensor masks(cb_graph *g, const cb_sdpa *s, cb_tensor x, dims4 sd, con
         x = pw2(g, CUDNN_POINTWISE_ADD, x, pw2(g, CUDNN_POINTWISE_MUL, rel, slopes, sd, CUDNN_DATA_FLOAT),
                 sd, CUDNN_DATA_FLOAT);
     }
-    if (s->padding) {
+    if (s->padding && !s->unified) { /* the unified node takes the lengths itself */
         cb_tensor row = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 2, x, sd, I);
         cb_tensor col = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 3, x, sd, I);
         cb_tensor rm = pw2(g, CUDNN_POINTWISE_CMP_LT, row, *sq, sd, B);
         cb_tensor cm = pw2(g, CUDNN_POINTWISE_CMP_LT, col, *skv, sd, B);
         x = select_where(g, x, pw2(g, CUDNN_POINTWISE_LOGICAL_AND, rm, cm, sd, B), sd);
     }
+    if (s->band_op)
+        return band_masks(g, s, x, sd, sq, skv);
     if (s->causal) {
         cb_tensor row = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 2, x, sd, I);
         cb_tensor col = pw1(g, CUDNN_POINTWISE_GEN_INDEX, 3, x, sd, I);
@@ -447,11 +533,38 @@ static void sdpa_unified(cb_graph *g, const cb_sdpa *s)
     cb_tensor in[6] = {dev(g, d4(b, h, sq, d), T),   dev(g, d4(b, hk, sk, d), T),
                        dev(g, d4(b, hk, sk, dv), T), dev(g, d4(b, h, sq, dv), T),
                        dev(g, d4(b, h, sq, 1), CUDNN_DATA_FLOAT), cb_scalar_f(g, 0.125f)};
+    cb_tensor lq = {NULL, 0}, lkv = {NULL, 0};
+    if (s->padding) {
+        lq = dev(g, d4(b, 1, 1, 1), CUDNN_DATA_INT32);
+        lkv = dev(g, d4(b, 1, 1, 1), CUDNN_DATA_INT32);
+    }
+    /* cuDNN 9.21: the masks in a score modifier graph of their own, from
+     * the scores S to what the softmax reads */
+    cudnnBackendDescriptor_t sub = NULL;
+    cb_tensor sub_in = {NULL, 0}, sub_out = {NULL, 0};
+    if (!s->bwd && s->band_op && (s->causal || s->left || s->bias)) {
+        int first_op = g->n_ops;
+        dims4 sd = d4(b, h, sq, sk);
+        sub_in = virt(g, sd, CUDNN_DATA_FLOAT);
+        sub_out = masks(g, s, sub_in, sd, &lq, &lkv);
+        sub = make(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, st);
+        set(g, st, sub, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+            g->n_ops - first_op, g->ops + first_op);
+        note(st, g->api->finalize(sub));
+        g->n_ops = first_op; /* not operations of the outer graph */
+    }
     cudnnBackendDescriptor_t op = make(
         g, s->bwd ? CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR : CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR,
         st);
     for (int i = 0; i < 6; i++) /* Q K V O Stats scale */
         set_desc(g, st, op, (cudnnBackendAttributeName_t)(first + i), in[i].desc);
+    if (sub != NULL) {
+        set_desc(g, st, op, (cudnnBackendAttributeName_t)CB_SDPA_SUBGRAPH, sub);
+        set(g, st, op, (cudnnBackendAttributeName_t)CB_SDPA_SUBGRAPH_IN, CUDNN_TYPE_INT64, 1,
+            &sub_in.uid);
+        set(g, st, op, (cudnnBackendAttributeName_t)CB_SDPA_SUBGRAPH_OUT, CUDNN_TYPE_INT64, 1,
+            &sub_out.uid);
+    }
     if (s->bwd) {
         set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, dev(g, d4(b, h, sq, dv), T).desc);
         set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, dev(g, d4(b, h, sq, d), T).desc);
@@ -459,8 +572,6 @@ static void sdpa_unified(cb_graph *g, const cb_sdpa *s)
         set_desc(g, st, op, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC, dev(g, d4(b, hk, sk, dv), T).desc);
     }
     if (s->padding) {
-        cb_tensor lq = dev(g, d4(b, 1, 1, 1), CUDNN_DATA_INT32);
-        cb_tensor lkv = dev(g, d4(b, 1, 1, 1), CUDNN_DATA_INT32);
         set_desc(g, st, op, s->bwd ? CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC
                                    : CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC, lq.desc);
         set_desc(g, st, op, s->bwd ? CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC

@@ -122,6 +122,11 @@ typedef struct cb_sdpa {
     int padding;     /* lengths per sequence in device memory: padding mask, M/N overrides */
     int dropout;
     int bias; /* 1: a bias tensor added to the scores, 2: ALiBi */
+    /* 1: the causal and window masks as cuDNN 9.20's diagonal band mask
+     * operations (what cudnn-frontend builds on cuDNN >= 9.21); with
+     * unified, all masks in the node's score modifier graph (9.21) */
+    int band_op;
+    int band_bad; /* defence: 1 a band mask comparing with ADD, 2 one with both bounds */
     cudnnDataType_t dt;
 } cb_sdpa;
 

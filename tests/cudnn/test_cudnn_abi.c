@@ -18,6 +18,7 @@
 #include "cudnn/cudnn_abi.h"
 
 int fc_cattr_known(int type, int attr); /* desc_attrs.c */
+int fc_ctype_known(int type);           /* graph_walk.c */
 
 _Static_assert((int)FC_CD_POINTWISE == (int)CUDNN_BACKEND_POINTWISE_DESCRIPTOR, "FC_CD_POINTWISE");
 _Static_assert((int)FC_CD_CONVOLUTION == (int)CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, "FC_CD_CONVOLUTION");
@@ -478,14 +479,24 @@ static const struct {
 #define N_ATTRS (sizeof header_attrs / sizeof header_attrs[0])
 
 /* Known beyond the 9.19 header: attributes of newer cuDNNs that PyTorch
- * 2.15's cuDNN 9.26 sets, read as FLOP-neutral (shim/cudnn/desc_attrs.c):
+ * 2.15's cuDNN 9.26 sets (shim/cudnn/desc_attrs.c), their numbers from
+ * the 9.26 header (checked against it by test_cudnn_abi_newer where the
+ * torch environment has it): read as FLOP-neutral,
  * CUDNN_ATTR_OPERATION_RESHAPE_MODE (9.22) and
- * CUDNN_ATTR_OPERATION_SDPA_FWD_SOFTMAX_DESC (9.21). */
+ * CUDNN_ATTR_OPERATION_SDPA_FWD_SOFTMAX_DESC (9.21); read for the masks,
+ * CUDNN_ATTR_OPERATION_SDPA_FWD_SUBGRAPH, _INPUT_UID, _OUTPUT_UID (9.21)
+ * and the attributes 3000 .. 3007 of
+ * CUDNN_BACKEND_OPERATION_DIAGONAL_BAND_MASK_DESCRIPTOR (44, 9.20). */
 static const struct {
     int type, attr;
 } newer_attrs[] = {
     {CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, 2202},
+    {CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, 2811},
+    {CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, 2812},
+    {CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, 2813},
     {CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, 2814},
+    {44, 3000}, {44, 3001}, {44, 3002}, {44, 3003},
+    {44, 3004}, {44, 3005}, {44, 3006}, {44, 3007},
 };
 #define N_NEWER (sizeof newer_attrs / sizeof newer_attrs[0])
 
@@ -516,6 +527,9 @@ static void test_known_attributes(void **state)
     }
     assert_int_equal(N_ATTRS, 293);
     assert_int_equal(FC_CD_KNOWN, CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR + 1);
+    /* the types the walk reads: the header's, and the band mask (44) */
+    for (int type = 0; type < 60; type++)
+        assert_int_equal(fc_ctype_known(type), type < FC_CD_KNOWN || type == 44);
 }
 
 int main(void)

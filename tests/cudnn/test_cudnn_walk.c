@@ -6,7 +6,8 @@
  * hand count of sdpa_build.c (pairs walked one by one) - composite
  * forward and backward, causal, bottom-right, sliding window, GQA,
  * d != d_v, padding (a bound), dropout, the unified SDPA node, a plain
- * matmul - and the defence cases: unknown types and attributes, a plan
+ * matmul, cuDNN 9.20's band mask operation and 9.21's score modifier
+ * graph of the unified node - and the defence cases: unknown types and attributes, a plan
  * whose graph was never seen, a deserialized plan, tensors destroyed
  * before the plan, 100,000 descriptors. */
 #include <setjmp.h>
@@ -119,6 +120,8 @@ static void expect_attention(const cb_sdpa *s, int bound)
     assert_true(f.executed == w.flops);
     assert_true(f.model == w.model);
 }
+
+static void expect_uncounted(const char *name, int reason);
 
 static const cb_sdpa base = {.b = 2, .h = 4, .h_k = 4, .s_q = 64, .s_k = 64, .d = 32, .d_v = 32,
                              .dt = CUDNN_DATA_HALF};
@@ -247,6 +250,114 @@ static void test_unified_node(void **state)
     s.padding = 0, s.bwd = 1; /* the backward node */
     run(&s, 1);
     expect_attention(&s, 0);
+}
+
+/* cuDNN >= 9.21 through cudnn-frontend: the causal, right-bound and
+ * sliding-window masks as diagonal band mask operations (type 44, cuDNN
+ * 9.20) in the composite forward and backward; the same pairs as the
+ * pointwise masks, by hand. */
+static void test_band_op_composite(void **state)
+{
+    (void)state;
+    for (int bwd = 0; bwd <= 1; bwd++) {
+        cb_sdpa s = {.b = 2, .h = 8, .h_k = 2, .s_q = 128, .s_k = 128, .d = 64, .d_v = 64,
+                     .causal = 1, .band_op = 1, .bwd = bwd, .dt = CUDNN_DATA_BFLOAT16};
+        run(&s, 1);
+        expect_attention(&s, 0);
+        assert_int_equal(last.attn.align, FC_ATTN_TOP_LEFT);
+        assert_int_equal(last.attn.window_left, -1);
+        assert_int_equal(last.attn.window_right, 0);
+        s.s_q = 48, s.s_k = 160, s.causal = 2; /* bottom-right: the lengths as host scalars */
+        run(&s, 1);
+        expect_attention(&s, 0);
+        assert_int_equal(last.attn.align, FC_ATTN_BOTTOM_RIGHT);
+        assert_int_equal(last.attn.window_right, 0);
+        s.s_q = s.s_k = 100, s.causal = 1, s.left = 16; /* a window of 16 keys */
+        run(&s, 1);
+        expect_attention(&s, 0);
+        assert_int_equal(last.attn.window_left, 15);
+        assert_int_equal(last.attn.window_right, 0);
+        s.causal = 2, s.s_q = 40, s.s_k = 90, s.right = 3; /* bottom-right, right bound, window */
+        run(&s, 1);
+        expect_attention(&s, 0);
+        s.padding = 1; /* lengths in device memory: the count at the maxima, a bound */
+        run(&s, 1);
+        expect_attention(&s, 1);
+    }
+}
+
+/* cuDNN 9.21's unified SDPA forward node with its masks in a score
+ * modifier graph (SDPA_FWD_SUBGRAPH: PyTorch 2.15's causal cuDNN SDPA). */
+static void test_band_op_unified(void **state)
+{
+    (void)state;
+    cb_sdpa s = {.b = 2, .h = 16, .h_k = 4, .s_q = 128, .s_k = 128, .d = 64, .d_v = 64,
+                 .unified = 1, .band_op = 1, .causal = 1, .dt = CUDNN_DATA_BFLOAT16};
+    run(&s, 1);
+    expect_attention(&s, 0);
+    assert_int_equal(last.attn.align, FC_ATTN_TOP_LEFT);
+    assert_int_equal(last.attn.window_right, 0);
+    assert_int_equal(last.attn.window_left, -1);
+    cb_want full, causal; /* causal: 128 * 129 / 2 pairs of 128^2 per head */
+    cb_expect(&s, &causal);
+    assert_true(causal.pairs == 2u * 16u * (128u * 129u / 2u));
+    s.causal = 0;
+    cb_expect(&s, &full);
+    assert_true(full.pairs == 2u * 16u * 128u * 128u);
+    s.causal = 2, s.s_q = 100, s.s_k = 300, s.d = 128; /* bottom-right */
+    run(&s, 1);
+    expect_attention(&s, 0);
+    assert_int_equal(last.attn.align, FC_ATTN_BOTTOM_RIGHT);
+    s.causal = 1, s.s_q = s.s_k = 200, s.left = 32; /* sliding window */
+    run(&s, 1);
+    expect_attention(&s, 0);
+    assert_int_equal(last.attn.window_left, 31);
+    s.left = 0, s.bias = 1; /* a bias in the modifier too */
+    run(&s, 1);
+    expect_attention(&s, 0);
+    s.bias = 0, s.causal = 2, s.padding = 1; /* lengths in device memory */
+    run(&s, 1);
+    expect_attention(&s, 1);
+}
+
+/* What the walk does not read is refused, with the reason. */
+static void test_band_op_refused(void **state)
+{
+    (void)state;
+    for (int unified = 0; unified <= 1; unified++) {
+        cb_sdpa s = {.b = 2, .h = 4, .h_k = 4, .s_q = 64, .s_k = 64, .d = 32, .d_v = 32,
+                     .causal = 1, .band_op = 1, .unified = unified, .band_bad = 1,
+                     .dt = CUDNN_DATA_HALF};
+        run(&s, 1); /* compared with ADD: not a comparison */
+        expect_uncounted("cudnn graph: diagonal band mask not read", FC_UNC_GRAPH);
+        s.band_bad = 2, s.left = 8; /* a left bound and a right shift on one operation */
+        run(&s, 1);
+        expect_uncounted("cudnn graph: diagonal band mask not read", FC_UNC_GRAPH);
+    }
+    /* the modifier's output is no tensor its operations write */
+    static cb_graph g;
+    cb_init(&g, &recorder, NULL);
+    cb_sdpa s = {.b = 2, .h = 4, .h_k = 4, .s_q = 64, .s_k = 64, .d = 32, .d_v = 32,
+                 .causal = 1, .band_op = 1, .unified = 1, .dt = CUDNN_DATA_HALF};
+    cb_build_sdpa(&g, &s);
+    int64_t bogus = 99999;
+    recorder.set(g.ops[0], (cudnnBackendAttributeName_t)2813, CUDNN_TYPE_INT64, 1, &bogus);
+    cb_plan(&g);
+    cb_execute(&g);
+    expect_uncounted("cudnn graph: SDPA score modifier not readable", FC_UNC_GRAPH);
+    cb_destroy_all(&g);
+    /* cumulative lengths on a band mask (3008, cuDNN 9.24): not known */
+    cb_init(&g, &recorder, NULL);
+    s.unified = 0;
+    cb_build_sdpa(&g, &s);
+    for (int i = 0; i < g.n_ops; i++) {
+        int64_t x = 1;
+        recorder.set(g.ops[i], (cudnnBackendAttributeName_t)3008, CUDNN_TYPE_INT64, 1, &x);
+    }
+    cb_plan(&g);
+    cb_execute(&g);
+    expect_uncounted("cudnn graph: attribute unknown to flopcount", FC_UNC_GRAPH);
+    cb_destroy_all(&g);
 }
 
 /* Tensors and operations destroyed as soon as the graph is built (legal:
@@ -422,12 +533,13 @@ static void test_unknown_attribute_and_type(void **state)
     expect_uncounted("cudnn graph: operation type unknown to flopcount", FC_UNC_GRAPH);
     cb_destroy_all(&g);
 
-    /* an attribute 9.19 does not have on an SDPA node (9.21's subgraph) */
+    /* an attribute 9.19 does not have on an SDPA node, nor flopcount
+     * (9.21's dropout seed) */
     cb_init(&g, &recorder, NULL);
     cb_sdpa s = base;
     s.unified = 1;
     cb_build_sdpa(&g, &s);
-    recorder.set(g.ops[0], (cudnnBackendAttributeName_t)2811, CUDNN_TYPE_INT64, 1, &x);
+    recorder.set(g.ops[0], (cudnnBackendAttributeName_t)2815, CUDNN_TYPE_INT64, 1, &x);
     cb_plan(&g);
     cb_execute(&g);
     expect_uncounted("cudnn graph: attribute unknown to flopcount", FC_UNC_GRAPH);
@@ -544,6 +656,9 @@ int main(void)
         cmocka_unit_test_setup(test_bias_and_alibi, setup),
         cmocka_unit_test_setup(test_unified_node, setup),
         cmocka_unit_test_setup(test_unified_out_of_range, setup),
+        cmocka_unit_test_setup(test_band_op_composite, setup),
+        cmocka_unit_test_setup(test_band_op_unified, setup),
+        cmocka_unit_test_setup(test_band_op_refused, setup),
         cmocka_unit_test_setup(test_destroyed_before_plan, setup),
         cmocka_unit_test_setup(test_dynamic_shapes, setup),
         cmocka_unit_test_setup(test_plain_matmul, setup),

@@ -433,7 +433,8 @@ static void memeff_decodes(void **state)
 
 /* PyTorch 2.15's Params (torch 2.15.0+cu132), fields at the offsets read off
  * its real launches on the null GPU with distinct batches, heads, kv heads,
- * lengths, mask and dropout (docs/nullgpu-pytorch.md) */
+ * lengths, mask and dropout (docs/nullgpu-pytorch.md); sizes 280 and 480
+ * bytes, as the null GPU's cuFuncGetParamInfo reads them off the cubins */
 static void put32(uint8_t *p, int off, int32_t v)
 {
     memcpy(p + off, &v, sizeof v);
@@ -444,14 +445,14 @@ static void memeff_pt215(void **state)
     (void)state;
     fc_attn a;
     char why[256];
-    _Alignas(8) uint8_t f[272];
+    _Alignas(8) uint8_t f[280];
     memset(f, 0, sizeof f);
     put32(f, 96, 64), put32(f, 100, 64);   /* head_dim, head_dim_value */
     put32(f, 104, 200), put32(f, 108, 300); /* num_queries, num_keys */
     f[116] = 1;                             /* custom_mask_type: causal, top left */
     put32(f, 192, 2), put32(f, 204, 6);     /* num_batches, num_heads */
     put32(f, 208, 3);                       /* q_heads_per_kv */
-    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), 0);
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 280, 4, 6, 2, &a, why), 0);
     assert_int_equal(a.b, 2);
     assert_int_equal(a.h, 6);
     assert_int_equal(a.h_k, 2);
@@ -459,16 +460,20 @@ static void memeff_pt215(void **state)
     assert_int_equal(a.s_k, 300);
     assert_int_equal(a.align, FC_ATTN_TOP_LEFT);
     assert_false(a.flags & FC_ATTN_DROPOUT);
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 0, 4, 6, 2, &a, why), 0); /* size unknown */
+    assert_int_equal(a.h_k, 2);
+    /* the size names the layout: 272 bytes is the older one, whose fields here do not fit */
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), -1);
     f[212] = 1; /* use_dropout */
-    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), 0);
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 280, 4, 6, 2, &a, why), 0);
     assert_true(a.flags & FC_ATTN_DROPOUT);
     put32(f, 208, 4); /* 6 heads over kv groups of 4: refused */
-    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), -1);
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 280, 4, 6, 2, &a, why), -1);
     put32(f, 208, 3);
     put32(f, 88, 128); /* window_size */
-    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 272, 4, 6, 2, &a, why), -1);
+    assert_int_equal(mem(FC_KF_MEMEFF_FWD, MEM_FWD, f, 280, 4, 6, 2, &a, why), -1);
     assert_non_null(strstr(why, "sliding window"));
-    _Alignas(8) uint8_t b[464];
+    _Alignas(8) uint8_t b[480];
     memset(b, 0, sizeof b);
     put32(b, 144, 64), put32(b, 148, 64);   /* head_dim, head_dim_value */
     put32(b, 152, 256), put32(b, 156, 256); /* num_queries, num_keys */
@@ -481,6 +486,8 @@ static void memeff_pt215(void **state)
     assert_int_equal(a.b, 2);
     assert_int_equal(a.h_k, 2);
     assert_int_equal(a.align, FC_ATTN_BOTTOM_RIGHT);
+    assert_int_equal(mem(FC_KF_MEMEFF_BWD, MEM_BWD, b, 480, 3, 4, 2, &a, why), 0);
+    assert_int_equal(mem(FC_KF_MEMEFF_BWD, MEM_BWD, b, 464, 3, 4, 2, &a, why), -1); /* older */
     assert_int_equal(mem(FC_KF_MEMEFF_BWD, MEM_BWD, b, 0, 1, 4, 2, &a, why), -1); /* grid */
 }
 
