@@ -139,6 +139,19 @@ NG_EXPORT CUresult cuStreamGetCtx_v2(CUstream s, CUcontext *pctx, CUgreenCtx *gr
     return cuStreamGetCtx(s, pctx);
 }
 
+/* No stream is in a green context here (cuGreenCtxCreate is not
+ * supported): NULL, as the real driver answers for a regular context's
+ * stream. cuDNN 9.26's cudnnSetStream asks it for every non-default stream
+ * and fails the handle (INTERNAL_ERROR) without an answer. */
+NG_EXPORT CUresult cuStreamGetGreenCtx(CUstream s, CUgreenCtx *green)
+{
+    CHECK_STREAM(s);
+    if (green == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *green = NULL;
+    return CUDA_SUCCESS;
+}
+
 NG_EXPORT CUresult cuStreamGetDevice(CUstream s, CUdevice *dev)
 {
     CHECK_STREAM(s);

@@ -12,7 +12,7 @@ file(MAKE_DIRECTORY ${FC_NULLGPU_WORK})
 add_executable(test_nullgpu_driver ${CMAKE_CURRENT_LIST_DIR}/test_nullgpu_driver.c)
 target_include_directories(test_nullgpu_driver PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(test_nullgpu_driver PRIVATE nullgpu pthread ${CMAKE_DL_LIBS})
-foreach(c cudart hooks tls cls checks integrity ctxid t1734 devext nvrtc fork)
+foreach(c cudart hooks tls cls checks integrity ctxid t1734 devext nvrtc greenctx fork)
   add_test(NAME nullgpu_driver_${c} COMMAND test_nullgpu_driver ${c})
   set_tests_properties(nullgpu_driver_${c} PROPERTIES LABELS nullgpu)
 endforeach()
@@ -47,15 +47,24 @@ endif()
 
 # The real runtime, shared and static, under the shim: the program's own
 # checks, then the launch log (name, grid, block, parameter bytes: 8 + 4 + 4).
+# shared_zstd: its fatbin zstd-compressed (--compress-mode=size, as
+# PyTorch's cu13 wheels ship every kernel): the parameter bytes read
+# through libzstd.
 if(FC_NVCC)
-  foreach(rt shared static)
-    add_custom_command(OUTPUT ${FC_NULLGPU_WORK}/cudart_prog_${rt}
-      COMMAND ${FC_NVCC} -arch=sm_90 -cudart ${rt} -w -o ${FC_NULLGPU_WORK}/cudart_prog_${rt}
+  foreach(v shared static shared_zstd)
+    set(rt ${v})
+    set(zflags)
+    if(v STREQUAL "shared_zstd")
+      set(rt shared)
+      set(zflags --compress-mode=size)
+    endif()
+    add_custom_command(OUTPUT ${FC_NULLGPU_WORK}/cudart_prog_${v}
+      COMMAND ${FC_NVCC} -arch=sm_90 -cudart ${rt} ${zflags} -w -o ${FC_NULLGPU_WORK}/cudart_prog_${v}
               ${CMAKE_CURRENT_LIST_DIR}/cudart_prog.cu
-      DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cudart_prog.cu COMMENT "nvcc: the null GPU's runtime program (${rt})"
+      DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cudart_prog.cu COMMENT "nvcc: the null GPU's runtime program (${v})"
       VERBATIM)
-    list(APPEND fc_nullgpu_progs ${FC_NULLGPU_WORK}/cudart_prog_${rt})
-    add_test(NAME nullgpu_cudart_${rt} COMMAND sh -c [=[
+    list(APPEND fc_nullgpu_progs ${FC_NULLGPU_WORK}/cudart_prog_${v})
+    add_test(NAME nullgpu_cudart_${v} COMMAND sh -c [=[
 w="$2"; rm -f "$w".launches "$w".json
 env LD_LIBRARY_PATH="$3" LD_PRELOAD="$4" FLOPCOUNT_OUTPUT="$w".json FLOPCOUNT_QUIET=1 \
   FLOPCOUNT_NULLGPU_LAUNCH_LOG="$w".launches "$1" || exit 1
@@ -65,9 +74,9 @@ launch $k grid=8,1,1 block=128,1,1 smem=0 params=16
 graph $k grid=2,1,1 block=512,1,1 smem=0 params=16
 graph $k grid=2,1,1 block=512,1,1 smem=0 params=16"
 [ "$(cat "$w".launches)" = "$want" ] || { echo "FAIL: launch log"; cat "$w".launches; exit 1; }
-echo "launch log ok"]=] sh ${FC_NULLGPU_WORK}/cudart_prog_${rt} ${FC_NULLGPU_WORK}/cudart_${rt}
+echo "launch log ok"]=] sh ${FC_NULLGPU_WORK}/cudart_prog_${v} ${FC_NULLGPU_WORK}/cudart_${v}
       ${FC_NULLGPU_LIBS} "${FC_PRELOAD}")
-    set_tests_properties(nullgpu_cudart_${rt} PROPERTIES LABELS nullgpu)
+    set_tests_properties(nullgpu_cudart_${v} PROPERTIES LABELS nullgpu)
   endforeach()
   add_custom_target(fc_nullgpu_progs ALL DEPENDS ${fc_nullgpu_progs})
 endif()

@@ -256,6 +256,28 @@ static void case_unsupported(void)
               viaproc == dlsym(RTLD_DEFAULT, "cuGraphInstantiateWithFlags"), "cuGraphInstantiate at 13000");
 }
 
+/* No stream is in a green context: cuStreamGetGreenCtx answers NULL (cuDNN
+ * 9.26's cudnnSetStream fails without an answer), directly and through
+ * cuGetProcAddress. */
+static void case_greenctx(void)
+{
+    typedef CUresult (*get_green_t)(CUstream, CUgreenCtx *);
+    CUstream s = NULL;
+    CUgreenCtx g = (CUgreenCtx)1;
+    CHECK(cuStreamCreate(&s, 0) == CUDA_SUCCESS, "no stream");
+    CHECK(cuStreamGetGreenCtx(s, &g) == CUDA_SUCCESS && g == NULL, "stream: green context %p", (void *)g);
+    g = (CUgreenCtx)1;
+    CHECK(cuStreamGetGreenCtx(NULL, &g) == CUDA_SUCCESS && g == NULL, "NULL stream: %p", (void *)g);
+    CHECK(cuStreamGetGreenCtx(s, NULL) == CUDA_ERROR_INVALID_VALUE, "no pointer accepted");
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult q;
+    CHECK(cuGetProcAddress_v2("cuStreamGetGreenCtx", &fn, 13000, 0, &q) == 0 && fn != NULL,
+          "cuGetProcAddress has no cuStreamGetGreenCtx");
+    g = (CUgreenCtx)1;
+    CHECK(fn != NULL && ((get_green_t)fn)(s, &g) == CUDA_SUCCESS && g == NULL, "through the proc");
+    cuStreamDestroy_v2(s);
+}
+
 /* ---- fork from a threaded process ---- */
 static int stop; /* atomic */
 
@@ -322,6 +344,7 @@ int main(int argc, char **argv)
         {"cls", case_cls},       {"checks", case_checks}, {"integrity", case_integrity},
         {"ctxid", case_ctxid},   {"t1734", case_t1734},   {"devext", case_devext},
         {"nvrtc", case_nvrtc},   {"unsupported", case_unsupported}, {"fork", case_fork},
+        {"greenctx", case_greenctx},
     };
     if (argc != 2)
         return 2;
