@@ -239,7 +239,7 @@ static int each_elf(const void *image, elf_fn fn, void *arg)
                 if (full > 0 && full < MAX_ELF) {
                     unsigned char *buf = malloc(full);
                     size_t n = csize ? csize : size;
-                    long got = buf == NULL            ? -1
+                    long got = buf == NULL          ? -1
                                : (flags & FLAG_LZ4) ? lz4_block(payload, n, buf, full)
                                                     : zstd_block(payload, n, buf, full);
                     int r = got > 0 && elf_open(buf, &e) ? fn(&e, arg) : 0;

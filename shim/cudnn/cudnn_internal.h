@@ -25,8 +25,7 @@
 #define FC_CUDNN_VP_OVERRIDES 8u       /* override shapes kept per pack */
 #define FC_CUDNN_SLOTS 6u              /* values a mask reads at execute time, per graph */
 #define FC_CUDNN_WALK_OPS 512u         /* operations of one graph the walk reads */
-#define FC_CUDNN_SUB_OPS 16u           /* operations of a graph kept for an SDPA node's
-                                          score modifier (SDPA_FWD_SUBGRAPH) */
+#define FC_CUDNN_SUB_OPS 16u           /* ops kept for an SDPA node's score modifier */
 
 /* fc_cten.flags */
 #define FC_TEN_SEEN 0x01u     /* the descriptor was in the table when it was named */
@@ -118,7 +117,7 @@ typedef struct fc_cent {
             int64_t o_uid;
             int64_t pt_blocks; /* K's page table: blocks per sequence (dims[2]) */
             int64_t sub_in, sub_out; /* the score modifier graph's input (S) and output */
-            uint32_t sub_work; /* its operation graph's work (a reference), 0 none */
+            uint32_t sub_work;       /* its operation graph's work (a reference), 0 none */
             uint8_t opt;       /* FC_SDPA_* */
         } sdpa;
         struct { /* diagonal band mask (cuDNN 9.20): Y = X where (cond) else B */

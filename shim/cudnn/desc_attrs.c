@@ -475,7 +475,8 @@ static void set_op(fc_cent *e, int attr, int atype, int64_t n, const void *el)
     }
     case FC_CD_OP_SDPA_FWD:
     case FC_CD_OP_SDPA_BWD: return set_sdpa(e, attr, atype, n, el);
-    case FC_CD_OP_DIAGONAL_BAND_MASK: return set_band(e, attr, atype, n, el);
+    case FC_CD_OP_DIAGONAL_BAND_MASK:
+        return set_band(e, attr, atype, n, el);
     default: return;
     }
 }

@@ -97,7 +97,8 @@ static const char *type_name(int type)
     case FC_CD_OP_SDPA_FWD: return "SDPA forward";
     case FC_CD_OP_SDPA_BWD: return "SDPA backward";
     case FC_CD_OP_PAGED_CACHE_LOAD: return "paged cache load";
-    case FC_CD_OP_DIAGONAL_BAND_MASK: return "diagonal band mask";
+    case FC_CD_OP_DIAGONAL_BAND_MASK:
+        return "diagonal band mask";
     default: return is_operation(type) ? "operation" : "descriptor";
     }
 }
@@ -222,10 +223,10 @@ static int band_readable(const fc_cent *e, fc_cwork *w)
         why = "a comparison other than >=, >, <=, < (or none)";
     else if ((set & FC_BANDOP_LEFT) && (set & FC_BANDOP_SHIFT))
         why = "both a left bound and a right bound shift";
-    const fc_cten *t[] = {&e->u.band.x, &e->u.band.b, &e->u.band.sq, &e->u.band.skv,
-                          &e->u.band.left, &e->u.band.shift};
-    static const uint8_t bit[] = {FC_BANDOP_X, FC_BANDOP_B, FC_BANDOP_SQ, FC_BANDOP_SKV,
-                                  FC_BANDOP_LEFT, FC_BANDOP_SHIFT};
+    const fc_cten *t[] = {&e->u.band.x,   &e->u.band.b,    &e->u.band.sq,
+                          &e->u.band.skv, &e->u.band.left, &e->u.band.shift};
+    static const uint8_t bit[] = {FC_BANDOP_X,   FC_BANDOP_B,    FC_BANDOP_SQ,
+                                  FC_BANDOP_SKV, FC_BANDOP_LEFT, FC_BANDOP_SHIFT};
     for (int k = 0; why == NULL && k < 6; k++)
         if ((set & bit[k]) && !(t[k]->flags & FC_TEN_SEEN))
             why = "a tensor it names was not seen created";

@@ -251,8 +251,7 @@ int fc_memeff_decode(int family, const fc_ktraits *t, const fc_kparams *k, fc_at
     if (fc_kp_check_call(k, "memory-efficient attention", why, n) != 0)
         return -1;
     if (family == FC_KF_MEMEFF_FWD) {
-        if ((k->size > 0 && k->size != 272 && k->size != 280) ||
-            (k->avail > 0 && k->avail < 272)) {
+        if ((k->size > 0 && k->size != 272 && k->size != 280) || (k->avail > 0 && k->avail < 272)) {
             snprintf(why, n,
                      "param 0 is %lld bytes; the memory-efficient forward layouts known: 272, 280",
                      (long long)(k->size > 0 ? k->size : k->avail));

@@ -23,7 +23,8 @@ _Static_assert((int)FC_CA_OP_SDPA_FWD_SUBGRAPH_OUTPUT_UID ==
                "FC_CA_OP_SDPA_FWD_SUBGRAPH_OUTPUT_UID");
 _Static_assert(CUDNN_ATTR_OPERATION_SDPA_FWD_SOFTMAX_DESC == 2814, "SDPA_FWD_SOFTMAX_DESC");
 _Static_assert(CUDNN_ATTR_OPERATION_RESHAPE_MODE == 2202, "RESHAPE_MODE");
-#define BAND(fc, name) _Static_assert((int)fc == (int)CUDNN_ATTR_OPERATION_DIAGONAL_BAND_MASK_##name, #name)
+#define BAND(fc, name)                                                                             \
+    _Static_assert((int)fc == (int)CUDNN_ATTR_OPERATION_DIAGONAL_BAND_MASK_##name, #name)
 BAND(FC_CA_OP_BAND_XDESC, XDESC);
 BAND(FC_CA_OP_BAND_SEQ_LEN_KVDESC, SEQ_LEN_KVDESC);
 BAND(FC_CA_OP_BAND_SEQ_LEN_QDESC, SEQ_LEN_QDESC);

@@ -265,7 +265,8 @@ static void case_greenctx(void)
     CUstream s = NULL;
     CUgreenCtx g = (CUgreenCtx)1;
     CHECK(cuStreamCreate(&s, 0) == CUDA_SUCCESS, "no stream");
-    CHECK(cuStreamGetGreenCtx(s, &g) == CUDA_SUCCESS && g == NULL, "stream: green context %p", (void *)g);
+    CHECK(cuStreamGetGreenCtx(s, &g) == CUDA_SUCCESS && g == NULL, "stream: green context %p",
+          (void *)g);
     g = (CUgreenCtx)1;
     CHECK(cuStreamGetGreenCtx(NULL, &g) == CUDA_SUCCESS && g == NULL, "NULL stream: %p", (void *)g);
     CHECK(cuStreamGetGreenCtx(s, NULL) == CUDA_ERROR_INVALID_VALUE, "no pointer accepted");
