@@ -450,7 +450,9 @@ static void read_profile_gemm(fc_jctx *c, json_object *o, fc_fwd_gemm *g)
         g->transb = profile_trans(c, o, "transb");
         char api[64] = "";
         fc_jget_str(c, o, sec, "api", api, sizeof api);
-        g->grouped = strstr(api, "GroupedBatched") != NULL; /* cublas?gemmGroupedBatched[Ex] */
+        /* cublas?gemmGroupedBatched[Ex], and cuBLASLt grouped calls whose
+         * sizes were read from the device (cublasLtMatmul:grouped_read_from_device) */
+        g->grouped = strstr(api, "GroupedBatched") != NULL || strstr(api, "grouped_read") != NULL;
         if (!c->failed && (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1))
             fc_jfail(c, "%s: m, n, k and batch must be given (non-negative; batch positive)", sec);
     }

@@ -199,6 +199,7 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
     if (*groups >= 0) {
         g->transa = la;
         g->transb = lb;
+        g->compute = (int16_t)compute;
         uint32_t at = 0, dt = 0;
         if (!lay_get(lget, al, CUBLASLT_MATRIX_LAYOUT_TYPE, &at, sizeof at) &&
             !lay_get(lget, dl, CUBLASLT_MATRIX_LAYOUT_TYPE, &dt, sizeof dt)) {
@@ -254,7 +255,9 @@ static int lt_array(lt_layout_get_fn get, cublasLtMatrixLayout_t l, int attr, co
 
 /* --read-device-sizes: the copies of a successful grouped call's m, n and
  * k arrays (D's rows and columns, A's columns - rows when A is
- * transposed), queued on its stream after it (probe/devsizes.h). */
+ * transposed), queued on its stream after it (probe/devsizes.h), and its
+ * placeholder in the ring, which the drain counts group by group once the
+ * copies land (ring/devread.h). */
 static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatrixLayout_t dl,
                             const fc_gemm *g, int32_t groups, uint32_t id, cudaStream_t stream)
 {
@@ -266,7 +269,10 @@ static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatr
         lt_array(lget, dl, FC_LT_GROUPED_COLS_ARRAY, &r.n, &r.n_width) ||
         lt_array(lget, al, k_attr, &r.k, &r.k_width))
         r.m = r.n = r.k = NULL; /* counted as not read: no_arrays */
-    (void)fc_devsizes_submit(&r);
+    int slot = -1;
+    if (fc_devsizes_submit(&r, &slot) == FC_DEVSIZES_QUEUED &&
+        fc_ring_put_devread(g, slot, groups) != 0)
+        fc_devsizes_give_up(slot); /* read into the entry only */
 }
 
 #define FC_LT_MATMUL_PARAMS                                                               \

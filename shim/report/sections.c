@@ -123,8 +123,9 @@ static const char *const unsure_text[FC_UNSURE_COUNT] = {
     "weights were used the backward way before the backward the detector found (a backward then a "
     "second forward in one step, while the weights were not confirmed yet)",
     "a segment longer than the detector's buffer was cut",
-    "GEMM records were lost to the detector (more threads than rings, or a ring that stayed full): "
-    "the totals are exact, the iterations miss those calls",
+    "GEMM records were lost to the detector (more threads than rings, or a ring that stayed full: "
+    "the totals are exact), or a grouped call's sizes read from the device did not land in time "
+    "(listed uncounted): the iterations miss those calls",
     "the backward was found to start at a call using an address not yet confirmed as a weight (a "
     "gradient the allocator keeps at one address, or a weight whose input reuses a freed block): "
     "where the forward ends cannot be told",

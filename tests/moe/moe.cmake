@@ -42,7 +42,8 @@ add_library(fc_fake_libcuda_copy SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_libcuda_c
 set_target_properties(fc_fake_libcuda_copy PROPERTIES OUTPUT_NAME cuda SOVERSION 1
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake-cuda-copy)
 add_executable(test_moe_devsizes ${CMAKE_CURRENT_LIST_DIR}/test_moe_devsizes.c)
-target_include_directories(test_moe_devsizes PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+target_include_directories(test_moe_devsizes PRIVATE ${FLOPCOUNT_CUDA_INCLUDE}
+                           ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(test_moe_devsizes PRIVATE fc_emu_cublaslt PkgConfig::JSONC ${CMAKE_DL_LIBS})
 add_dependencies(test_moe_devsizes fc_fake_libcuda_copy)
 foreach(mode on off)
