@@ -270,8 +270,10 @@ static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatr
         lt_array(lget, al, k_attr, &r.k, &r.k_width))
         r.m = r.n = r.k = NULL; /* counted as not read: no_arrays */
     int slot = -1;
+    fc_gemm read = *g;
+    read.api = FC_API_CUBLASLT_GROUPED_READ;
     if (fc_devsizes_submit(&r, &slot) == FC_DEVSIZES_QUEUED &&
-        fc_ring_put_devread(g, slot, groups) != 0)
+        fc_ring_put_devread(&read, slot, groups) != 0)
         fc_devsizes_give_up(slot); /* read into the entry only */
 }
 

@@ -2,8 +2,9 @@
 /* devsizes.c - the opt-in asynchronous read of grouped GEMMs' size arrays
  * (devsizes.h; docs/moe.md).
  *
- * SLOTS slots, each a pinned buffer of three arrays of MAX_GROUPS int64 and
- * an event, made at the first request (on the caller's thread, which has
+ * SLOTS slots, each a pinned buffer of three arrays of MAX_GROUPS int64 (or
+ * one interleaved {m, n, k} int32 array of MAX_GROUPS x 12 bytes) and an
+ * event, made at the first request (on the caller's thread, which has
  * the context: cuMemHostAlloc once, an event per slot when first used). A
  * request claims a free slot, queues three cuMemcpyAsync on the call's
  * stream and cuEventRecord after them, then marks the slot in flight; the
@@ -60,6 +61,7 @@ typedef struct slot {
     int state; /* atomic */
     int held;  /* atomic: a placeholder in a ring holds its place (the drain resolves it) */
     int late;  /* given up by the drain: read, if it lands, but not counted */
+    int interleaved; /* one {m, n, k} int32 array (fc_devsizes_req) in the slot's start */
     void *ev;
     uint32_t unc_id;
     int32_t groups;
@@ -142,7 +144,7 @@ static int claim(void)
 
 static int submit(const fc_devsizes_req *r, int *slot_out)
 {
-    if (r->m == NULL || r->n == NULL || r->k == NULL)
+    if (r->m == NULL || (!r->interleaved && (r->n == NULL || r->k == NULL)))
         return FC_DEVSIZES_NO_ARRAYS;
     if (r->groups < 0 || r->groups > MAX_GROUPS)
         return FC_DEVSIZES_TOO_MANY;
@@ -162,8 +164,9 @@ static int submit(const fc_devsizes_req *r, int *slot_out)
     }
     const void *src[3] = {r->m, r->n, r->k};
     uint8_t width[3] = {r->m_width, r->n_width, r->k_width};
-    for (int i = 0; i < 3; i++) {
-        size_t bytes = (size_t)r->groups * (width[i] ? 8u : 4u);
+    for (int i = 0; i < (r->interleaved ? 1 : 3); i++) {
+        /* interleaved: 12 bytes a group, within the slot's three arrays */
+        size_t bytes = (size_t)r->groups * (r->interleaved ? 12u : width[i] ? 8u : 4u);
         if (bytes > 0 && (src[i] == NULL ||
                           cu.copy((unsigned long long)(uintptr_t)slot_array((unsigned)s, i),
                                   (unsigned long long)(uintptr_t)src[i], bytes, r->stream) != 0)) {
@@ -180,6 +183,7 @@ static int submit(const fc_devsizes_req *r, int *slot_out)
     __atomic_store_n(&sl->unc_id, r->unc_id, __ATOMIC_RELAXED);
     sl->groups = r->groups;
     sl->late = 0;
+    sl->interleaved = r->interleaved;
     memcpy(sl->width, width, sizeof width);
     __atomic_store_n(&sl->held, slot_out != NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&sl->state, S_FLIGHT, __ATOMIC_RELEASE);
@@ -218,8 +222,15 @@ static void take(unsigned s, fc_devsizes_group_fn fn, void *ctx)
     double work_max = 0;
     entry_stats *e = sl->unc_id < FC_UNCOUNTED_CAPACITY ? &stats[sl->unc_id] : NULL;
     for (int32_t g = 0; g < sl->groups; g++) {
-        int64_t gm = at(m, sl->width[0], g), gn = at(n, sl->width[1], g);
-        int64_t gk = at(k, sl->width[2], g);
+        int64_t gm, gn, gk;
+        if (sl->interleaved) {
+            int32_t mnk[3];
+            memcpy(mnk, (const char *)m + (size_t)g * sizeof mnk, sizeof mnk);
+            gm = mnk[0], gn = mnk[1], gk = mnk[2];
+        } else {
+            gm = at(m, sl->width[0], g), gn = at(n, sl->width[1], g);
+            gk = at(k, sl->width[2], g);
+        }
         if (gm < 0 || gn < 0 || gk < 0)
             continue;
         if (fn != NULL)

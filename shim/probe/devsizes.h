@@ -23,11 +23,15 @@
 #include <stdint.h>
 
 /* One grouped call's arrays: per group m (rows of D), n (columns of D) and
- * k, each int32 (width 0) or int64 (width 1), in device memory. */
+ * k, each int32 (width 0) or int64 (width 1), in device memory; or, with
+ * interleaved set, one array at m of groups x {int32 m, n, k} (CUTLASS 3's
+ * GroupProblemShape problem_shapes: cute::Shape<int, int, int>, 12 bytes a
+ * group), n and k unused. */
 typedef struct fc_devsizes_req {
     void *stream; /* the CUstream the call was queued on */
     const void *m, *n, *k;
     uint8_t m_width, n_width, k_width;
+    uint8_t interleaved;
     int32_t groups;
     uint32_t unc_id; /* its uncounted entry (count/uncounted.h) */
 } fc_devsizes_req;

@@ -657,7 +657,7 @@ int fc_ring_put_devread(const fc_gemm *g, int slot, int32_t groups)
     e->c = g->c;
     e->m = slot;
     e->k = groups;
-    e->api = FC_API_CUBLASLT_GROUPED_READ;
+    e->api = g->api;
     e->flags = g->flags;
     e->dtype = g->dtype;
     e->out_dtype = g->out_dtype;

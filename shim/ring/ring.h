@@ -33,8 +33,8 @@ int fc_attn_record(const fc_attn *a, const void *stream, int ok);
 /* A grouped call whose group sizes were queued to be read from the device
  * (probe/devsizes.h, held slot `slot`): its placeholder in the calling
  * thread's ring, resolved into one counted record per group when the
- * drain reaches it (devread.h). g gives the api's types, transposes and
- * operands. 0, or -1 when it could not be queued (then the caller gives
+ * drain reaches it (devread.h). g gives the groups' api (a *_GROUPED_READ
+ * one), types, transposes and operands. 0, or -1 when it could not be queued (then the caller gives
  * the slot up). Keeps errno. */
 int fc_ring_put_devread(const fc_gemm *g, int slot, int32_t groups);
 

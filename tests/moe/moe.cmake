@@ -69,3 +69,40 @@ endforeach()
 add_executable(test_moe_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_moe_infer_units.c)
 target_link_libraries(test_moe_infer_units PRIVATE cmocka fc_analysis)
 add_test(NAME moe_infer_units COMMAND test_moe_infer_units)
+
+# CUTLASS 3 grouped GEMM launches (torch._grouped_mm's kernel shape) built
+# by nvcc with CUTLASS's Params layout written from its public headers, run
+# on the null GPU: the group count and problem-shape array read from the
+# launch parameters (shim/launch/cutlass_grouped.c), their sizes read from
+# the device and counted with the option on, listed only with it off; six
+# launches whose parameters do not check out named with the reason.
+if(FC_NVCC)
+  set(fc_cg_prog ${FC_MOE_WORK}/cutlass_grouped_prog)
+  add_custom_command(OUTPUT ${fc_cg_prog}
+    COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg_prog}
+            ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_prog.cu
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_prog.cu
+    COMMENT "nvcc: the CUTLASS grouped launch program" VERBATIM)
+  add_custom_target(fc_cutlass_grouped_prog ALL DEPENDS ${fc_cg_prog})
+  foreach(mode on off)
+    if(mode STREQUAL "on")
+      set(fc_read 1)
+    else()
+      set(fc_read 0)
+    endif()
+    add_test(NAME moe_cutlass_grouped_${mode}_nullgpu
+             COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_CUPTI=0 \
+  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3"
+/usr/bin/python3 "$5" "$1" "$7"]=] moe ${FC_MOE_WORK}/cutlass_grouped_${mode}.json
+                     "${FC_PRELOAD}" ${fc_cg_prog} "${FC_NULLGPU_LIBS}"
+                     ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_check.py ${fc_read} ${mode})
+    fc_nullgpu_twin(moe_cutlass_grouped_${mode}_nullgpu)
+  endforeach()
+else()
+  add_test(NAME moe_cutlass_grouped_nvcc
+           COMMAND sh -c "echo 'moe: skipped: nvcc not found (the CUTLASS grouped launch test needs it)'; exit 77")
+  set_tests_properties(moe_cutlass_grouped_nvcc PROPERTIES SKIP_RETURN_CODE 77)
+endif()
