@@ -226,7 +226,7 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
 /* A grouped call (lt_groups): listed as uncounted by name with its dtype;
  * the first one's group count is the detail. Interned at each call (a
  * short hash and a scan): grouped calls are a few per MoE layer. */
-static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
+static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups)
 {
     char name[64], detail[FC_UNCOUNTED_DETAIL];
     snprintf(name, sizeof name, "cublasLtMatmul grouped %s", fc_dtype_name(g->dtype));
@@ -234,9 +234,7 @@ static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
              "%d groups; every group's rows and columns are in device memory "
              "(cuBLASLt grouped layouts), no host extent bounds them",
              (int)groups);
-    uint32_t id = fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
-    fc_uncounted_count(id, ok);
-    return id;
+    return fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
 }
 
 /* A grouped layout's device array (attribute 9 rows, 10 columns) and the
@@ -323,9 +321,19 @@ FC_HOOK_BODY(cublasStatus_t, cublasLtMatmul, FC_LT_MATMUL_PARAMS)
     if (FC_UNLIKELY(groups >= 0)) {
         int saved = errno;
         (void)fc_hook_diverted_gpu(outer, &g, 0); /* only the kernel-timing pop */
-        uint32_t id = lt_grouped_uncounted(&g, groups, st == CUBLAS_STATUS_SUCCESS);
-        if (fc_opt.read_device_sizes && st == CUBLAS_STATUS_SUCCESS)
-            lt_grouped_read(cp, Adesc, Ddesc != NULL ? Ddesc : Cdesc, &g, groups, id, stream);
+        uint32_t id = lt_grouped_uncounted(&g, groups);
+        int ok = st == CUBLAS_STATUS_SUCCESS;
+        if (ok && fc_cupti_launch_captured(FC_CUPTI_ITEM_UNCOUNTED, NULL, id, stream)) {
+            /* recorded against a stream capture: each launch of its graph
+             * lists one call (graphs_rt.c), none of them read (a copy
+             * would change the user's graph) */
+            if (fc_opt.read_device_sizes)
+                fc_devsizes_not_read(id, FC_DEVSIZES_CAPTURING);
+        } else {
+            fc_uncounted_count(id, ok);
+            if (fc_opt.read_device_sizes && ok)
+                lt_grouped_read(cp, Adesc, Ddesc != NULL ? Ddesc : Cdesc, &g, groups, id, stream);
+        }
         errno = saved;
         fc_leave();
         return st;

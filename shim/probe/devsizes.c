@@ -192,6 +192,12 @@ static int submit(const fc_devsizes_req *r, int *slot_out)
     return FC_DEVSIZES_QUEUED;
 }
 
+void fc_devsizes_not_read(uint32_t unc_id, int outcome)
+{
+    if (outcome > FC_DEVSIZES_QUEUED && outcome < FC_DEVSIZES_OUTCOMES)
+        not_read(unc_id, outcome);
+}
+
 int fc_devsizes_submit(const fc_devsizes_req *r, int *slot)
 {
     int saved = errno;

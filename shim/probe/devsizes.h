@@ -57,6 +57,10 @@ enum fc_devsizes_outcome {
  * queues or gives up (fc_devsizes_give_up); NULL: the poll reads it. */
 int fc_devsizes_submit(const fc_devsizes_req *r, int *slot);
 
+/* A call of entry unc_id not read, for outcome (a call recorded against a
+ * stream capture: FC_DEVSIZES_CAPTURING, without asking the stream). */
+void fc_devsizes_not_read(uint32_t unc_id, int outcome);
+
 /* One group of a resolved call: its rows, columns and inner size. */
 typedef void (*fc_devsizes_group_fn)(void *ctx, int64_t m, int64_t n, int64_t k);
 /* The drain at a placeholder: 1 when held slot s landed (fn had every

@@ -106,3 +106,23 @@ else()
            COMMAND sh -c "echo 'moe: skipped: nvcc not found (the CUTLASS grouped launch test needs it)'; exit 77")
   set_tests_properties(moe_cutlass_grouped_nvcc PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# A cuBLASLt grouped matmul captured into a CUDA graph and replayed: the
+# real runtime and the wheel's libcublasLt 13.4 (FC_LT_WHEEL_ONLY,
+# tests/cublaslt) on the null GPU; every replay listed, none read.
+if(FC_LT_WHEEL_ONLY)
+  add_executable(test_moe_lt_capture ${CMAKE_CURRENT_LIST_DIR}/test_moe_lt_capture.c)
+  target_include_directories(test_moe_lt_capture PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+  target_link_directories(test_moe_lt_capture PRIVATE ${FLOPCOUNT_CUDA_LIBDIR})
+  target_link_libraries(test_moe_lt_capture PRIVATE cudart cublasLt ${CMAKE_DL_LIBS})
+  add_test(NAME moe_lt_capture_nullgpu
+           COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES=1 FLOPCOUNT_CUPTI=0 \
+  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3" RUN
+/usr/bin/python3 "$5" "$1"]=] moe ${FC_MOE_WORK}/lt_capture.json "${FC_PRELOAD}"
+                   $<TARGET_FILE:test_moe_lt_capture> "${FC_LT_WHEEL_ONLY}:${FC_NULLGPU_LIBS}"
+                   ${CMAKE_CURRENT_LIST_DIR}/lt_capture_check.py)
+  fc_nullgpu_twin(moe_lt_capture_nullgpu)
+endif()
