@@ -202,6 +202,12 @@ static void read_iter(fc_jctx *c, json_object *o, size_t i, fc_report_iter *it)
         it->ambiguous_recompute = it->ambiguous;
     if (!c->failed && it->seconds < 0)
         fc_jfail(c, "iterations.list[%zu].seconds: negative", i);
+    json_object *g = fc_jmember(o, "grouped_imbalance"); /* absent: no grouped call */
+    if (g != NULL) {
+        fc_jget_u64(c, g, "iterations.list[].grouped_imbalance", "calls", &it->grouped_calls, 1);
+        fc_jget_double(c, g, "iterations.list[].grouped_imbalance", "max", &it->grouped_max);
+        fc_jget_double(c, g, "iterations.list[].grouped_imbalance", "mean", &it->grouped_mean);
+    }
 }
 
 /* The split's confidence: strings, a count, and the reasons joined. */

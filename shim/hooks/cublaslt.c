@@ -232,8 +232,10 @@ static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups)
     snprintf(name, sizeof name, "cublasLtMatmul grouped %s", fc_dtype_name(g->dtype));
     snprintf(detail, sizeof detail,
              "%d groups; every group's rows and columns are in device memory "
-             "(cuBLASLt grouped layouts), no host extent bounds them",
-             (int)groups);
+             "(cuBLASLt grouped layouts), %s",
+             (int)groups,
+             fc_opt.read_device_sizes ? "read back: counted when the copy lands (read_from_device)"
+                                      : "no host extent bounds them");
     return fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
 }
 

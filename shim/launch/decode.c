@@ -170,8 +170,9 @@ static void cutlass_grouped(fc_kernel *k, const fc_launch_call *c, fc_launch_res
     char detail[FC_UNCOUNTED_DETAIL];
     snprintf(detail, sizeof detail,
              "%d groups; every group's m, n, k are in device memory "
-             "(GroupProblemShape problem_shapes)",
-             (int)g.groups);
+             "(GroupProblemShape problem_shapes)%s",
+             (int)g.groups,
+             fc_opt.read_device_sizes ? ", read back: counted when the copy lands" : "");
     r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_DEVICE_SIZES, detail);
     r->groups = g.groups;
     r->shapes = g.shapes;

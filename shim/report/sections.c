@@ -23,6 +23,7 @@
 #include "inferred.h"
 #include "nullgpu_note.h"
 #include "probe/gputime.h"
+#include "probe/grouped_log.h"
 #include "rate.h"
 #include "profile_json.h"
 #include "ring/ring.h"
@@ -200,6 +201,21 @@ static void write_split(fc_jw *w, const fc_steps_view *v)
     fc_jw_str(w, "advice", v->unsure ? advice(bits, v->phase_sources) : NULL);
 }
 
+/* The experts' load in an iteration: its grouped GEMM calls whose group
+ * sizes are known (probe/grouped_log.h; docs/moe.md); absent when none. */
+static void write_grouped_load(fc_jw *w, const fc_iteration *it)
+{
+    fc_grouped_span s;
+    fc_grouped_log_span(it->t0, it->t1, &s);
+    if (s.calls == 0)
+        return;
+    fc_jw_obj_begin(w, "grouped_imbalance");
+    fc_jw_u64(w, "calls", s.calls);
+    fc_jw_double(w, "max", s.max);
+    fc_jw_double(w, "mean", s.mean);
+    fc_jw_obj_end(w);
+}
+
 static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
 {
     const fc_steps_view *v = &f->v;
@@ -291,6 +307,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         }
         if (it->open_end)
             fc_jw_bool(w, "open_end", 1);
+        write_grouped_load(w, it);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);

@@ -9,17 +9,20 @@
 #include "count/counters.h"
 #include "detect/segment.h"
 #include "probe/devsizes.h"
+#include "probe/grouped_log.h"
 
 typedef struct group_ctx {
     const fc_crec *c;
     int ring;
+    fc_grouped_acc load; /* the call's imbalance, for the iterations' (grouped_log.h) */
 } group_ctx;
 
 /* One group: counted as a GEMM of its own (batch 1) and pushed to the
  * detector with the call's time, thread and operands. */
 static void one_group(void *ctx, int64_t m, int64_t n, int64_t k)
 {
-    const group_ctx *x = ctx;
+    group_ctx *x = ctx;
+    fc_grouped_acc_add(&x->load, m, n, k, 1);
     const fc_crec *c = x->c;
     fc_gemm g = {.api = c->api, .flags = c->flags, .dtype = c->dtype,
                  .out_dtype = c->out_dtype, .compute = c->compute, .transa = c->transa,
@@ -50,12 +53,14 @@ static void tell_missing(const fc_crec *c)
 
 int fc_devread_feed(const fc_crec *c, int ring, int mode)
 {
-    group_ctx x = {c, ring};
+    group_ctx x = {c, ring, {0, 0, 0}};
     int wait_ms = mode == FC_DEVREAD_WAIT ? FC_DEVREAD_FINAL_MS : 0;
     int rc = fc_devsizes_resolve(c->m, wait_ms, one_group, &x);
     if (rc != 0) {
         if (rc < 0)
             tell_missing(c);
+        else
+            fc_grouped_log_add(c->t, &x.load);
         return 1;
     }
     double age = fc_ticks_seconds(fc_ticks() - c->t);

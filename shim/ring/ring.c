@@ -37,6 +37,7 @@
 #include "probe/callsite.h"
 #include "probe/devsizes.h"
 #include "probe/gputime.h"
+#include "probe/grouped_log.h"
 #include "probe/peak_choice.h"
 #include "devread.h"
 #include "ring_internal.h"
@@ -745,6 +746,7 @@ void fc_ring_after_fork_child(void)
     fc_attn_table_reset();
     fc_uncounted_reset();
     fc_devsizes_reset();
+    fc_grouped_log_reset();
     reset_all();
     fc_drainer_after_fork_child();
 }

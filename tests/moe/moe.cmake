@@ -23,7 +23,9 @@ grep -qF 'load imbalance (max group rows / mean): max 1.200, mean 1.200; group r
 grep -qE '^  experts +3 +exact +grouped calls' "$1.txt"
 grep -qE '^  topk +2 +exact +grouped calls: 20 routed rows / 10 tokens' "$1.txt"
 grep -qE '^  moe_ffn +12 +exact' "$1.txt"
-grep -qE '^  shared_ffn +16 +exact' "$1.txt"]=])
+grep -qE '^  shared_ffn +16 +exact' "$1.txt"
+# the experts' load per iteration: 6 steps, 1.2 each (test_moe_split.c's header)
+grep -qF 'expert load    max group work / mean, per iteration: 1: 1.200, 2: 1.200, 3: 1.200, 4: 1.200, 5: 1.200, 6: 1.200 (max 1.200 over 6 iterations)' "$1.txt"]=])
 add_test(NAME moe_grouped_split
          COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}"
                  $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR}
@@ -59,9 +61,14 @@ rm -f "$1"
 LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_LIBCUDA="$5" FLOPCOUNT_READ_DEVICE_SIZES="$7" \
   FAKE_CUDA_CAPTURING_STREAM=0x99 FLOPCOUNT_CUPTI=0 FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
   ASAN_OPTIONS=detect_leaks=0 "$3" RUN "$6"
-"$3" --check "$1" "$6"]=] moe ${FC_MOE_WORK}/devsizes_${mode}.json "${FC_PRELOAD}"
+"$3" --check "$1" "$6"
+# the experts' load per iteration in the text (test_moe_devsizes.c's header)
+if [ "$6" = on ]; then
+  "$8" report "$1" | grep -qF 'expert load    max group work / mean, per iteration: 1: 1.500, 2: 1.000 (max 1.500 over 2 iterations)'
+fi]=] moe ${FC_MOE_WORK}/devsizes_${mode}.json "${FC_PRELOAD}"
                    $<TARGET_FILE:test_moe_devsizes> ${FC_LT_EMU_DIR}
-                   $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read})
+                   $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read}
+                   $<TARGET_FILE:flopcount_cli>)
 endforeach()
 
 # The experts read off grouped calls (analysis/infer_grouped.c) on forward

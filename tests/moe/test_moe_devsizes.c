@@ -19,19 +19,25 @@
  *           so 0 FLOPs; the GPU catches up; a snapshot: 192 FLOPs. The
  *           step was fed to the detector only after the reads landed, so
  *           iteration 1 has them, split as made.
- *   step 2, forward:  G6  as G1; the GPU catches up (G6 lands)
+ *   step 2, forward:  G6  3 experts, m = {2, 2, 2} (balanced), n = 2, k = 4
+ *                         on 0x51; the GPU catches up (G6 lands)
  *                     G3  as G1 on 0x99, which is capturing: not read
  *                     G4  1025 groups of 1x1x1: more than a slot holds
  *           backward: G5  5 experts, m = {8, 0, 16, 4, 4}, n = 32, k = 64
  *                         on 0x51, whose copy never lands
  *           step; the final report polls G5 a bounded time, gives it up.
- * Each of G1, G2, G6: 2*(2+1+3)*2*4 = 96 FLOPs, three groups counted as
- * three GEMMs (api cublasLtMatmul:grouped_read_from_device); group work
- * m*n*k = {16, 8, 24}, mean 16, max 24: imbalance 1.5.
+ * Each of G1, G2, G6: 2*(2+1+3)*2*4 = 2*(2+2+2)*2*4 = 96 FLOPs, three
+ * groups counted as three GEMMs (api cublasLtMatmul:grouped_read_from_
+ * device); G1, G2: group work m*n*k = {16, 8, 24}, mean 16, max 24:
+ * imbalance 1.5; G6: {16, 16, 16}: 1.0.
  * on:  totals 288 FLOPs in 9 calls; iteration 1 forward 96, backward 96,
- *      sure; iteration 2 forward 96, backward 0 (G5 missing), ambiguous
- *      for a read that did not land; read_from_device: calls 3, counted 3,
- *      late 0, FLOPs 288, groups 9, rows 1..3, imbalance mean = max = 1.5,
+ *      sure, grouped_imbalance calls 2, max = mean = 1.5; iteration 2
+ *      forward 96, backward 0 (G5 missing), ambiguous for a read that did
+ *      not land, grouped_imbalance calls 1, max = mean = 1.0 (G5, never
+ *      read, has none); read_from_device: calls 3, counted 3, late 0,
+ *      FLOPs 288, groups 9, rows 1..3, imbalance max 1.5, mean
+ *      (1.5 + 1.5 + 1) / 3 = 4/3; forward_profile.grouped_experts has the
+ *      profiled forward's (iteration 2's) one grouped call, G6,
  *      pending 1 (G5), not read: capturing 1, too_many_groups 1; 6 calls
  *      in the entry; 4 x 3 copies queued (G1, G2, G6, G5), one pinned
  *      allocation.
@@ -140,7 +146,7 @@ static int run(const char *mode)
         mk.fwd == NULL || mk.bwd == NULL || mk.snap == NULL || cublasLtCreate(&h) != 0)
         return 1;
     int on = strcmp(mode, "on") == 0;
-    static const int32_t m3[3] = {2, 1, 3}, m5[5] = {8, 0, 16, 4, 4};
+    static const int32_t m3[3] = {2, 1, 3}, m5[5] = {8, 0, 16, 4, 4}, even[3] = {2, 2, 2};
     static int32_t ones[1025];
     for (int i = 0; i < 1025; i++)
         ones[i] = 1;
@@ -153,7 +159,7 @@ static int run(const char *mode)
     gpu_run();
     bad |= snapshot_is(&mk, on ? 192 : 0, "after the GPU caught up");
     mk.fwd();
-    bad |= grouped(h, 3, m3, 2, 4, S_PLAIN);
+    bad |= grouped(h, 3, even, 2, 4, S_PLAIN);
     gpu_run();
     bad |= grouped(h, 3, m3, 2, 4, S_CAPTURING);
     bad |= grouped(h, 1025, ones, 1, 1, S_PLAIN);
@@ -187,6 +193,18 @@ static double dbl(json_object *o, const char *key)
     return v != NULL ? json_object_get_double(v) : -1;
 }
 
+static int near(double a, double b)
+{
+    return a > b - 1e-9 && a < b + 1e-9;
+}
+
+/* An iteration's grouped_imbalance: calls, max, mean. */
+static int load_is(json_object *it, int64_t calls, double max, double mean)
+{
+    json_object *g = get(it, "grouped_imbalance");
+    return num(g, "calls") == calls && near(dbl(g, "max"), max) && near(dbl(g, "mean"), mean);
+}
+
 static int check(const char *path, const char *mode)
 {
     json_object *root = json_object_from_file(path), *entry = NULL, *unc = get(root, "uncounted");
@@ -212,7 +230,7 @@ static int check(const char *path, const char *mode)
     int bad = num(r, "calls") != 3 || num(r, "counted_calls") != 3 || num(r, "late_calls") != 0 ||
               num(r, "flops") != 288 || num(r, "groups") != 9 ||
               num(r, "group_rows_min") != 1 || num(r, "group_rows_max") != 3 ||
-              dbl(r, "imbalance_mean") != 1.5 || dbl(r, "imbalance_max") != 1.5 ||
+              !near(dbl(r, "imbalance_mean"), 4.0 / 3.0) || dbl(r, "imbalance_max") != 1.5 ||
               num(r, "pending_calls") != 1 || num(nr, "capturing") != 1 ||
               num(nr, "too_many_groups") != 1 || num(nr, "busy") != 0 ||
               num(nr, "no_driver") != 0 || num(nr, "copy_failed") != 0 ||
@@ -236,8 +254,17 @@ static int check(const char *path, const char *mode)
         num(i1, "forward_flops") != 96 || num(i1, "backward_flops") != 96 ||
         json_object_get_boolean(get(i1, "ambiguous")) || num(i2, "forward_flops") != 96 ||
         num(i2, "backward_flops") != 0 || !json_object_get_boolean(get(i2, "ambiguous")) ||
-        why == NULL || strstr(json_object_get_string(why), "did not land in time") == NULL) {
+        why == NULL || strstr(json_object_get_string(why), "did not land in time") == NULL ||
+        !load_is(i1, 2, 1.5, 1.5) || !load_is(i2, 1, 1.0, 1.0)) {
         fprintf(stderr, "test_moe_devsizes: iterations %s\n", json_object_to_json_string(it));
+        bad = 1;
+    }
+    /* the read groups reach the experts' reader: the profiled forward
+     * (iteration 2's) holds G6, one grouped call of one shape */
+    json_object *ge = get(get(root, "forward_profile"), "grouped_experts");
+    if (num(ge, "calls") != 1) {
+        fprintf(stderr, "test_moe_devsizes: grouped_experts %s\n",
+                ge != NULL ? json_object_to_json_string(ge) : "missing");
         bad = 1;
     }
     json_object_put(root);
