@@ -19,8 +19,10 @@ static uint8_t dtype_of_name(const char *name)
     static const struct {
         const char *mangled;
         uint8_t dtype;
-    } types[] = {{"10bfloat16_t", FC_DT_BF16},   {"6half_t", FC_DT_FP16},
-                 {"12float_e4m3_t", FC_DT_FP8_E4M3}, {"12float_e5m2_t", FC_DT_FP8_E5M2},
+    } types[] = {{"10bfloat16_t", FC_DT_BF16},
+                 {"6half_t", FC_DT_FP16},
+                 {"12float_e4m3_t", FC_DT_FP8_E4M3},
+                 {"12float_e5m2_t", FC_DT_FP8_E5M2},
                  {"10tfloat32_t", FC_DT_TF32}};
     const char *best = NULL;
     uint8_t dt = FC_DT_UNKNOWN;
@@ -35,16 +37,19 @@ static uint8_t dtype_of_name(const char *name)
 int fc_cutlass_grouped_decode(const char *name, const fc_kparams *k, fc_cutlass_groups *out,
                               char *why, size_t n)
 {
-    if (name == NULL || strstr(name, "13GemmUniversalI") == NULL || strstr(name, SHAPE_INT3) == NULL) {
-        snprintf(why, n, "not a GemmUniversal over GroupProblemShape<Shape<int, int, int>>: "
-                         "its Params layout is not known");
+    if (name == NULL || strstr(name, "13GemmUniversalI") == NULL ||
+        strstr(name, SHAPE_INT3) == NULL) {
+        snprintf(why, n,
+                 "not a GemmUniversal over GroupProblemShape<Shape<int, int, int>>: "
+                 "its Params layout is not known");
         return -1;
     }
     if (fc_kp_check_call(k, "CUTLASS device_kernel", why, n) != 0)
         return -1;
     int64_t size = k->size > 0 ? k->size : k->avail;
     if (size > 0 && size < FC_CUTLASS_GROUPED_MIN_BYTES) {
-        snprintf(why, n, "parameter 0 is %lld bytes, less than the %d of mode and GroupProblemShape",
+        snprintf(why, n,
+                 "parameter 0 is %lld bytes, less than the %d of mode and GroupProblemShape",
                  (long long)size, FC_CUTLASS_GROUPED_MIN_BYTES);
         return -1;
     }

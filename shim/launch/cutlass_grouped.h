@@ -23,8 +23,8 @@
 
 #include "decoders.h"
 
-#define FC_CUTLASS_GROUPED_MODE 4        /* cutlass::gemm::GemmUniversalMode::kGrouped */
-#define FC_CUTLASS_GROUPED_MIN_BYTES 32  /* mode, pad, num_groups, pad, two pointers */
+#define FC_CUTLASS_GROUPED_MODE 4       /* cutlass::gemm::GemmUniversalMode::kGrouped */
+#define FC_CUTLASS_GROUPED_MIN_BYTES 32 /* mode, pad, num_groups, pad, two pointers */
 #define FC_CUTLASS_GROUPED_MAX_GROUPS 65536
 
 /* What a grouped launch says on the host. */

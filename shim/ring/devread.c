@@ -24,10 +24,20 @@ static void one_group(void *ctx, int64_t m, int64_t n, int64_t k)
     group_ctx *x = ctx;
     fc_grouped_acc_add(&x->load, m, n, k, 1);
     const fc_crec *c = x->c;
-    fc_gemm g = {.api = c->api, .flags = c->flags, .dtype = c->dtype,
-                 .out_dtype = c->out_dtype, .compute = c->compute, .transa = c->transa,
-                 .transb = c->transb, .m = m, .n = n, .k = k, .batch = 1,
-                 .a = c->a, .b = c->b, .c = c->c};
+    fc_gemm g = {.api = c->api,
+                 .flags = c->flags,
+                 .dtype = c->dtype,
+                 .out_dtype = c->out_dtype,
+                 .compute = c->compute,
+                 .transa = c->transa,
+                 .transb = c->transb,
+                 .m = m,
+                 .n = n,
+                 .k = k,
+                 .batch = 1,
+                 .a = c->a,
+                 .b = c->b,
+                 .c = c->c};
     int valid;
     fc_u128 f = fc_gemm_flops(&g, &valid);
     if (!valid)
@@ -51,10 +61,23 @@ static void tell_missing(const fc_crec *c)
     fc_seg_push(&ir);
 }
 
+/* The final report's poll: FC_DEVREAD_FINAL_MS in all, shared by every
+ * placeholder still held (under the drain lock), so an exit never waits
+ * longer whatever the GPU does. */
+static uint64_t final_deadline;
+
+static int final_wait_ms(void)
+{
+    uint64_t now = fc_ticks();
+    if (final_deadline == 0)
+        final_deadline = now + (uint64_t)(fc_ticks_per_second() * FC_DEVREAD_FINAL_MS / 1000.0);
+    return now < final_deadline ? (int)(fc_ticks_seconds(final_deadline - now) * 1000.0) : 0;
+}
+
 int fc_devread_feed(const fc_crec *c, int ring, int mode)
 {
     group_ctx x = {c, ring, {0, 0, 0}};
-    int wait_ms = mode == FC_DEVREAD_WAIT ? FC_DEVREAD_FINAL_MS : 0;
+    int wait_ms = mode == FC_DEVREAD_WAIT ? final_wait_ms() : 0;
     int rc = fc_devsizes_resolve(c->m, wait_ms, one_group, &x);
     if (rc != 0) {
         if (rc < 0)

@@ -11,7 +11,7 @@
  * wait on the caller's thread. It stops holding when a ring is half full
  * (the program would otherwise lose records to the detector) or the call
  * is older than FC_DEVREAD_HOLD_S; the final report polls up to
- * FC_DEVREAD_FINAL_MS more. A call given up stays uncounted (listed with
+ * FC_DEVREAD_FINAL_MS more, for all of them together. A call given up stays uncounted (listed with
  * the read's figures when it lands later) and its iteration is marked as
  * missing records (FC_IREC_LOST: unsure, "lost"). */
 #ifndef FC_RING_DEVREAD_H
@@ -20,7 +20,7 @@
 #include "hotpath.h"
 
 #define FC_DEVREAD_HOLD_S 2.0    /* a placeholder older than this is given up */
-#define FC_DEVREAD_FINAL_MS 1000 /* the final report's bounded poll */
+#define FC_DEVREAD_FINAL_MS 1000 /* the final report's bounded poll, in all */
 
 enum {
     FC_DEVREAD_HOLD = 0, /* not landed: keep the place, come back */

@@ -6,6 +6,7 @@
 # load imbalance read off the grouped calls (JSON and text report). The
 # cuBLASLt MoE tests are in tests/cublaslt.
 set(FC_MOE_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-moe)
+file(MAKE_DIRECTORY ${FC_MOE_WORK})
 add_executable(test_moe_split ${CMAKE_CURRENT_LIST_DIR}/test_moe_split.c)
 target_include_directories(test_moe_split PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(test_moe_split PRIVATE fc_cublas_emu PkgConfig::JSONC ${CMAKE_DL_LIBS})

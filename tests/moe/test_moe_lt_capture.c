@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_moe_lt_capture: set-up failed\n");
         return 1;
     }
-#define MATMUL()                                                                               \
+#define MATMUL()                                                                                   \
     cublasLtMatmul(h, op, &one, A, al, B, bl, &zero, D, dl, D, dl, NULL, work, 32u << 20, s)
     bad |= MATMUL() != CUBLAS_STATUS_SUCCESS; /* E */
     bad |= cudaStreamSynchronize(s) != cudaSuccess;
