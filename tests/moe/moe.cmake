@@ -134,3 +134,14 @@ LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES=1 FLOPCOUNT_CUP
                    ${CMAKE_CURRENT_LIST_DIR}/lt_capture_check.py)
   fc_nullgpu_twin(moe_lt_capture_nullgpu)
 endif()
+
+# The real torch._grouped_mm (PyTorch's CUTLASS grouped kernel) on the null
+# GPU: its launch decoded from the real Params (3 groups); skipped without
+# the cached PyTorch CUDA environment.
+if(FLOPCOUNT_SANITIZE STREQUAL "")
+  add_test(NAME moe_torch_grouped_mm_nullgpu
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/torch_grouped_mm.sh "${FC_PRELOAD}"
+                   $<TARGET_FILE_DIR:nullgpu> ${FC_MOE_WORK}/torch_grouped_mm.json)
+  set_tests_properties(moe_torch_grouped_mm_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
+                       SKIP_RETURN_CODE 77 TIMEOUT 240)
+endif()
