@@ -20,10 +20,14 @@ static const char *const attention[] = {"flash", "fmha", "attention", "attn",
                                         "sdpa",  "_mha", "mha_",      NULL};
 static const char *const comm[] = {"nccl", NULL};
 /* GEMM-like: cuBLAS/CUTLASS kernel families (gemm, xmma, gmma, cutlass,
- * cublas), Triton/Inductor matmul templates and kernels named after mm. */
-static const char *const gemm_like[] = {"gemm",   "xmma",      "gmma",        "cutlass",
-                                        "cublas", "matmul",    "_mm_",        "_bmm_",
-                                        "_addmm", "mm_kernel", "triton_tem_", NULL};
+ * cublas; DeepGEMM's deep_gemm::*gemm*, FBGEMM-GenAI's and CUTLASS 2's
+ * grouped kernels by "gemm"), Triton/Inductor matmul templates and kernels
+ * named after mm, and Triton grouped GEMMs whose names hold none of these:
+ * vLLM / SGLang's fused_moe_kernel, torchtitan's _kernel_mg_*. */
+static const char *const gemm_like[] = {
+    "gemm",        "xmma",      "gmma",        "cutlass",          "cublas",      "matmul", "_mm_",
+    "_bmm_",       "_addmm",    "mm_kernel",   "triton_tem_",      "fused_moe_kernel",
+    "_kernel_mg_", NULL};
 
 const char *fc_kclass_name(int cls)
 {

@@ -202,6 +202,12 @@ static void read_iter(fc_jctx *c, json_object *o, size_t i, fc_report_iter *it)
         it->ambiguous_recompute = it->ambiguous;
     if (!c->failed && it->seconds < 0)
         fc_jfail(c, "iterations.list[%zu].seconds: negative", i);
+    json_object *g = fc_jmember(o, "grouped_imbalance"); /* absent: no grouped call */
+    if (g != NULL) {
+        fc_jget_u64(c, g, "iterations.list[].grouped_imbalance", "calls", &it->grouped_calls, 1);
+        fc_jget_double(c, g, "iterations.list[].grouped_imbalance", "max", &it->grouped_max);
+        fc_jget_double(c, g, "iterations.list[].grouped_imbalance", "mean", &it->grouped_mean);
+    }
 }
 
 /* The split's confidence: strings, a count, and the reasons joined. */
@@ -450,7 +456,9 @@ static void read_profile_gemm(fc_jctx *c, json_object *o, fc_fwd_gemm *g)
         g->transb = profile_trans(c, o, "transb");
         char api[64] = "";
         fc_jget_str(c, o, sec, "api", api, sizeof api);
-        g->grouped = strstr(api, "GroupedBatched") != NULL; /* cublas?gemmGroupedBatched[Ex] */
+        /* cublas?gemmGroupedBatched[Ex], and cuBLASLt grouped calls whose
+         * sizes were read from the device (cublasLtMatmul:grouped_read_from_device) */
+        g->grouped = strstr(api, "GroupedBatched") != NULL || strstr(api, "grouped_read") != NULL;
         if (!c->failed && (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 1))
             fc_jfail(c, "%s: m, n, k and batch must be given (non-negative; batch positive)", sec);
     }

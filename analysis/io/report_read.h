@@ -59,6 +59,10 @@ typedef struct fc_report_iter {
     int ambiguous; /* its forward/backward/recompute split is a guess ... */
     int ambiguous_recompute; /* ... and can move recompute (absent: = ambiguous) */
     fc_u128 attention_excess_flops; /* of backward_flops: attention beyond the model convention */
+    /* its grouped GEMM calls with known group sizes ("grouped_imbalance";
+     * docs/moe.md): how many, the largest and mean max-group-work / mean */
+    uint64_t grouped_calls;
+    double grouped_max, grouped_mean;
 } fc_report_iter;
 
 /* One entry of a job report's "processes" (written by 'flopcount run' and

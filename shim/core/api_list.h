@@ -5,7 +5,11 @@
  * "by_api" keys are these names. Order matters: every GPU id (cuBLAS,
  * cuBLASLt, cuDNN's plain matmul graphs) comes before FC_API_BLAS_SGEMM
  * (fc_api_is_gpu). CUDNN_MATMUL is not an exported name: it labels the
- * matmul nodes of an executed cuDNN plan (shim/hooks/cudnn.c). */
+ * matmul nodes of an executed cuDNN plan (shim/hooks/cudnn.c); nor is
+ * CUBLASLT_GROUPED_READ: the groups of a cuBLASLt grouped call whose sizes
+ * were read from device memory (--read-device-sizes; ring/devread.c), nor
+ * CUTLASS_GROUPED_READ, those of a CUTLASS 3 grouped kernel's launch
+ * (launch/cutlass_grouped.c). */
 #define FC_API_LIST(X)                                                                              \
     X(CUBLAS_SGEMM, "cublasSgemm_v2", "cublasSgemm_v2_64")                                          \
     X(CUBLAS_DGEMM, "cublasDgemm_v2", "cublasDgemm_v2_64")                                          \
@@ -37,6 +41,9 @@
     X(CUBLAS_GEMM_GROUPED_EX, "cublasGemmGroupedBatchedEx", "cublasGemmGroupedBatchedEx_64")        \
     X(CUBLASLT_MATMUL, "cublasLtMatmul", "cublasLtMatmul")                                          \
     X(CUDNN_MATMUL, "cudnnBackendExecute:matmul", "cudnnBackendExecute:matmul")                     \
+    X(CUBLASLT_GROUPED_READ, "cublasLtMatmul:grouped_read_from_device",                             \
+      "cublasLtMatmul:grouped_read_from_device")                                                    \
+    X(CUTLASS_GROUPED_READ, "cutlass:grouped_read_from_device", "cutlass:grouped_read_from_device") \
     X(BLAS_SGEMM, "sgemm_", "sgemm_")                                                               \
     X(BLAS_DGEMM, "dgemm_", "dgemm_")                                                               \
     X(BLAS_CGEMM, "cgemm_", "cgemm_")                                                               \

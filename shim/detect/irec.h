@@ -21,7 +21,9 @@ enum fc_irec_kind {
     FC_IREC_NVTX_PHASE, /* the NVTX phase of the calling thread changed: .phase */
     FC_IREC_LOST,       /* records were lost to the detector before this point */
     FC_IREC_ATTN,       /* a counted fused-attention call (launch decoded, cuDNN plan run) */
-    FC_IREC_OPTIM       /* an optimizer kernel was launched: an optimizer step is under way */
+    FC_IREC_OPTIM,      /* an optimizer kernel was launched: an optimizer step is under way */
+    FC_IREC_DEVREAD     /* ring only: a grouped call whose sizes are being read from the
+                         * device (ring/devread.h); the drain turns it into its groups */
 };
 
 /* Phases declared by the program (fc_irec.phase). On a GEMM: the phase its

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "cublas.h"
+#include "probe/grouped_log.h"
 
 typedef uint16_t fc_half; /* see cublas_gemm.c: only pointers to it cross the ABI */
 
@@ -211,6 +212,8 @@ static void grouped_record(fc_copy *cp, int outer, fc_gemm *g, const grouped *gr
         if (!fc_hook_diverted_gpu(outer, g, ok))
             fc_ring_count(g, ok);
     } else {
+        fc_grouped_acc load = {0, 0, 0};
+        int captured = 0;
         for (int64_t i = 0; i < gr->count; i++) {
             g->transa = fc_cublas_op(gr->ta[i]);
             g->transb = fc_cublas_op(gr->tb[i]);
@@ -218,10 +221,15 @@ static void grouped_record(fc_copy *cp, int outer, fc_gemm *g, const grouped *gr
             g->n = grouped_at(gr->n, gr->is64, i);
             g->k = grouped_at(gr->k, gr->is64, i);
             g->batch = grouped_at(gr->size, gr->is64, i);
+            fc_grouped_acc_add(&load, g->m, g->n, g->k, g->batch);
             /* on a capturing stream each group is recorded against the capture */
             if (!fc_hook_diverted_gpu(outer, g, ok))
                 fc_ring_count(g, ok);
+            else
+                captured = 1;
         }
+        if (ok && !captured) /* the experts' load, per iteration (probe/grouped_log.h) */
+            fc_grouped_log_add(fc_ticks(), &load);
     }
     errno = saved;
     fc_leave();

@@ -199,6 +199,7 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
     if (*groups >= 0) {
         g->transa = la;
         g->transb = lb;
+        g->compute = (int16_t)compute;
         uint32_t at = 0, dt = 0;
         if (!lay_get(lget, al, CUBLASLT_MATRIX_LAYOUT_TYPE, &at, sizeof at) &&
             !lay_get(lget, dl, CUBLASLT_MATRIX_LAYOUT_TYPE, &dt, sizeof dt)) {
@@ -225,17 +226,17 @@ static void lt_decode(fc_copy *cp, cublasLtMatmulDesc_t desc, cublasLtMatrixLayo
 /* A grouped call (lt_groups): listed as uncounted by name with its dtype;
  * the first one's group count is the detail. Interned at each call (a
  * short hash and a scan): grouped calls are a few per MoE layer. */
-static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups, int ok)
+static uint32_t lt_grouped_uncounted(const fc_gemm *g, int32_t groups)
 {
     char name[64], detail[FC_UNCOUNTED_DETAIL];
     snprintf(name, sizeof name, "cublasLtMatmul grouped %s", fc_dtype_name(g->dtype));
     snprintf(detail, sizeof detail,
              "%d groups; every group's rows and columns are in device memory "
-             "(cuBLASLt grouped layouts), no host extent bounds them",
-             (int)groups);
-    uint32_t id = fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
-    fc_uncounted_count(id, ok);
-    return id;
+             "(cuBLASLt grouped layouts), %s",
+             (int)groups,
+             fc_opt.read_device_sizes ? "read back: counted when the copy lands (read_from_device)"
+                                      : "no host extent bounds them");
+    return fc_uncounted_intern(name, FC_K_GEMM_LIKE, FC_UNC_DEVICE_SIZES, detail);
 }
 
 /* A grouped layout's device array (attribute 9 rows, 10 columns) and the
@@ -254,7 +255,9 @@ static int lt_array(lt_layout_get_fn get, cublasLtMatrixLayout_t l, int attr, co
 
 /* --read-device-sizes: the copies of a successful grouped call's m, n and
  * k arrays (D's rows and columns, A's columns - rows when A is
- * transposed), queued on its stream after it (probe/devsizes.h). */
+ * transposed), queued on its stream after it (probe/devsizes.h), and its
+ * placeholder in the ring, which the drain counts group by group once the
+ * copies land (ring/devread.h). */
 static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatrixLayout_t dl,
                             const fc_gemm *g, int32_t groups, uint32_t id, cudaStream_t stream)
 {
@@ -266,7 +269,12 @@ static void lt_grouped_read(fc_copy *cp, cublasLtMatrixLayout_t al, cublasLtMatr
         lt_array(lget, dl, FC_LT_GROUPED_COLS_ARRAY, &r.n, &r.n_width) ||
         lt_array(lget, al, k_attr, &r.k, &r.k_width))
         r.m = r.n = r.k = NULL; /* counted as not read: no_arrays */
-    (void)fc_devsizes_submit(&r);
+    int slot = -1;
+    fc_gemm read = *g;
+    read.api = FC_API_CUBLASLT_GROUPED_READ;
+    if (fc_devsizes_submit(&r, &slot) == FC_DEVSIZES_QUEUED &&
+        fc_ring_put_devread(&read, slot, groups) != 0)
+        fc_devsizes_give_up(slot); /* read into the entry only */
 }
 
 #define FC_LT_MATMUL_PARAMS                                                               \
@@ -315,9 +323,19 @@ FC_HOOK_BODY(cublasStatus_t, cublasLtMatmul, FC_LT_MATMUL_PARAMS)
     if (FC_UNLIKELY(groups >= 0)) {
         int saved = errno;
         (void)fc_hook_diverted_gpu(outer, &g, 0); /* only the kernel-timing pop */
-        uint32_t id = lt_grouped_uncounted(&g, groups, st == CUBLAS_STATUS_SUCCESS);
-        if (fc_opt.read_device_sizes && st == CUBLAS_STATUS_SUCCESS)
-            lt_grouped_read(cp, Adesc, Ddesc != NULL ? Ddesc : Cdesc, &g, groups, id, stream);
+        uint32_t id = lt_grouped_uncounted(&g, groups);
+        int ok = st == CUBLAS_STATUS_SUCCESS;
+        if (ok && fc_cupti_launch_captured(FC_CUPTI_ITEM_UNCOUNTED, NULL, id, stream)) {
+            /* recorded against a stream capture: each launch of its graph
+             * lists one call (graphs_rt.c), none of them read (a copy
+             * would change the user's graph) */
+            if (fc_opt.read_device_sizes)
+                fc_devsizes_not_read(id, FC_DEVSIZES_CAPTURING);
+        } else {
+            fc_uncounted_count(id, ok);
+            if (fc_opt.read_device_sizes && ok)
+                lt_grouped_read(cp, Adesc, Ddesc != NULL ? Ddesc : Cdesc, &g, groups, id, stream);
+        }
         errno = saved;
         fc_leave();
         return st;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* decode.c - one launch of a kernel of interest: decoded by its family's
- * decoder (fa2.c, memeff.c), or named uncounted, or marked; and accounted
- * for (launch.h).
+ * decoder (fa2.c, memeff.c), or named uncounted (a CUTLASS 3 grouped GEMM
+ * with its group count, cutlass_grouped.c, and its sizes read with
+ * --read-device-sizes), or marked; and accounted for (launch.h).
  *
  * The parameter size that picks a layout is asked once per kernel, after
  * its first successful launch: cudaFuncGetParamInfo for a stub of the
@@ -19,11 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/options.h"
 #include "core/resolve.h"
 #include "count/uncounted.h"
+#include "cutlass_grouped.h"
 #include "decoders.h"
 #include "detect/irec.h"
 #include "launch.h"
+#include "probe/devsizes.h"
 #include "ring/ring.h"
 
 FC_TLS int fc_launch_in_hook;
@@ -146,6 +150,52 @@ static const fc_ktraits *traits(fc_kernel *k, fc_ktraits *mine, char *why, size_
     return rc == 0 ? mine : NULL;
 }
 
+/* A CUTLASS 3 grouped launch: its group count and problem-shape array
+ * read from its Params (cutlass_grouped.h) and listed uncounted
+ * (sizes_in_device_memory, "N groups"), or, when they do not check out,
+ * named with why (layout_mismatch). Interned at each launch (a hash and a
+ * scan): a few such launches per MoE layer. */
+static void cutlass_grouped(fc_kernel *k, const fc_launch_call *c, fc_launch_result *r)
+{
+    fc_kparams p = {c->param0, c->avail, 0, 0, {c->grid[0], c->grid[1], c->grid[2]}};
+    sizes(k, c, &p.size, &p.nparams);
+    char why[256];
+    fc_cutlass_groups g;
+    r->kind = FC_LR_UNCOUNTED;
+    if (fc_cutlass_grouped_decode(k->name, &p, &g, why, sizeof why) != 0) {
+        r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_LAYOUT, why);
+        add(&st.layout[c->path & 1]);
+        return;
+    }
+    char detail[FC_UNCOUNTED_DETAIL];
+    snprintf(detail, sizeof detail,
+             "%d groups; every group's m, n, k are in device memory "
+             "(GroupProblemShape problem_shapes)%s",
+             (int)g.groups,
+             fc_opt.read_device_sizes ? ", read back: counted when the copy lands" : "");
+    r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_DEVICE_SIZES, detail);
+    r->groups = g.groups;
+    r->shapes = g.shapes;
+    r->dtype = g.dtype;
+}
+
+/* --read-device-sizes: the problem shapes of a successful grouped launch
+ * copied back after it on its stream, and its placeholder in the ring,
+ * counted group by group when the copy lands (ring/devread.h). */
+static void cutlass_grouped_read(const fc_launch_result *r, const void *stream)
+{
+    if (!fc_opt.read_device_sizes)
+        return;
+    fc_devsizes_req q = {.stream = (void *)stream, .m = r->shapes, .interleaved = 1,
+                         .groups = r->groups, .unc_id = r->id};
+    fc_gemm g = {.api = FC_API_CUTLASS_GROUPED_READ, .compute = -1, .dtype = r->dtype,
+                 .out_dtype = r->dtype, .transa = 'N', .transb = 'N'};
+    int slot = -1;
+    if (fc_devsizes_submit(&q, &slot) == FC_DEVSIZES_QUEUED &&
+        fc_ring_put_devread(&g, slot, r->groups) != 0)
+        fc_devsizes_give_up(slot); /* read into the entry only */
+}
+
 static int marker_of(int family)
 {
     (void)family;
@@ -155,6 +205,8 @@ static int marker_of(int family)
 void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r)
 {
     r->kind = FC_LR_NONE;
+    r->groups = 0;
+    r->shapes = NULL;
     if (rec == 0 || rec > FC_LAUNCH_KERNELS)
         return;
     fc_kernel *k = &fc_launch_kernels[rec - 1];
@@ -166,13 +218,14 @@ void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r
         r->id = (uint32_t)marker_of(k->family);
         return;
     case FC_KA_OPAQUE:
+        if (k->family == FC_KF_CUTLASS_GROUPED) {
+            cutlass_grouped(k, c, r);
+            return;
+        }
         r->kind = FC_LR_UNCOUNTED;
         /* grouped GEMMs: the per-group problem shapes are a device array
          * (CUTLASS's problem_shapes / problem_sizes), the rest is opaque */
-        r->id = unc_id(k,
-                       k->family == FC_KF_CUTLASS_GROUPED || k->family == FC_KF_CUTLASS2_GROUPED
-                           ? FC_UNC_DEVICE_SIZES
-                           : FC_UNC_OPAQUE,
+        r->id = unc_id(k, k->family == FC_KF_CUTLASS2_GROUPED ? FC_UNC_DEVICE_SIZES : FC_UNC_OPAQUE,
                        fc_kfamily_label(k->family));
         return;
     case FC_KA_DECODE:
@@ -217,6 +270,8 @@ void fc_launch_account(const fc_launch_result *r, const void *stream, int ok, in
     case FC_LR_UNCOUNTED:
         add(&st.uncounted[path]);
         fc_uncounted_count(r->id, ok);
+        if (r->groups > 0 && ok)
+            cutlass_grouped_read(r, stream);
         break;
     case FC_LR_MARK:
         add(&st.marks[path]);

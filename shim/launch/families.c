@@ -198,6 +198,9 @@ int fc_kfamily_class(int family, const char *name)
     case FC_KF_CUTLASS2_GROUPED:
     case FC_KF_CUTLASS_NS:
     case FC_KF_CUTLASS_C:
+    case FC_KF_TRITON_MOE:
+    case FC_KF_TRITON_FBGEMM_GROUPED:
+    case FC_KF_TRITON_MG_GROUPED:
         return FC_K_GEMM_LIKE;
     case FC_KF_TRITON_TEM:
         /* flex_attention and other attention templates, else mm / bmm */

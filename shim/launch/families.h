@@ -11,7 +11,11 @@
  *            do not check out, a named uncounted kernel (layout_mismatch)
  *   OPAQUE   named and classed, uncounted (opaque_parameters): the
  *            parameters do not say the problem (FA3's persistent grid and
- *            CUTLASS Params, Triton, DeepGEMM, cuDNN's generated kernels)
+ *            CUTLASS Params, Triton, DeepGEMM, cuDNN's generated kernels;
+ *            Triton grouped GEMMs keep their group sizes in device memory:
+ *            vLLM's fused_moe_kernel, FBGEMM-GenAI's _fbgemm_grouped_gemm*,
+ *            torchtitan's _kernel_mg_*, each named by its Python function,
+ *            the kernel's name, with or without Triton 2's signature suffix)
  *   MARK     an optimizer kernel: marks an optimizer step for the
  *            iteration detector (FC_IREC_OPTIM)
  *   NOFLOP   a helper kernel of a decoded family that runs no products
@@ -69,6 +73,12 @@ enum fc_kmatch { FC_KM_SUB = 0, FC_KM_PREFIX };
       "CUTLASS 2 grouped GEMM (grouped_gemm package)")                                             \
     X(DEEPGEMM, FC_KM_SUB, "deep_gemm", FC_KA_OPAQUE, "DeepGEMM")                                  \
     X(TRITON_TEM, FC_KM_PREFIX, "triton_tem_", FC_KA_OPAQUE, "Triton template (Inductor)")         \
+    X(TRITON_MOE, FC_KM_PREFIX, "fused_moe_kernel", FC_KA_OPAQUE,                                  \
+      "Triton grouped GEMM (vLLM / SGLang fused MoE)")                                             \
+    X(TRITON_FBGEMM_GROUPED, FC_KM_PREFIX, "_fbgemm_grouped_gemm", FC_KA_OPAQUE,                   \
+      "Triton grouped GEMM (FBGEMM-GenAI)")                                                        \
+    X(TRITON_MG_GROUPED, FC_KM_PREFIX, "_kernel_mg_", FC_KA_OPAQUE,                                \
+      "Triton grouped GEMM (torchtitan)")                                                          \
     X(CUTLASS_NS, FC_KM_PREFIX, "_ZN7cutlass", FC_KA_OPAQUE, "CUTLASS")                            \
     X(CUTLASS_C, FC_KM_PREFIX, "cutlass", FC_KA_OPAQUE, "CUTLASS")
 

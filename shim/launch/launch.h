@@ -46,6 +46,12 @@ typedef struct fc_launch_result {
     int kind;    /* FC_LR_* */
     uint32_t id; /* UNCOUNTED: its uncounted id; MARK: the marker (enum fc_irec_kind) */
     fc_attn a;   /* ATTN */
+    /* UNCOUNTED, a CUTLASS 3 grouped launch read from its parameters
+     * (cutlass_grouped.h): groups > 0, the device array of their m, n, k,
+     * A's dtype; its sizes are read when --read-device-sizes is on */
+    int32_t groups;
+    const void *shapes;
+    uint8_t dtype;
 } fc_launch_result;
 
 /* Decodes a launch of record rec (fc_launch_find's value). Never fails:

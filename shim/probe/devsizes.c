@@ -2,14 +2,22 @@
 /* devsizes.c - the opt-in asynchronous read of grouped GEMMs' size arrays
  * (devsizes.h; docs/moe.md).
  *
- * SLOTS slots, each a pinned buffer of three arrays of MAX_GROUPS int64 and
- * an event, made at the first request (on the caller's thread, which has
+ * SLOTS slots, each a pinned buffer of three arrays of MAX_GROUPS int64 (or
+ * one interleaved {m, n, k} int32 array of MAX_GROUPS x 12 bytes) and an
+ * event, made at the first request (on the caller's thread, which has
  * the context: cuMemHostAlloc once, an event per slot when first used). A
  * request claims a free slot, queues three cuMemcpyAsync on the call's
  * stream and cuEventRecord after them, then marks the slot in flight; the
  * poll (one thread at a time) asks cuEventQuery of each slot in flight and
  * reads the landed ones. Nothing here waits on the GPU, allocates on a
  * request, or takes a lock on the caller's side.
+ *
+ * A slot asked for with a place (fc_devsizes_submit's slot) is held: the
+ * poll leaves it alone, and the drain resolves it when it reaches the
+ * call's placeholder record in the ring (fc_devsizes_resolve), handing
+ * every group's m, n, k to the counters and the detector at the call's
+ * own place in the stream; a drain that stops waiting gives it up
+ * (fc_devsizes_give_up), and the poll then reads it into the stats only.
  *
  * The driver is the one this process loaded (RTLD_NOLOAD of libcuda.so.1
  * or FLOPCOUNT_LIBCUDA), as probe/gputime.c finds it. */
@@ -51,6 +59,9 @@ enum { S_FREE = 0, S_CLAIMED, S_FLIGHT };
 
 typedef struct slot {
     int state; /* atomic */
+    int held;  /* atomic: a placeholder in a ring holds its place (the drain resolves it) */
+    int late;  /* given up by the drain: read, if it lands, but not counted */
+    int interleaved; /* one {m, n, k} int32 array (fc_devsizes_req) in the slot's start */
     void *ev;
     uint32_t unc_id;
     int32_t groups;
@@ -67,6 +78,7 @@ static int polling; /* atomic: a poll is running */
  * counts, by callers with atomic adds. */
 typedef struct entry_stats {
     uint64_t read_calls, groups;
+    uint64_t counted_calls, late_calls; /* of read_calls: counted at their place / after it */
     uint64_t not_read[FC_DEVSIZES_OUTCOMES]; /* atomic adds */
     unsigned __int128 flops;
     int64_t rows_min, rows_max;
@@ -130,9 +142,9 @@ static int claim(void)
     return -1;
 }
 
-static int submit(const fc_devsizes_req *r)
+static int submit(const fc_devsizes_req *r, int *slot_out)
 {
-    if (r->m == NULL || r->n == NULL || r->k == NULL)
+    if (r->m == NULL || (!r->interleaved && (r->n == NULL || r->k == NULL)))
         return FC_DEVSIZES_NO_ARRAYS;
     if (r->groups < 0 || r->groups > MAX_GROUPS)
         return FC_DEVSIZES_TOO_MANY;
@@ -152,8 +164,9 @@ static int submit(const fc_devsizes_req *r)
     }
     const void *src[3] = {r->m, r->n, r->k};
     uint8_t width[3] = {r->m_width, r->n_width, r->k_width};
-    for (int i = 0; i < 3; i++) {
-        size_t bytes = (size_t)r->groups * (width[i] ? 8u : 4u);
+    for (int i = 0; i < (r->interleaved ? 1 : 3); i++) {
+        /* interleaved: 12 bytes a group, within the slot's three arrays */
+        size_t bytes = (size_t)r->groups * (r->interleaved ? 12u : width[i] ? 8u : 4u);
         if (bytes > 0 && (src[i] == NULL ||
                           cu.copy((unsigned long long)(uintptr_t)slot_array((unsigned)s, i),
                                   (unsigned long long)(uintptr_t)src[i], bytes, r->stream) != 0)) {
@@ -169,15 +182,26 @@ static int submit(const fc_devsizes_req *r)
     }
     __atomic_store_n(&sl->unc_id, r->unc_id, __ATOMIC_RELAXED);
     sl->groups = r->groups;
+    sl->late = 0;
+    sl->interleaved = r->interleaved;
     memcpy(sl->width, width, sizeof width);
+    __atomic_store_n(&sl->held, slot_out != NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&sl->state, S_FLIGHT, __ATOMIC_RELEASE);
+    if (slot_out != NULL)
+        *slot_out = s;
     return FC_DEVSIZES_QUEUED;
 }
 
-int fc_devsizes_submit(const fc_devsizes_req *r)
+void fc_devsizes_not_read(uint32_t unc_id, int outcome)
+{
+    if (outcome > FC_DEVSIZES_QUEUED && outcome < FC_DEVSIZES_OUTCOMES)
+        not_read(unc_id, outcome);
+}
+
+int fc_devsizes_submit(const fc_devsizes_req *r, int *slot)
 {
     int saved = errno;
-    int outcome = submit(r);
+    int outcome = submit(r, slot);
     if (outcome != FC_DEVSIZES_QUEUED)
         not_read(r->unc_id, outcome);
     errno = saved;
@@ -193,9 +217,10 @@ static int64_t at(const int64_t *arr, int width, int32_t i)
     return v;
 }
 
-/* The landed slot s into its entry's stats. A negative size (which the
+/* The landed slot s into its entry's stats, and each group to fn (when
+ * not NULL: the call is counted at its place). A negative size (which the
  * library would have refused) makes the call's FLOPs 0 for that group. */
-static void take(unsigned s)
+static void take(unsigned s, fc_devsizes_group_fn fn, void *ctx)
 {
     slot *sl = &slots[s];
     const int64_t *m = slot_array(s, 0), *n = slot_array(s, 1), *k = slot_array(s, 2);
@@ -203,10 +228,19 @@ static void take(unsigned s)
     double work_max = 0;
     entry_stats *e = sl->unc_id < FC_UNCOUNTED_CAPACITY ? &stats[sl->unc_id] : NULL;
     for (int32_t g = 0; g < sl->groups; g++) {
-        int64_t gm = at(m, sl->width[0], g), gn = at(n, sl->width[1], g);
-        int64_t gk = at(k, sl->width[2], g);
+        int64_t gm, gn, gk;
+        if (sl->interleaved) {
+            int32_t mnk[3];
+            memcpy(mnk, (const char *)m + (size_t)g * sizeof mnk, sizeof mnk);
+            gm = mnk[0], gn = mnk[1], gk = mnk[2];
+        } else {
+            gm = at(m, sl->width[0], g), gn = at(n, sl->width[1], g);
+            gk = at(k, sl->width[2], g);
+        }
         if (gm < 0 || gn < 0 || gk < 0)
             continue;
+        if (fn != NULL)
+            fn(ctx, gm, gn, gk);
         unsigned __int128 w = (unsigned __int128)gm * (uint64_t)gn * (uint64_t)gk;
         sum += w;
         if ((double)w > work_max)
@@ -221,6 +255,10 @@ static void take(unsigned s)
     }
     if (e != NULL) {
         e->read_calls++;
+        if (fn != NULL)
+            e->counted_calls++;
+        else if (sl->late)
+            e->late_calls++;
         e->flops += 2 * sum;
         double mean = sl->groups > 0 ? (double)sum / sl->groups : 0;
         double imb = mean > 0 ? work_max / mean : 1.0;
@@ -239,13 +277,14 @@ void fc_devsizes_poll(void)
         return;
     int saved = errno;
     for (unsigned s = 0; s < SLOTS; s++) {
-        if (__atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) != S_FLIGHT)
-            continue;
+        if (__atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) != S_FLIGHT ||
+            __atomic_load_n(&slots[s].held, __ATOMIC_ACQUIRE))
+            continue; /* a held slot is the drain's to resolve, at its place */
         int rc = cu.ev_query(slots[s].ev);
         if (rc == CU_NOT_READY)
             continue;
         if (rc == 0)
-            take(s);
+            take(s, NULL, NULL);
         else
             not_read(slots[s].unc_id, FC_DEVSIZES_COPY_FAILED);
         __atomic_store_n(&slots[s].state, S_FREE, __ATOMIC_RELEASE);
@@ -278,6 +317,8 @@ int fc_devsizes_get(uint32_t id, fc_devsizes_view *out)
     int flag = take_flag();
     const entry_stats *e = &stats[id];
     out->read_calls = e->read_calls;
+    out->counted_calls = e->counted_calls;
+    out->late_calls = e->late_calls;
     for (int i = 1; i < FC_DEVSIZES_OUTCOMES; i++)
         out->not_read[i] = __atomic_load_n(&e->not_read[i], __ATOMIC_RELAXED);
     for (unsigned s = 0; s < SLOTS; s++)
@@ -299,6 +340,58 @@ int fc_devsizes_get(uint32_t id, fc_devsizes_view *out)
     return asked > 0;
 }
 
+int fc_devsizes_resolve(int s, int wait_ms, fc_devsizes_group_fn fn, void *ctx)
+{
+    if (s < 0 || s >= (int)SLOTS || __atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) != S_FLIGHT ||
+        !__atomic_load_n(&slots[s].held, __ATOMIC_ACQUIRE))
+        return -1; /* not a held slot (a fork child's reset freed it) */
+    int saved = errno, rc = CU_NOT_READY;
+    /* the event, at once or (the final report) a bounded wait: a poll of
+     * cuEventQuery with sleeps, never a synchronisation */
+    for (int i = 0;; i++) {
+        rc = cu.ev_query(slots[s].ev);
+        if (rc != CU_NOT_READY || i >= wait_ms)
+            break;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    int out;
+    if (rc == CU_NOT_READY) {
+        out = 0;
+    } else {
+        int expect = 0;
+        /* the stats are the poll's too: between polls (a poll is short) */
+        int flag = wait_ms > 0 ? take_flag()
+                               : __atomic_compare_exchange_n(&polling, &expect, 1, 0,
+                                                             __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+        if (!flag) {
+            errno = saved;
+            return 0; /* the next drain takes it */
+        }
+        if (rc == 0) {
+            take((unsigned)s, fn, ctx);
+            out = 1;
+        } else {
+            not_read(slots[s].unc_id, FC_DEVSIZES_COPY_FAILED);
+            out = -1;
+        }
+        __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&slots[s].held, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&slots[s].state, S_FREE, __ATOMIC_RELEASE);
+    }
+    errno = saved;
+    return out;
+}
+
+void fc_devsizes_give_up(int s)
+{
+    if (s < 0 || s >= (int)SLOTS)
+        return;
+    slots[s].late = 1;
+    /* the poll reads it when it lands, into the stats only */
+    __atomic_store_n(&slots[s].held, 0, __ATOMIC_RELEASE);
+}
+
 const char *fc_devsizes_outcome_name(int outcome)
 {
     static const char *const names[FC_DEVSIZES_OUTCOMES] = {
@@ -315,8 +408,10 @@ void fc_devsizes_reset(void)
      * to use (nor is its CUDA context); a process that never set up keeps
      * the chance to */
     memset(stats, 0, sizeof stats);
-    for (unsigned s = 0; s < SLOTS; s++)
+    for (unsigned s = 0; s < SLOTS; s++) {
+        __atomic_store_n(&slots[s].held, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&slots[s].state, S_FREE, __ATOMIC_RELAXED);
+    }
     if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) != 0)
         __atomic_store_n(&setup_state, 3, __ATOMIC_RELEASE);
     __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);

@@ -10,22 +10,28 @@
  * never waits. The drainer thread (and the report) later finds the event
  * done and works out the call's exact FLOPs, added to its uncounted entry
  * as "read_from_device": the FLOPs of the calls whose sizes were read, and
- * the spread of the group sizes (the experts' load). They stay out of the
- * counted totals and iterations: a record that arrives after its iteration
- * was cut cannot be placed in it honestly. A call on a capturing stream is
- * not read (that would add a copy to the user's graph): it is counted as
- * such and keeps the default. */
+ * the spread of the group sizes (the experts' load). A call whose
+ * placeholder record took its place in the caller's ring
+ * (ring/devread.h) is also counted, group by group, into the totals and
+ * into the iteration and phase the call was made in: the drain holds the
+ * stream at the placeholder until the read lands (bounded; see there). A
+ * call on a capturing stream is not read (that would add a copy to the
+ * user's graph): it is counted as such and keeps the default. */
 #ifndef FC_DEVSIZES_H
 #define FC_DEVSIZES_H
 
 #include <stdint.h>
 
 /* One grouped call's arrays: per group m (rows of D), n (columns of D) and
- * k, each int32 (width 0) or int64 (width 1), in device memory. */
+ * k, each int32 (width 0) or int64 (width 1), in device memory; or, with
+ * interleaved set, one array at m of groups x {int32 m, n, k} (CUTLASS 3's
+ * GroupProblemShape problem_shapes: cute::Shape<int, int, int>, 12 bytes a
+ * group), n and k unused. */
 typedef struct fc_devsizes_req {
     void *stream; /* the CUstream the call was queued on */
     const void *m, *n, *k;
     uint8_t m_width, n_width, k_width;
+    uint8_t interleaved;
     int32_t groups;
     uint32_t unc_id; /* its uncounted entry (count/uncounted.h) */
 } fc_devsizes_req;
@@ -46,8 +52,26 @@ enum fc_devsizes_outcome {
 #define FC_DEVSIZES_MAX_GROUPS 1024
 
 /* Queues the copies and the event on the caller's thread (never waits);
- * returns the outcome. Keeps errno. */
-int fc_devsizes_submit(const fc_devsizes_req *r);
+ * returns the outcome. Keeps errno. slot not NULL: the slot is held for a
+ * placeholder (*slot its index when QUEUED), which the caller then either
+ * queues or gives up (fc_devsizes_give_up); NULL: the poll reads it. */
+int fc_devsizes_submit(const fc_devsizes_req *r, int *slot);
+
+/* A call of entry unc_id not read, for outcome (a call recorded against a
+ * stream capture: FC_DEVSIZES_CAPTURING, without asking the stream). */
+void fc_devsizes_not_read(uint32_t unc_id, int outcome);
+
+/* One group of a resolved call: its rows, columns and inner size. */
+typedef void (*fc_devsizes_group_fn)(void *ctx, int64_t m, int64_t n, int64_t k);
+/* The drain at a placeholder: 1 when held slot s landed (fn had every
+ * group with a valid size, the entry's stats the call, counted), 0 when
+ * not yet (ask again later), -1 when it failed or is not a held slot (no
+ * group: the call stays uncounted). wait_ms > 0: polls cuEventQuery that
+ * long at most (the final report), never a synchronisation. */
+int fc_devsizes_resolve(int slot, int wait_ms, fc_devsizes_group_fn fn, void *ctx);
+/* The drain stops holding slot s (or its placeholder could not be
+ * queued): when it lands the poll reads it into the stats, not counted. */
+void fc_devsizes_give_up(int slot);
 
 /* Reads every copy whose event has landed (cuEventQuery, never a wait)
  * into its entry. The drainer's unlocked tick, and the report before it
@@ -57,6 +81,8 @@ void fc_devsizes_poll(void);
 /* What the reads gave an uncounted entry; 0 when nothing was asked for it. */
 typedef struct fc_devsizes_view {
     uint64_t read_calls;     /* calls whose sizes were read */
+    uint64_t counted_calls;  /* ... and counted at their place (totals, iterations) */
+    uint64_t late_calls;     /* ... read after the drain gave up their place: not counted */
     uint64_t pending_calls;  /* copies not landed when asked */
     uint64_t not_read[FC_DEVSIZES_OUTCOMES]; /* by outcome (QUEUED unused) */
     uint64_t flops_lo, flops_hi; /* exact FLOPs of the read calls (128-bit) */

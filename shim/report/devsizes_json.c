@@ -14,6 +14,10 @@ void fc_devsizes_json(fc_jw *w, uint32_t id)
     fc_jw_obj_begin(w, "read_from_device");
     fc_jw_u64(w, "calls", v.read_calls);
     fc_jw_u128(w, "flops", ((fc_u128)v.flops_hi << 64) | v.flops_lo);
+    /* of calls: counted into the totals and iterations at their place, and
+     * read only after the drain gave their place up (not counted) */
+    fc_jw_u64(w, "counted_calls", v.counted_calls);
+    fc_jw_u64(w, "late_calls", v.late_calls);
     fc_jw_u64(w, "groups", v.groups);
     if (v.groups > 0) {
         fc_jw_i64(w, "group_rows_min", v.rows_min);

@@ -48,7 +48,9 @@ static const fc_infer_facts *current(int *state)
                 x->transa = g.transa, x->transb = g.transb;
                 x->grouped = g.api == FC_API_CUBLAS_SGEMM_GROUPED ||
                              g.api == FC_API_CUBLAS_DGEMM_GROUPED ||
-                             g.api == FC_API_CUBLAS_GEMM_GROUPED_EX;
+                             g.api == FC_API_CUBLAS_GEMM_GROUPED_EX ||
+                             g.api == FC_API_CUBLASLT_GROUPED_READ ||
+                             g.api == FC_API_CUTLASS_GROUPED_READ;
             } else {
                 x->m = x->n = x->k = x->batch = -1;
                 x->transa = x->transb = '?';

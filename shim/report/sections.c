@@ -23,6 +23,7 @@
 #include "inferred.h"
 #include "nullgpu_note.h"
 #include "probe/gputime.h"
+#include "probe/grouped_log.h"
 #include "rate.h"
 #include "profile_json.h"
 #include "ring/ring.h"
@@ -123,8 +124,9 @@ static const char *const unsure_text[FC_UNSURE_COUNT] = {
     "weights were used the backward way before the backward the detector found (a backward then a "
     "second forward in one step, while the weights were not confirmed yet)",
     "a segment longer than the detector's buffer was cut",
-    "GEMM records were lost to the detector (more threads than rings, or a ring that stayed full): "
-    "the totals are exact, the iterations miss those calls",
+    "GEMM records were lost to the detector (more threads than rings, or a ring that stayed full: "
+    "the totals are exact), or a grouped call's sizes read from the device did not land in time "
+    "(listed uncounted): the iterations miss those calls",
     "the backward was found to start at a call using an address not yet confirmed as a weight (a "
     "gradient the allocator keeps at one address, or a weight whose input reuses a freed block): "
     "where the forward ends cannot be told",
@@ -197,6 +199,21 @@ static void write_split(fc_jw *w, const fc_steps_view *v)
             fc_jw_str(w, NULL, unsure_text[b]);
     fc_jw_arr_end(w);
     fc_jw_str(w, "advice", v->unsure ? advice(bits, v->phase_sources) : NULL);
+}
+
+/* The experts' load in an iteration: its grouped GEMM calls whose group
+ * sizes are known (probe/grouped_log.h; docs/moe.md); absent when none. */
+static void write_grouped_load(fc_jw *w, const fc_iteration *it)
+{
+    fc_grouped_span s;
+    fc_grouped_log_span(it->t0, it->t1, &s);
+    if (s.calls == 0)
+        return;
+    fc_jw_obj_begin(w, "grouped_imbalance");
+    fc_jw_u64(w, "calls", s.calls);
+    fc_jw_double(w, "max", s.max);
+    fc_jw_double(w, "mean", s.mean);
+    fc_jw_obj_end(w);
 }
 
 static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
@@ -290,6 +307,7 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
         }
         if (it->open_end)
             fc_jw_bool(w, "open_end", 1);
+        write_grouped_load(w, it);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);

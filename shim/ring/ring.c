@@ -37,7 +37,9 @@
 #include "probe/callsite.h"
 #include "probe/devsizes.h"
 #include "probe/gputime.h"
+#include "probe/grouped_log.h"
 #include "probe/peak_choice.h"
+#include "devread.h"
 #include "ring_internal.h"
 
 #define FULL_WAIT_YIELDS 20000 /* a full ring waits this long for a drain */
@@ -260,12 +262,23 @@ static fc_irec *attn_irec(const fc_crec *c, fc_irec *ir)
 }
 _Static_assert(FC_NRINGS <= FC_THREAD_NONE, "a ring's index fits fc_irec.thread");
 
+/* How the drain treats a placeholder whose read has not landed
+ * (devread.h): set per drain by fc_ring_drain_some, under the drain lock. */
+static int devread_mode;
+static int final_drain; /* fc_ring_collect(final) is draining */
+
 /* One record to the counters (unless its caller counted it) and the
  * detector, from ring `ring`: the thread that wrote it, for the detector
- * (PyTorch's autograd runs a CUDA backward on a thread of its own). */
-static void feed(const fc_crec *c, int ring)
+ * (PyTorch's autograd runs a CUDA backward on a thread of its own). 0 when
+ * the record must stay (a placeholder whose read has not landed): the
+ * drain stops there and comes back. */
+static int feed(const fc_crec *c, int ring)
 {
     fc_irec ir;
+    if (FC_UNLIKELY(c->kind == FC_IREC_DEVREAD)) {
+        flush_run();
+        return fc_devread_feed(c, ring, devread_mode);
+    }
     if (c->kind == FC_IREC_GEMM && c->status == 0 && run.valid && same_shape(c, &run.shape)) {
         run.pending++;
         ir = run.rec;
@@ -290,7 +303,7 @@ static void feed(const fc_crec *c, int ring)
     } else if (c->kind == FC_IREC_ATTN) {
         attn_irec(c, &ir)->thread = (uint8_t)ring; /* GPU work: its thread may tell its phase */
         fc_seg_push(&ir);
-        return;
+        return 1;
     } else {
         memset(&ir, 0, sizeof ir);
         ir.kind = c->kind;
@@ -302,6 +315,7 @@ static void feed(const fc_crec *c, int ring)
     ir.c = c->c;
     ir.thread = (uint8_t)ring;
     fc_seg_push(&ir);
+    return 1;
 }
 
 /* Tells the detector that records were lost since the last drain (a ring
@@ -325,8 +339,8 @@ static void tell_lost(void)
 
 int fc_ring_drain_some(uint64_t budget)
 {
-    uint64_t end[FC_NRINGS], pos[FC_NRINGS];
-    int act[FC_NRINGS], n_act = 0;
+    uint64_t end[FC_NRINGS], pos[FC_NRINGS], fill = 0;
+    int act[FC_NRINGS], n_act = 0, held = 0;
     for (int i = 0; i < FC_NRINGS; i++) {
         if (atomic_load_explicit(&rings[i].state, memory_order_acquire) == 0)
             continue;
@@ -334,8 +348,13 @@ int fc_ring_drain_some(uint64_t budget)
         end[i] = atomic_load_explicit(&rings[i].head, memory_order_acquire);
         if (pos[i] < end[i])
             act[n_act++] = i;
+        if (end[i] - pos[i] > fill)
+            fill = end[i] - pos[i];
     }
-    while (n_act > 0 && budget > 0) {
+    /* a placeholder holds the stream while its rings have room */
+    devread_mode = final_drain ? FC_DEVREAD_WAIT
+                   : fill >= FC_WAKE_AT ? FC_DEVREAD_GIVE_UP : FC_DEVREAD_HOLD;
+    while (n_act > 0 && budget > 0 && !held) {
         int best = 0;
         for (int j = 1; j < n_act; j++)
             if (rings[act[j]].rec[pos[act[j]] & FC_RING_MASK].t <
@@ -348,8 +367,10 @@ int fc_ring_drain_some(uint64_t budget)
         if (stop - *p > budget)
             stop = *p + budget;
         budget -= stop - *p;
-        for (; *p < stop; (*p)++)
-            feed(&r->rec[*p & FC_RING_MASK], act[best]);
+        for (; *p < stop && !held; (*p)++)
+            held = !feed(&r->rec[*p & FC_RING_MASK], act[best]);
+        if (held)
+            (*p)--; /* the placeholder stays: every later record waits for it */
         atomic_store_explicit(&r->tail, *p, memory_order_release);
         if (*p == end[act[best]])
             act[best] = act[--n_act];
@@ -365,7 +386,7 @@ int fc_ring_drain_some(uint64_t budget)
     }
     fc_clock_recalibrate();
     atomic_store_explicit(&CTL->last_drain, fc_ticks(), memory_order_relaxed);
-    return n_act > 0;
+    return n_act > 0 && !held; /* held: the next drain comes back to it */
 }
 
 void fc_ring_drain_locked(void)
@@ -620,6 +641,35 @@ void fc_record_unresolved(int api)
     fc_counters_add_unresolved();
 }
 
+int fc_ring_put_devread(const fc_gemm *g, int slot, int32_t groups)
+{
+    if (!enabled)
+        return -1;
+    activate();
+    fc_ring *r;
+    uint64_t h;
+    fc_crec *e = slot_for_write(&r, &h);
+    if (e == NULL)
+        return -1;
+    memset(e, 0, sizeof *e);
+    e->t = fc_ticks();
+    e->a = g->a;
+    e->b = g->b;
+    e->c = g->c;
+    e->m = slot;
+    e->k = groups;
+    e->api = g->api;
+    e->flags = g->flags;
+    e->dtype = g->dtype;
+    e->out_dtype = g->out_dtype;
+    e->compute = g->compute;
+    e->transa = g->transa;
+    e->transb = g->transb;
+    e->kind = FC_IREC_DEVREAD;
+    fc_ring_publish(r, h, e->t);
+    return 0;
+}
+
 void fc_ring_mark(int kind)
 {
     fc_ring_mark_phase(kind, FC_PH_NONE);
@@ -696,6 +746,7 @@ void fc_ring_after_fork_child(void)
     fc_attn_table_reset();
     fc_uncounted_reset();
     fc_devsizes_reset();
+    fc_grouped_log_reset();
     reset_all();
     fc_drainer_after_fork_child();
 }
@@ -709,7 +760,9 @@ int fc_ring_collect(int final)
 {
     if (!lock_for_reader())
         return -1;
+    final_drain = final && !atomic_load(&finished);
     fc_ring_drain_locked();
+    final_drain = 0;
     if (final && !atomic_load(&finished)) {
         if (fc_ring_active()) /* else the detector never saw anything */
             fc_seg_flush();

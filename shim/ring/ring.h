@@ -30,6 +30,14 @@ void fc_ring_after_fork_child(void);
  * (fc_attn_valid): then it returns -1. */
 int fc_attn_record(const fc_attn *a, const void *stream, int ok);
 
+/* A grouped call whose group sizes were queued to be read from the device
+ * (probe/devsizes.h, held slot `slot`): its placeholder in the calling
+ * thread's ring, resolved into one counted record per group when the
+ * drain reaches it (devread.h). g gives the groups' api (a *_GROUPED_READ
+ * one), types, transposes and operands. 0, or -1 when it could not be queued (then the caller gives
+ * the slot up). Keeps errno. */
+int fc_ring_put_devread(const fc_gemm *g, int slot, int32_t groups);
+
 /* Records a call that could not be forwarded (no real function found). */
 void fc_record_unresolved(int api);
 /* A marker (enum fc_irec_kind) at this point of the calling thread's

@@ -248,12 +248,12 @@ static void test_nvfp4(void **state)
  * so D_g = 64. The sizes, operands and pointer arrays are device memory
  * (the driver's on the null GPU): the host layouts say 0 x 0. Called
  * twice, then once on a NULL handle. Its FLOPs would be 2*(32+16+48)*64*64
- * = 786,432 a call; nothing of it is counted.
+ * = 786,432 a call; nothing of it is counted unless its sizes are read.
  * EXPECT G1: no GEMM; uncounted "cublasLtMatmul grouped bf16",
  * sizes_in_device_memory, detail "3 groups", 2 calls, 1 failed.
  * With FLOPCOUNT_READ_DEVICE_SIZES=1 (FC_MOE_READ=1 tells the check): its
- * read_from_device has 2 calls, 1,572,864 FLOPs, 6 groups, rows 16..48,
- * imbalance 48/32 = 1.5. */
+ * read_from_device has 2 calls (both counted), 1,572,864 FLOPs, 6 groups,
+ * rows 16..48, imbalance 48/32 = 1.5, and the totals have its 6 groups. */
 #define GK 64
 static void test_grouped(void **state)
 {
@@ -313,6 +313,8 @@ static void check_read(json_object *r)
     json_object *rd = member(entry, "read_from_device"), *nr = member(rd, "not_read");
     assert_int_equal(json_object_get_int64(member(rd, "calls")), 2);
     assert_int_equal(json_object_get_int64(member(rd, "flops")), 1572864);
+    assert_int_equal(json_object_get_int64(member(rd, "counted_calls")), 2);
+    assert_int_equal(json_object_get_int64(member(rd, "late_calls")), 0);
     assert_int_equal(json_object_get_int64(member(rd, "groups")), 6);
     assert_int_equal(json_object_get_int64(member(rd, "group_rows_min")), 16);
     assert_int_equal(json_object_get_int64(member(rd, "group_rows_max")), 48);
@@ -331,7 +333,7 @@ static void check_read(json_object *r)
  * shape (the MXFP4 call always). Emulation: 3 calls, 12,582,912 FLOPs,
  * 1 failed; fp8_e4m3 2 calls, fp4_e2m1 1. Null GPU H100: M2 only; B200:
  * M1 and M3. The grouped call (G1, where the library has grouped layouts)
- * is neither counted nor invalid. */
+ * is never invalid, and counted only when its sizes were read. */
 static void check_report(void **state)
 {
     (void)state;
@@ -345,9 +347,18 @@ static void check_report(void **state)
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         lt_expect_shape(r, &expected[i]);
     uint64_t ran = (uint64_t)(r1 + r2 + r3);
-    assert_int_equal(lt_shape_count(r), 3);
-    assert_int_equal(lt_total(r, "gemm_calls"), ran);
-    assert_int_equal(lt_total(r, "gemm_flops"), ran * FLOPS_128);
+    /* G1 read from the device (FC_MOE_READ=1) is counted too, group by
+     * group: 3 shapes (32, 16, 48 rows x 64 x 64) of 2 calls each, 6 calls,
+     * 2 x 786,432 = 1,572,864 FLOPs, bf16 */
+    const char *read = getenv("FC_MOE_READ");
+    int g1 = have_grouped() && read != NULL && strcmp(read, "1") == 0;
+    assert_int_equal(lt_shape_count(r), 3 + 3 * g1);
+    assert_int_equal(lt_total(r, "gemm_calls"), ran + 6u * (unsigned)g1);
+    assert_int_equal(lt_total(r, "gemm_flops"), ran * FLOPS_128 + 1572864u * (unsigned)g1);
+    if (g1) {
+        assert_int_equal(lt_group(r, "by_dtype", "bf16", "calls"), 6);
+        assert_int_equal(lt_group(r, "by_dtype", "bf16", "flops"), 1572864);
+    }
     assert_int_equal(lt_total(r, "failed_calls"), 4 - ran);
     assert_int_equal(lt_total(r, "invalid_calls"), 0);
     assert_int_equal(lt_group(r, "by_dtype", "fp8_e4m3", "flops"), (r1 + r2) * FLOPS_128);
@@ -356,8 +367,7 @@ static void check_report(void **state)
     if (have_grouped())
         lt_expect_uncounted(r, "cublasLtMatmul grouped bf16", "sizes_in_device_memory",
                             "3 groups", 2, 1);
-    const char *read = getenv("FC_MOE_READ");
-    if (have_grouped() && read != NULL && strcmp(read, "1") == 0)
+    if (g1)
         check_read(r);
     json_object_put(r);
 }

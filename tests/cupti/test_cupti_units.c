@@ -74,6 +74,26 @@ static void classes(void **state)
     assert_int_equal(fc_kclass_of_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"), FC_K_GEMM_LIKE);
     assert_int_equal(fc_kclass_of_name("triton_tem_fused_mm_0"), FC_K_GEMM_LIKE);
     assert_int_equal(fc_kclass_of_name("Cutlass_Kernel"), FC_K_GEMM_LIKE);
+    /* the grouped GEMMs of MoE layers: DeepGEMM 2 (m-grouped contiguous
+     * FP8), CUTLASS 2 GemmGrouped (grouped_gemm), CUTLASS 3 grouped
+     * (torch._grouped_mm / _scaled_grouped_mm, FBGEMM-GenAI), and the
+     * Triton ones: vLLM / SGLang, FBGEMM-GenAI, torchtitan */
+    assert_int_equal(fc_kclass_of_name("_ZN9deep_gemm23sm90_fp8_gemm_1d2d_implILj0ELj0ELj0ELj1ELj128"
+                                       "ELNS_8GemmTypeE1EEEvPfPijjj14CUtensorMap_stS4_S4_S4_"),
+                     FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("_ZN7cutlass6KernelINS_4gemm6kernel11GemmGroupedIvvvLNS1_24Gr"
+                                       "oupScheduleModeE0EEEEEvNT_6ParamsE"),
+                     FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalINS1"
+                                       "_17GroupProblemShapeIN4cute5tupleIJiiiEEEEEvvvEEEEvNT_6ParamsE"),
+                     FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("fused_moe_kernel"), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("fused_moe_kernel_gptq_awq"), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("_fbgemm_grouped_gemm_ws"), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kclass_of_name("_kernel_mg_forward_hopper"), FC_K_GEMM_LIKE);
+    /* a MoE kernel that is no GEMM stays other */
+    assert_int_equal(fc_kclass_of_name("_Z26moe_align_block_size_kernelIiEvPKT_PiS3_S3_iimm"),
+                     FC_K_OTHER);
     assert_int_equal(fc_kclass_of_name("triton_poi_fused_add_0"), FC_K_OTHER);
     assert_int_equal(fc_kclass_of_name("vectorized_elementwise_kernel"), FC_K_OTHER);
     assert_int_equal(fc_kclass_of_name(""), FC_K_OTHER);

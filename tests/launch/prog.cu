@@ -356,6 +356,14 @@ int main(int argc, char **argv)
                                                      cutlass::GemmShape<128, 256, 64>, void> K;
         K::Params p;
         memset(&p, 0, sizeof p);
+        // CUTLASS 3's Params: mode kGrouped (4), then GroupProblemShape
+        // {num_groups 3 at 8, problem_shapes at 16} (shim/launch/cutlass_grouped.h)
+        static int shapes[9];
+        int mode = 4, groups = 3;
+        void *sp = shapes;
+        memcpy(p.opaque, &mode, 4);
+        memcpy(p.opaque + 8, &groups, 4);
+        memcpy(p.opaque + 16, &sp, sizeof sp);
         cutlass::device_kernel<K><<<dim3(132), 384>>>(p);
         AFTER("grouped_mm");
         say_truth("grouped_mm", "\"expect\": \"uncounted\", \"reason\": \"sizes_in_device_memory\", \"class\": \"gemm_like_uncounted\", \"name_has\": \"17GroupProblemShapeI\"");

@@ -58,6 +58,37 @@ static void families_of_real_names(void **state)
                      FC_KF_CUDNN_SDPA);
     assert_int_equal(fc_kfamily_of_name("_ZN9deep_gemm14fp8_gemm_kernelILj128ELj128EEEvPv"),
                      FC_KF_DEEPGEMM);
+    /* DeepGEMM 2's kernels (deep_gemm::sm90_fp8_gemm_1d2d_impl<..., GemmType
+     * 1 = MGroupedContiguous>, written by hand from its impls/ header;
+     * c++filt reads it back), the m-grouped contiguous / masked FP8 GEMMs */
+    static const char dg2[] =
+        "_ZN9deep_gemm23sm90_fp8_gemm_1d2d_implILj0ELj0ELj0ELj1ELj128ELj128ELj128ELj128ELj5ELj5ELj"
+        "128ELj256ELj1ELb0ELj132ELNS_8GemmTypeE1EEEvPfPijjj14CUtensorMap_stS4_S4_S4_";
+    assert_int_equal(fc_kfamily_of_name(dg2), FC_KF_DEEPGEMM);
+    assert_int_equal(fc_kfamily_class(FC_KF_DEEPGEMM, dg2), FC_K_GEMM_LIKE);
+    assert_int_equal(fc_kfamily_action(FC_KF_DEEPGEMM), FC_KA_OPAQUE);
+    /* Triton grouped GEMMs, named by their Python functions: vLLM / SGLang
+     * (fused_moe_kernel, and its GPTQ/AWQ variant), FBGEMM-GenAI
+     * (_fbgemm_grouped_gemm, _ws), torchtitan (_kernel_mg_forward_hopper);
+     * Triton 2's signature suffix kept; each GEMM-like and opaque */
+    static const struct {
+        const char *name;
+        int family;
+    } tri[] = {{"fused_moe_kernel", FC_KF_TRITON_MOE},
+               {"fused_moe_kernel_gptq_awq", FC_KF_TRITON_MOE},
+               {"fused_moe_kernel_0d1d2d3d4d5d6d7d8d9d10d11d", FC_KF_TRITON_MOE},
+               {"_fbgemm_grouped_gemm", FC_KF_TRITON_FBGEMM_GROUPED},
+               {"_fbgemm_grouped_gemm_ws", FC_KF_TRITON_FBGEMM_GROUPED},
+               {"_kernel_mg_forward_hopper", FC_KF_TRITON_MG_GROUPED}};
+    for (size_t i = 0; i < sizeof tri / sizeof tri[0]; i++) {
+        assert_int_equal(fc_kfamily_of_name(tri[i].name), tri[i].family);
+        assert_int_equal(fc_kfamily_class(tri[i].family, tri[i].name), FC_K_GEMM_LIKE);
+        assert_int_equal(fc_kfamily_action(tri[i].family), FC_KA_OPAQUE);
+    }
+    /* a MoE kernel that is no GEMM (vLLM's token sort) is no family */
+    assert_int_equal(fc_kfamily_of_name("_Z26moe_align_block_size_kernelIiEvPKT_PiS3_S3_iimm"),
+                     FC_KF_NONE);
+    assert_int_equal(fc_kfamily_of_name("fused_moe_router"), FC_KF_NONE);
     /* grouped GEMMs: CUTLASS 3's GemmUniversal<GroupProblemShape<...>>
      * (torch._grouped_mm's bf16bf16_grouped_mm, FBGEMM, TransformerEngine)
      * wins over the CUTLASS prefix; CUTLASS 2's GemmGrouped (grouped_gemm) */

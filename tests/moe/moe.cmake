@@ -6,6 +6,7 @@
 # load imbalance read off the grouped calls (JSON and text report). The
 # cuBLASLt MoE tests are in tests/cublaslt.
 set(FC_MOE_WORK ${CMAKE_CURRENT_BINARY_DIR}/work-moe)
+file(MAKE_DIRECTORY ${FC_MOE_WORK})
 add_executable(test_moe_split ${CMAKE_CURRENT_LIST_DIR}/test_moe_split.c)
 target_include_directories(test_moe_split PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
 target_link_libraries(test_moe_split PRIVATE fc_cublas_emu PkgConfig::JSONC ${CMAKE_DL_LIBS})
@@ -23,7 +24,9 @@ grep -qF 'load imbalance (max group rows / mean): max 1.200, mean 1.200; group r
 grep -qE '^  experts +3 +exact +grouped calls' "$1.txt"
 grep -qE '^  topk +2 +exact +grouped calls: 20 routed rows / 10 tokens' "$1.txt"
 grep -qE '^  moe_ffn +12 +exact' "$1.txt"
-grep -qE '^  shared_ffn +16 +exact' "$1.txt"]=])
+grep -qE '^  shared_ffn +16 +exact' "$1.txt"
+# the experts' load per iteration: 6 steps, 1.2 each (test_moe_split.c's header)
+grep -qF 'expert load    max group work / mean, per iteration: 1: 1.200, 2: 1.200, 3: 1.200, 4: 1.200, 5: 1.200, 6: 1.200 (max 1.200 over 6 iterations)' "$1.txt"]=])
 add_test(NAME moe_grouped_split
          COMMAND sh -c "${FC_MOE_SPLIT_RUN}" moe ${FC_MOE_WORK}/split.json "${FC_PRELOAD}"
                  $<TARGET_FILE:flopcount> $<TARGET_FILE:test_moe_split> ${FC_CUBLAS_EMU_DIR}
@@ -42,7 +45,8 @@ add_library(fc_fake_libcuda_copy SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_libcuda_c
 set_target_properties(fc_fake_libcuda_copy PROPERTIES OUTPUT_NAME cuda SOVERSION 1
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake-cuda-copy)
 add_executable(test_moe_devsizes ${CMAKE_CURRENT_LIST_DIR}/test_moe_devsizes.c)
-target_include_directories(test_moe_devsizes PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+target_include_directories(test_moe_devsizes PRIVATE ${FLOPCOUNT_CUDA_INCLUDE}
+                           ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(test_moe_devsizes PRIVATE fc_emu_cublaslt PkgConfig::JSONC ${CMAKE_DL_LIBS})
 add_dependencies(test_moe_devsizes fc_fake_libcuda_copy)
 foreach(mode on off)
@@ -58,9 +62,14 @@ rm -f "$1"
 LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_LIBCUDA="$5" FLOPCOUNT_READ_DEVICE_SIZES="$7" \
   FAKE_CUDA_CAPTURING_STREAM=0x99 FLOPCOUNT_CUPTI=0 FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
   ASAN_OPTIONS=detect_leaks=0 "$3" RUN "$6"
-"$3" --check "$1" "$6"]=] moe ${FC_MOE_WORK}/devsizes_${mode}.json "${FC_PRELOAD}"
+"$3" --check "$1" "$6"
+# the experts' load per iteration in the text (test_moe_devsizes.c's header)
+if [ "$6" = on ]; then
+  "$8" report "$1" | grep -qF 'expert load    max group work / mean, per iteration: 1: 1.500, 2: 1.000 (max 1.500 over 2 iterations)'
+fi]=] moe ${FC_MOE_WORK}/devsizes_${mode}.json "${FC_PRELOAD}"
                    $<TARGET_FILE:test_moe_devsizes> ${FC_LT_EMU_DIR}
-                   $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read})
+                   $<TARGET_FILE:fc_fake_libcuda_copy> ${mode} ${fc_read}
+                   $<TARGET_FILE:flopcount_cli>)
 endforeach()
 
 # The experts read off grouped calls (analysis/infer_grouped.c) on forward
@@ -68,3 +77,71 @@ endforeach()
 add_executable(test_moe_infer_units ${CMAKE_CURRENT_LIST_DIR}/test_moe_infer_units.c)
 target_link_libraries(test_moe_infer_units PRIVATE cmocka fc_analysis)
 add_test(NAME moe_infer_units COMMAND test_moe_infer_units)
+
+# CUTLASS 3 grouped GEMM launches (torch._grouped_mm's kernel shape) built
+# by nvcc with CUTLASS's Params layout written from its public headers, run
+# on the null GPU: the group count and problem-shape array read from the
+# launch parameters (shim/launch/cutlass_grouped.c), their sizes read from
+# the device and counted with the option on, listed only with it off; six
+# launches whose parameters do not check out named with the reason.
+if(FC_NVCC)
+  set(fc_cg_prog ${FC_MOE_WORK}/cutlass_grouped_prog)
+  add_custom_command(OUTPUT ${fc_cg_prog}
+    COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg_prog}
+            ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_prog.cu
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_prog.cu
+    COMMENT "nvcc: the CUTLASS grouped launch program" VERBATIM)
+  add_custom_target(fc_cutlass_grouped_prog ALL DEPENDS ${fc_cg_prog})
+  foreach(mode on off)
+    if(mode STREQUAL "on")
+      set(fc_read 1)
+    else()
+      set(fc_read 0)
+    endif()
+    add_test(NAME moe_cutlass_grouped_${mode}_nullgpu
+             COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_CUPTI=0 \
+  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3"
+/usr/bin/python3 "$5" "$1" "$7"]=] moe ${FC_MOE_WORK}/cutlass_grouped_${mode}.json
+                     "${FC_PRELOAD}" ${fc_cg_prog} "${FC_NULLGPU_LIBS}"
+                     ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_check.py ${fc_read} ${mode})
+    fc_nullgpu_twin(moe_cutlass_grouped_${mode}_nullgpu)
+  endforeach()
+else()
+  add_test(NAME moe_cutlass_grouped_nvcc
+           COMMAND sh -c "echo 'moe: skipped: nvcc not found (the CUTLASS grouped launch test needs it)'; exit 77")
+  set_tests_properties(moe_cutlass_grouped_nvcc PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+
+# A cuBLASLt grouped matmul captured into a CUDA graph and replayed: the
+# real runtime and the wheel's libcublasLt 13.4 (FC_LT_WHEEL_ONLY,
+# tests/cublaslt) on the null GPU; every replay listed, none read.
+if(FC_LT_WHEEL_ONLY)
+  add_executable(test_moe_lt_capture ${CMAKE_CURRENT_LIST_DIR}/test_moe_lt_capture.c)
+  target_include_directories(test_moe_lt_capture PRIVATE ${FLOPCOUNT_CUDA_INCLUDE})
+  target_link_directories(test_moe_lt_capture PRIVATE ${FLOPCOUNT_CUDA_LIBDIR})
+  target_link_libraries(test_moe_lt_capture PRIVATE cudart cublasLt ${CMAKE_DL_LIBS})
+  add_test(NAME moe_lt_capture_nullgpu
+           COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES=1 FLOPCOUNT_CUPTI=0 \
+  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3" RUN
+/usr/bin/python3 "$5" "$1"]=] moe ${FC_MOE_WORK}/lt_capture.json "${FC_PRELOAD}"
+                   $<TARGET_FILE:test_moe_lt_capture> "${FC_LT_WHEEL_ONLY}:${FC_NULLGPU_LIBS}"
+                   ${CMAKE_CURRENT_LIST_DIR}/lt_capture_check.py)
+  fc_nullgpu_twin(moe_lt_capture_nullgpu)
+endif()
+
+# The real torch._grouped_mm (PyTorch's CUTLASS grouped kernel) on the null
+# GPU: its launch decoded from the real Params (3 groups); skipped without
+# the cached PyTorch CUDA environment.
+if(FLOPCOUNT_SANITIZE STREQUAL "")
+  add_test(NAME moe_torch_grouped_mm_nullgpu
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/torch_grouped_mm.sh "${FC_PRELOAD}"
+                   $<TARGET_FILE_DIR:nullgpu> ${FC_MOE_WORK}/torch_grouped_mm.json)
+  set_tests_properties(moe_torch_grouped_mm_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
+                       SKIP_RETURN_CODE 77 TIMEOUT 240)
+endif()

@@ -32,7 +32,9 @@
  * width), expert FFN width 12 (its input), not gated, tokens 10 (the
  * rows of the router and the shared up projection), top-k 20 / 10 = 2,
  * one shared expert of width 16; one MoE layer, group rows 5..8, load
- * imbalance max rows / mean rows = 8 / (20 / 3) = 1.2. */
+ * imbalance max rows / mean rows = 8 / (20 / 3) = 1.2. Per iteration
+ * (iterations.list[].grouped_imbalance): its 6 grouped calls, each one's
+ * largest group work over the mean 1.2 (work is t_e times a constant). */
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -267,6 +269,19 @@ static int check(const char *path)
             fprintf(stderr, "iteration %zu: forward %lld backward %lld recompute %lld\n", i + 1,
                     (long long)num(e, "forward_flops"), (long long)num(e, "backward_flops"),
                     (long long)num(e, "recompute_flops"));
+            bad = 1;
+        }
+        /* the experts' load: each of the step's 6 grouped calls has the
+         * work of expert e proportional to t_e, so max / mean = 8 / (20 / 3)
+         * = 1.2 for every call */
+        json_object *g = NULL;
+        json_object_object_get_ex(e, "grouped_imbalance", &g);
+        double gmax = g != NULL ? json_object_get_double(json_object_object_get(g, "max")) : 0;
+        double gmean = g != NULL ? json_object_get_double(json_object_object_get(g, "mean")) : 0;
+        if (num(g, "calls") != 6 || gmax < 1.2 - 1e-9 || gmax > 1.2 + 1e-9 ||
+            gmean < 1.2 - 1e-9 || gmean > 1.2 + 1e-9) {
+            fprintf(stderr, "iteration %zu: grouped_imbalance %s\n", i + 1,
+                    g != NULL ? json_object_to_json_string(g) : "missing");
             bad = 1;
         }
     }

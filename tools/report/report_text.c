@@ -158,6 +158,33 @@ static void text_eval(const fc_report *r, int iterations)
     printf("%s\n", iterations ? " (not in the iterations)" : "");
 }
 
+/* The experts' load per iteration (docs/moe.md), when grouped GEMMs with
+ * known group sizes ran: the first iterations' largest max-group-work /
+ * mean, and the largest over all. */
+static void text_grouped_load(const fc_report *r)
+{
+    size_t shown = 0, with = 0;
+    double top = 0;
+    char line[256];
+    int n = 0;
+    for (size_t i = 0; i < r->iterations.n_list; i++) {
+        const fc_report_iter *it = &r->iterations.list[i];
+        if (it->grouped_calls == 0)
+            continue;
+        with++;
+        if (it->grouped_max > top)
+            top = it->grouped_max;
+        if (shown < 8 && n >= 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%llu: %.3f", shown ? ", " : "",
+                          (unsigned long long)it->index, it->grouped_max), shown++;
+    }
+    if (with == 0)
+        return;
+    printf("  expert load    max group work / mean, per iteration: %s%s (max %.3f over %zu "
+           "iteration%s)\n",
+           line, with > shown ? ", ..." : "", top, with, with == 1 ? "" : "s");
+}
+
 static void text_iterations(const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
@@ -186,6 +213,7 @@ static void text_iterations(const fc_report_view *v)
                "accumulates gradients (its time, FLOPs and batch are then a micro-batch's)\n");
     text_eval(r, 1);
     text_split(v);
+    text_grouped_load(r);
 }
 
 const char *fc_report_gpus_from(const fc_report_view *v)
