@@ -6,14 +6,6 @@
 
 #include <string.h>
 
-void fc_js_ws(fc_jscan *s)
-{
-    const char *p = s->p;
-    while (p < s->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    s->p = p;
-}
-
 int fc_js_peek(fc_jscan *s)
 {
     fc_js_ws(s);
@@ -43,6 +35,27 @@ static int surrogate(const char *u)
     return (u[0] == 'd' || u[0] == 'D') && strchr("89abcdefABCDEF", u[1]) != NULL;
 }
 
+/* Bytes that stand for themselves in a string: not '"', not '\\', not a
+ * control byte. */
+static const unsigned char plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 int fc_js_string(fc_jscan *s, fc_jspan *out)
 {
     fc_js_ws(s);
@@ -53,7 +66,7 @@ int fc_js_string(fc_jscan *s, fc_jspan *out)
     out->escaped = 0;
     out->is_int = 0;
     for (;;) {
-        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        while (p < end && plain[(unsigned char)*p])
             p++;
         if (p >= end || (unsigned char)*p < 0x20)
             return -1;
@@ -68,7 +81,8 @@ int fc_js_string(fc_jscan *s, fc_jspan *out)
                 surrogate(p + 2))
                 return -1;
             p += 6;
-        } else if (strchr("\"\\/bfnrt", e) != NULL && e != '\0') {
+        } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+                   e == 'r' || e == 't') {
             p += 2;
         } else {
             return -1;
@@ -77,6 +91,12 @@ int fc_js_string(fc_jscan *s, fc_jspan *out)
     out->n = (size_t)(p - out->s);
     s->p = p + 1;
     return 0;
+}
+
+/* What may follow a number or a literal. */
+static int delimiter(char ch)
+{
+    return fc_js_space(ch) || ch == ',' || ch == ']' || ch == '}';
 }
 
 static int digit(const char *p, const char *end)
@@ -122,7 +142,7 @@ int fc_js_number(fc_jscan *s, fc_jspan *out)
             p++;
     }
     /* a number runs up to a delimiter: "12x" or "1true" is no number */
-    if (p < end && strchr(" \t\r\n,]}", *p) == NULL)
+    if (p < end && !delimiter(*p))
         return -1;
     out->n = (size_t)(p - out->s);
     s->p = p;
@@ -140,7 +160,7 @@ int fc_js_literal(fc_jscan *s, int kind)
     if ((size_t)(s->end - s->p) < n || memcmp(s->p, words[kind], n) != 0)
         return -1;
     s->p += n;
-    if (s->p < s->end && strchr(" \t\r\n,]}", *s->p) == NULL)
+    if (s->p < s->end && !delimiter(*s->p))
         return -1;
     return 0;
 }
@@ -230,9 +250,17 @@ int fc_js_is(const fc_jspan *span, const char *name)
     return !span->escaped && span->n == n && memcmp(span->s, name, n) == 0;
 }
 
+/* Up to 19 digits fit a uint64_t (10^19 - 1 < 2^64): no 128-bit
+ * arithmetic for them; longer ones go to fc_u128_parse. */
 int fc_js_u128(const fc_jspan *num, fc_u128 *out)
 {
     if (!num->is_int || num->n == 0 || num->s[0] == '-')
         return -1;
-    return fc_u128_parse(num->s, num->n, out);
+    if (num->n > 19)
+        return fc_u128_parse(num->s, num->n, out);
+    uint64_t v = 0;
+    for (size_t i = 0; i < num->n; i++)
+        v = v * 10 + (uint64_t)(num->s[i] - '0');
+    *out = v;
+    return 0;
 }

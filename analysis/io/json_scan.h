@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "u128.h"
 
@@ -40,8 +41,25 @@ typedef struct fc_jspan {
     int is_int; /* a number without fraction or exponent */
 } fc_jspan;
 
-/* Skips spaces, tabs, newlines and carriage returns. */
-void fc_js_ws(fc_jscan *s);
+static inline int fc_js_space(char ch)
+{
+    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* Skips spaces, tabs, newlines and carriage returns (inline: it runs
+ * before every token). Reports are indented: runs of spaces go eight at
+ * a time. */
+static inline void fc_js_ws(fc_jscan *s)
+{
+    const char *p = s->p, *end = s->end;
+    while (p < end && fc_js_space(*p)) {
+        p++;
+        uint64_t w;
+        while (end - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
+            p += 8;
+    }
+    s->p = p;
+}
 /* The kind of the value at the cursor (after spaces); FC_JS_BAD at the end
  * or on a byte that starts no value. */
 int fc_js_peek(fc_jscan *s);

@@ -127,6 +127,39 @@ static int get_u128(fc_jscan *s, fc_u128 *out)
     return get_number(s, &v) == 0 ? fc_js_u128(&v, out) : -1;
 }
 
+/* A plain decimal "123.456" with at most 15 significant digits and 22
+ * after the point: digits and 10^k are exact doubles, and one division of
+ * exact doubles is correctly rounded, which is what strtod returns
+ * (Clinger's fast path). -1 for anything else (strtod then). */
+static int exact_decimal(const fc_jspan *v, double *out)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t m = 0;
+    size_t digits = 0, after = 0;
+    int point = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        char ch = v->s[i];
+        if (ch == '.') {
+            point = 1;
+            continue;
+        }
+        if (ch < '0' || ch > '9')
+            return -1; /* an exponent or a sign */
+        if (m != 0 || ch != '0')
+            digits++;
+        if (digits > 15)
+            return -1;
+        m = m * 10 + (uint64_t)(ch - '0');
+        after += point;
+    }
+    if (after > 22)
+        return -1;
+    *out = (double)m / pow10[after];
+    return 0;
+}
+
 /* fc_jget_double: null keeps the default; an int is json-c's int64 made a
  * double, 19+ digits go by fc_u128_to_double, a real by strtod as json-c
  * reads it. Negative numbers are refused (json-c's "-0" is its own). */
@@ -144,6 +177,8 @@ static int get_double(fc_jscan *s, double *out)
         d = (double)x;
     else if (v.is_int && fc_js_u128(&v, &big) == 0)
         d = fc_u128_to_double(big);
+    else if (!v.is_int && exact_decimal(&v, &d) == 0)
+        ; /* d is strtod's result */
     else if (!v.is_int && v.n < 64) {
         char buf[64];
         memcpy(buf, v.s, v.n);
@@ -189,6 +224,24 @@ static int get_field(fc_jscan *s, const field *f, char *base)
     }
 }
 
+static int is_field(const field *f, const fc_jspan *key)
+{
+    size_t n = key->n, i = 0;
+    if (f->len != n)
+        return 0;
+    for (; i + 8 <= n; i += 8) { /* eight bytes a step, no memcmp call */
+        uint64_t a, b;
+        memcpy(&a, f->name + i, 8);
+        memcpy(&b, key->s + i, 8);
+        if (a != b)
+            return 0;
+    }
+    for (; i < n; i++)
+        if (f->name[i] != key->s[i])
+            return 0;
+    return 1;
+}
+
 /* One object's members by the table; unknown members skipped. A member
  * twice is refused (json-c keeps the last, with its own checks). 0 with
  * every required member seen, or -1. */
@@ -197,14 +250,17 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
     fc_jspan key;
     int first = 1, rc;
     unsigned seen = 0;
+    size_t next = 0;
     if (fc_js_open(s, '{') != 0)
         return -1;
     while ((rc = fc_js_next_member(s, &first, &key)) == 1) {
         if (key.escaped)
             return -1;
-        size_t i = 0;
-        while (i < n && !(fields[i].len == key.n && memcmp(fields[i].name, key.s, key.n) == 0))
+        /* the writer's order first: the member after the last one found */
+        size_t i = next < n && is_field(&fields[next], &key) ? next : 0;
+        while (i < n && !is_field(&fields[i], &key))
             i++;
+        next = i + 1;
         if (i == n) {
             if (fc_js_skip(s, 3) != 0)
                 return -1;
