@@ -253,11 +253,13 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
     size_t next = 0;
     if (fc_js_open(s, '{') != 0)
         return -1;
-    while ((rc = fc_js_next_member(s, &first, &key)) == 1) {
+    /* the writer's order first: the member after the last one found */
+    while ((rc = next < n ? fc_js_next_member_like(s, &first, fields[next].name,
+                                                    fields[next].len, &key)
+                          : fc_js_next_member(s, &first, &key)) > 0) {
         if (key.escaped)
             return -1;
-        /* the writer's order first: the member after the last one found */
-        size_t i = next < n && is_field(&fields[next], &key) ? next : 0;
+        size_t i = rc == 2 ? next : 0;
         while (i < n && !is_field(&fields[i], &key))
             i++;
         next = i + 1;
