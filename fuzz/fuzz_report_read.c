@@ -19,8 +19,7 @@
 #include "report_read.h"
 
 /* r (rc, err) as fc_report_parse gave it, against the json-c reader. */
-static void same_as_tree(const char *text, size_t size, int rc, const fc_report *r,
-                         const char *err)
+static void same_as_tree(const char *text, size_t size, int rc, const fc_report *r, const char *err)
 {
     fc_report t;
     char terr[256] = "";
@@ -31,10 +30,10 @@ static void same_as_tree(const char *text, size_t size, int rc, const fc_report 
     for (size_t i = 0; i < t.n_shapes; i++) {
         const fc_report_shape *a = &r->shapes[i], *b = &t.shapes[i];
         if (strcmp(a->api, b->api) || strcmp(a->dtype, b->dtype) ||
-            strcmp(a->out_dtype, b->out_dtype) || strcmp(a->compute, b->compute) ||
-            a->m != b->m || a->n != b->n || a->k != b->k || a->batch != b->batch ||
-            a->transa != b->transa || a->transb != b->transb || a->overflow != b->overflow ||
-            a->calls != b->calls || a->failed_calls != b->failed_calls || a->flops != b->flops)
+            strcmp(a->out_dtype, b->out_dtype) || strcmp(a->compute, b->compute) || a->m != b->m ||
+            a->n != b->n || a->k != b->k || a->batch != b->batch || a->transa != b->transa ||
+            a->transb != b->transb || a->overflow != b->overflow || a->calls != b->calls ||
+            a->failed_calls != b->failed_calls || a->flops != b->flops)
             abort();
     }
     for (size_t i = 0; i < t.iterations.n_list; i++) {

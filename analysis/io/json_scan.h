@@ -30,8 +30,16 @@ typedef struct fc_jscan {
 } fc_jscan;
 
 /* A value's kind as its first byte tells it. */
-enum fc_js_kind { FC_JS_BAD = 0, FC_JS_OBJECT, FC_JS_ARRAY, FC_JS_STRING, FC_JS_NUMBER,
-                  FC_JS_TRUE, FC_JS_FALSE, FC_JS_NULL };
+enum fc_js_kind {
+    FC_JS_BAD = 0,
+    FC_JS_OBJECT,
+    FC_JS_ARRAY,
+    FC_JS_STRING,
+    FC_JS_NUMBER,
+    FC_JS_TRUE,
+    FC_JS_FALSE,
+    FC_JS_NULL
+};
 
 /* A string or number as it stands in the text (a string without its
  * quotes; escaped: it holds a backslash escape, so the bytes are not the
@@ -105,19 +113,24 @@ static inline int fc_js_u128(const fc_jspan *num, fc_u128 *out);
 /* ---- the implementation: inline, so the reader's loops (report_fast.c)
  * run without a call per token ---- */
 
-
 static inline int fc_js_peek(fc_jscan *s)
 {
     fc_js_ws(s);
     if (s->p >= s->end)
         return FC_JS_BAD;
     switch (*s->p) {
-    case '{': return FC_JS_OBJECT;
-    case '[': return FC_JS_ARRAY;
-    case '"': return FC_JS_STRING;
-    case 't': return FC_JS_TRUE;
-    case 'f': return FC_JS_FALSE;
-    case 'n': return FC_JS_NULL;
+    case '{':
+        return FC_JS_OBJECT;
+    case '[':
+        return FC_JS_ARRAY;
+    case '"':
+        return FC_JS_STRING;
+    case 't':
+        return FC_JS_TRUE;
+    case 'f':
+        return FC_JS_FALSE;
+    case 'n':
+        return FC_JS_NULL;
     default:
         return *s->p == '-' || (*s->p >= '0' && *s->p <= '9') ? FC_JS_NUMBER : FC_JS_BAD;
     }
@@ -138,22 +151,14 @@ static inline int fc_jsi_surrogate(const char *u)
 /* Bytes that stand for themselves in a string: not '"', not '\\', not a
  * control byte. */
 static const unsigned char fc_jsi_plain[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
 static inline int fc_js_string(fc_jscan *s, fc_jspan *out)
@@ -177,8 +182,8 @@ static inline int fc_js_string(fc_jscan *s, fc_jspan *out)
             return -1;
         char e = p[1];
         if (e == 'u') {
-            if (end - p < 6 || !fc_jsi_hex(p[2]) || !fc_jsi_hex(p[3]) || !fc_jsi_hex(p[4]) || !fc_jsi_hex(p[5]) ||
-                fc_jsi_surrogate(p + 2))
+            if (end - p < 6 || !fc_jsi_hex(p[2]) || !fc_jsi_hex(p[3]) || !fc_jsi_hex(p[4]) ||
+                !fc_jsi_hex(p[5]) || fc_jsi_surrogate(p + 2))
                 return -1;
             p += 6;
         } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
@@ -251,8 +256,8 @@ static inline int fc_js_number(fc_jscan *s, fc_jspan *out)
 
 static inline int fc_js_literal(fc_jscan *s, int kind)
 {
-    static const char *const words[] = {[FC_JS_TRUE] = "true", [FC_JS_FALSE] = "false",
-                                        [FC_JS_NULL] = "null"};
+    static const char *const words[] = {
+        [FC_JS_TRUE] = "true", [FC_JS_FALSE] = "false", [FC_JS_NULL] = "null"};
     if (kind != FC_JS_TRUE && kind != FC_JS_FALSE && kind != FC_JS_NULL)
         return -1;
     fc_js_ws(s);

@@ -22,16 +22,26 @@ typedef struct field {
     unsigned short off, size;
 } field;
 
-#define F(st, key, t) {#key, sizeof #key - 1, t, offsetof(st, key), sizeof((st *)0)->key}
+#define F(st, key, t)                                                                              \
+    {                                                                                              \
+#key, sizeof #key - 1, t, offsetof(st, key), sizeof((st *)0)->key                          \
+    }
 
 static const field shape_fields[] = {
-    F(fc_report_shape, api, T_STR),        F(fc_report_shape, overflow, T_BOOL),
-    F(fc_report_shape, m, T_I64),          F(fc_report_shape, n, T_I64),
-    F(fc_report_shape, k, T_I64),          F(fc_report_shape, batch, T_I64),
-    F(fc_report_shape, transa, T_TRANS),   F(fc_report_shape, transb, T_TRANS),
-    F(fc_report_shape, dtype, T_STR),      F(fc_report_shape, out_dtype, T_STR),
-    F(fc_report_shape, compute, T_STR),    F(fc_report_shape, calls, T_U64),
-    F(fc_report_shape, failed_calls, T_U64), F(fc_report_shape, flops, T_U128),
+    F(fc_report_shape, api, T_STR),
+    F(fc_report_shape, overflow, T_BOOL),
+    F(fc_report_shape, m, T_I64),
+    F(fc_report_shape, n, T_I64),
+    F(fc_report_shape, k, T_I64),
+    F(fc_report_shape, batch, T_I64),
+    F(fc_report_shape, transa, T_TRANS),
+    F(fc_report_shape, transb, T_TRANS),
+    F(fc_report_shape, dtype, T_STR),
+    F(fc_report_shape, out_dtype, T_STR),
+    F(fc_report_shape, compute, T_STR),
+    F(fc_report_shape, calls, T_U64),
+    F(fc_report_shape, failed_calls, T_U64),
+    F(fc_report_shape, flops, T_U128),
 };
 #define SHAPE_REQUIRED (1u << 13) /* flops */
 
@@ -254,9 +264,9 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
     if (fc_js_open(s, '{') != 0)
         return -1;
     /* the writer's order first: the member after the last one found */
-    while ((rc = next < n ? fc_js_next_member_like(s, &first, fields[next].name,
-                                                    fields[next].len, &key)
-                          : fc_js_next_member(s, &first, &key)) > 0) {
+    while ((rc = next < n
+                     ? fc_js_next_member_like(s, &first, fields[next].name, fields[next].len, &key)
+                     : fc_js_next_member(s, &first, &key)) > 0) {
         if (key.escaped)
             return -1;
         size_t i = rc == 2 ? next : 0;
@@ -383,8 +393,8 @@ static int scan(fc_jscan *s, const char *text, fc_report_fast *f)
         if (key.escaped)
             return -1;
         if (fc_js_is(&key, "shapes")) {
-            if (shapes++ || (kind == FC_JS_ARRAY ? read_cut(s, text, f, read_shapes)
-                                                 : fc_js_skip(s, 1)))
+            if (shapes++ ||
+                (kind == FC_JS_ARRAY ? read_cut(s, text, f, read_shapes) : fc_js_skip(s, 1)))
                 return -1;
         } else if (fc_js_is(&key, "iterations")) {
             if (iterations++ ||

@@ -20,9 +20,9 @@
 typedef struct fc_report_fast {
     fc_report_shape *shapes; /* NULL: the text has no "shapes" array */
     size_t n_shapes;
-    fc_report_iter *list;    /* NULL: no "iterations.list" array */
+    fc_report_iter *list; /* NULL: no "iterations.list" array */
     size_t n_list;
-    size_t cut[2][2];        /* [start, end) of those arrays in the text, in order */
+    size_t cut[2][2]; /* [start, end) of those arrays in the text, in order */
     size_t n_cut;
 } fc_report_fast;
 

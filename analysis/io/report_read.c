@@ -742,8 +742,7 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
     return parse_with(text, len, out, err, errlen, NULL, NULL);
 }
 
-int fc_report_parse_tree(const char *text, size_t len, fc_report *out, char *err,
-                         size_t errlen)
+int fc_report_parse_tree(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
 {
     return parse_tree(text, len, out, err, errlen, NULL, NULL);
 }

@@ -186,8 +186,7 @@ int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, siz
 /* fc_report_parse by json-c alone, without the fast path of the big
  * arrays (report_fast.h): the reference the fast path must equal. Exposed
  * for tests. */
-int fc_report_parse_tree(const char *text, size_t len, fc_report *out, char *err,
-                         size_t errlen);
+int fc_report_parse_tree(const char *text, size_t len, fc_report *out, char *err, size_t errlen);
 /* Reads and parses a file; the reason names the problem, not the path. */
 int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
 /* fc_report_load, then also(tree, ctx) on the parsed tree (a json-c

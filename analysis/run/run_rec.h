@@ -12,9 +12,9 @@
 
 typedef struct fc_report_shape {
     char api[48];
-    int overflow;           /* the bucket of shapes beyond the shim's table */
-    int64_t m, n, k, batch; /* -1 in the overflow bucket */
-    char transa, transb;    /* 'N', 'T', 'C'; '?' when absent */
+    int overflow;                               /* the bucket of shapes beyond the shim's table */
+    int64_t m, n, k, batch;                     /* -1 in the overflow bucket */
+    char transa, transb;                        /* 'N', 'T', 'C'; '?' when absent */
     char dtype[24], out_dtype[24], compute[32]; /* "" when absent or null */
     uint64_t calls, failed_calls;
     fc_u128 flops;

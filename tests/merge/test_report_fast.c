@@ -37,10 +37,10 @@ static int same_double(double a, double b)
 static void same_shape(const fc_report_shape *a, const fc_report_shape *b, size_t i)
 {
     if (strcmp(a->api, b->api) || a->overflow != b->overflow || a->m != b->m || a->n != b->n ||
-        a->k != b->k || a->batch != b->batch || a->transa != b->transa ||
-        a->transb != b->transb || strcmp(a->dtype, b->dtype) ||
-        strcmp(a->out_dtype, b->out_dtype) || strcmp(a->compute, b->compute) ||
-        a->calls != b->calls || a->failed_calls != b->failed_calls || a->flops != b->flops)
+        a->k != b->k || a->batch != b->batch || a->transa != b->transa || a->transb != b->transb ||
+        strcmp(a->dtype, b->dtype) || strcmp(a->out_dtype, b->out_dtype) ||
+        strcmp(a->compute, b->compute) || a->calls != b->calls ||
+        a->failed_calls != b->failed_calls || a->flops != b->flops)
         fail_msg("shapes[%zu] differ (api '%s' / '%s', m %lld / %lld)", i, a->api, b->api,
                  (long long)a->m, (long long)b->m);
 }
@@ -54,8 +54,7 @@ static void same_iter(const fc_report_iter *a, const fc_report_iter *b, size_t i
         a->open_end != b->open_end || a->ambiguous != b->ambiguous ||
         a->ambiguous_recompute != b->ambiguous_recompute ||
         a->attention_excess_flops != b->attention_excess_flops)
-        fail_msg("iterations.list[%zu] differ (seconds %.17g / %.17g)", i, a->seconds,
-                 b->seconds);
+        fail_msg("iterations.list[%zu] differ (seconds %.17g / %.17g)", i, a->seconds, b->seconds);
 }
 
 /* Both readers on text: the same verdict, reason, shapes and list. The
@@ -119,7 +118,8 @@ static void test_odd_but_valid(void **state)
         const char *shapes, *iters, *sep;
     } cases[] = {
         {"\"shapes\" :\t[ {\"flops\" : 8 , \"m\" : 2 ,\"n\":2,\"k\":1,\"api\":\"sgemm_\"} ]",
-         "\"iterations\" : {\r\n\"list\" :[\r\n{ \"seconds\" : 1e-3 , \"flops\" : 1 }\r\n] }", "\r\n\t"},
+         "\"iterations\" : {\r\n\"list\" :[\r\n{ \"seconds\" : 1e-3 , \"flops\" : 1 }\r\n] }",
+         "\r\n\t"},
         {"\"shapes\":[{\"api\":\"cublas\\u0047emmEx\",\"flops\":1}]", "", ""},
         {"\"shapes\":[{\"api\":\"\xc3\xa9t\xc3\xa9\",\"dtype\":\"fp8_\xe2\x9c\x93\",\"flops\":1,"
          "\"note\":\"a \\\"quoted\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u00e9 word\","
@@ -127,17 +127,21 @@ static void test_odd_but_valid(void **state)
          "", " "},
         {"\"shapes\":[{\"m\":1,\"m\":2,\"flops\":3,\"api\":null,\"compute\":null,\"batch\":null}]",
          "\"iterations\":{\"list\":[],\"count\":0}", ""},
-        {"\"shapes\":[]", "\"iterations\":{\"list\":[{\"flops\":1267650600228229401496703205376,"
+        {"\"shapes\":[]",
+         "\"iterations\":{\"list\":[{\"flops\":1267650600228229401496703205376,"
          "\"seconds\":123456789.123456789,\"start_seconds\":2.5E+2},{\"flops\":0,"
          "\"seconds\":0,\"ambiguous\":true},{\"flops\":0,\"ambiguous\":true,"
          "\"ambiguous_recompute\":false},{\"flops\":0,\"ambiguous_recompute\":true},"
-         "{\"flops\":0,\"seconds\":12345678901234567890123,\"index\":7}]}", "  "},
+         "{\"flops\":0,\"seconds\":12345678901234567890123,\"index\":7}]}",
+         "  "},
         {"\"shapes\":[{\"flops\":1,\"transa\":\"\",\"transb\":null,\"overflow\":true,"
-         "\"m\":-1,\"n\":null}]", "\"iterations\":null", ""},
+         "\"m\":-1,\"n\":null}]",
+         "\"iterations\":null", ""},
         {"\"shapes\":null", "\"iterations\":{\"list\":{\"not\":\"an array\"}}", ""},
         {"\"shapes\":[{\"flops\":1}],\"shapes\":[{\"flops\":2}]", "", ""},
         {"\"shapes\":[{\"flops\":1,\"api\":\"0123456789012345678901234567890123456789"
-         "0123456789\"}]", "\"iterations\":{\"list\":[{\"flops\":1}],\"list\":[]}", ""},
+         "0123456789\"}]",
+         "\"iterations\":{\"list\":[{\"flops\":1}],\"list\":[]}", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* iterations before shapes too: the cuts come in either order */
@@ -174,10 +178,10 @@ static void test_refusals_same(void **state)
 {
     (void)state;
     static const char *const shapes[] = {
-        "\"shapes\":[{\"m\":1}]",                       /* flops missing */
+        "\"shapes\":[{\"m\":1}]", /* flops missing */
         "\"shapes\":[{\"flops\":-1}]",
         "\"shapes\":[{\"flops\":1.5}]",
-        "\"shapes\":[{\"flops\":\"12\"}]",              /* a string of digits: taken */
+        "\"shapes\":[{\"flops\":\"12\"}]", /* a string of digits: taken */
         "\"shapes\":[{\"flops\":1,\"transa\":\"X\"}]",
         "\"shapes\":[{\"flops\":1,\"m\":\"4\"}]",
         "\"shapes\":[{\"flops\":1,\"calls\":18446744073709551616}]", /* 2^64 */

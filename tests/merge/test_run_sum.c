@@ -16,8 +16,14 @@
 static fc_report_shape shape(const char *api, int64_t m, int64_t n, int64_t k, char ta,
                              uint64_t calls, fc_u128 flops)
 {
-    fc_report_shape s = {.m = m, .n = n, .k = k, .batch = 1, .transa = ta, .transb = 'N',
-                         .calls = calls, .flops = flops};
+    fc_report_shape s = {.m = m,
+                         .n = n,
+                         .k = k,
+                         .batch = 1,
+                         .transa = ta,
+                         .transb = 'N',
+                         .calls = calls,
+                         .flops = flops};
     snprintf(s.api, sizeof s.api, "%s", api);
     snprintf(s.dtype, sizeof s.dtype, "bf16");
     return s;
@@ -35,16 +41,32 @@ static void test_two_runs(void **state)
                                   shape("cublasGemmEx", 64, 64, 64, 'T', 1, 524288)};
     fc_report_group a_api[] = {{"cublasGemmEx", 4, 3 * 524288 + 1048576}};
     fc_report_group b_api[] = {{"cublasLtMatmul", 2, 7}, {"cublasGemmEx", 6, 6 * 524288}};
-    fc_totals_rec ta = {.gemm_calls = 4, .gemm_flops = 3 * 524288 + 1048576, .failed_calls = 1,
-                        .attention_calls = 2, .attention_flops = 100,
+    fc_totals_rec ta = {.gemm_calls = 4,
+                        .gemm_flops = 3 * 524288 + 1048576,
+                        .failed_calls = 1,
+                        .attention_calls = 2,
+                        .attention_flops = 100,
                         .counted_flops = 3 * 524288 + 1048576 + 100};
-    fc_totals_rec tb = {.gemm_calls = 6, .gemm_flops = 6 * 524288, .invalid_calls = 2,
-                        .unresolved_calls = 3, .counted_flops = 6 * 524288};
-    fc_run_part a = {.totals = &ta, .by_api = a_api, .n_by_api = 1, .shapes = a_shapes,
-                     .n_shapes = 2, .has_recompute = 1, .recompute_flops = 1000,
+    fc_totals_rec tb = {.gemm_calls = 6,
+                        .gemm_flops = 6 * 524288,
+                        .invalid_calls = 2,
+                        .unresolved_calls = 3,
+                        .counted_flops = 6 * 524288};
+    fc_run_part a = {.totals = &ta,
+                     .by_api = a_api,
+                     .n_by_api = 1,
+                     .shapes = a_shapes,
+                     .n_shapes = 2,
+                     .has_recompute = 1,
+                     .recompute_flops = 1000,
                      .wall_seconds = 12.5};
-    fc_run_part b = {.totals = &tb, .by_api = b_api, .n_by_api = 2, .shapes = b_shapes,
-                     .n_shapes = 2, .has_recompute = 0, .recompute_flops = 999,
+    fc_run_part b = {.totals = &tb,
+                     .by_api = b_api,
+                     .n_by_api = 2,
+                     .shapes = b_shapes,
+                     .n_shapes = 2,
+                     .has_recompute = 0,
+                     .recompute_flops = 999,
                      .wall_seconds = NAN};
     fc_run_sum s = {0};
     assert_int_equal(fc_run_sum_add(&s, &a), 0);

@@ -108,9 +108,12 @@ static void summary(fc_html *h, const fc_merge *m)
     fc_html_table_begin(h, "summary", "the job");
     fc_html_head_row(h, head, 3);
     snprintf(line, sizeof line, "(%s) in %llu calls on all ranks; %llu failed, %llu invalid",
-             fc_fmt_flop(m->sum.totals.gemm_flops, s, sizeof s), (unsigned long long)m->sum.totals.gemm_calls,
-             (unsigned long long)m->sum.totals.failed_calls, (unsigned long long)m->sum.totals.invalid_calls);
-    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(m->sum.totals.gemm_flops, e), line);
+             fc_fmt_flop(m->sum.totals.gemm_flops, s, sizeof s),
+             (unsigned long long)m->sum.totals.gemm_calls,
+             (unsigned long long)m->sum.totals.failed_calls,
+             (unsigned long long)m->sum.totals.invalid_calls);
+    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops",
+                    fc_u128_to_str(m->sum.totals.gemm_flops, e), line);
     if (m->n_with_iterations == 0) {
         fc_html_fig_row(h, "iterations", NULL, "n/a", "no iterations found");
     } else if (m->n_with_iterations < m->n_used) {
@@ -397,8 +400,14 @@ int fc_html_merge_page(fc_html *h, const fc_merge *m)
     if (m->n_used > 1)
         consistency(h, m);
     if (fc_report_attention_any(&m->attn)) {
-        fc_html_attn a = {&m->attn, m->sum.totals.gemm_calls, m->sum.totals.gemm_flops, m->sum.totals.counted_flops,
-                          m->n_steps > 0, m->xs_per_iteration, NULL, " on all ranks"};
+        fc_html_attn a = {&m->attn,
+                          m->sum.totals.gemm_calls,
+                          m->sum.totals.gemm_flops,
+                          m->sum.totals.counted_flops,
+                          m->n_steps > 0,
+                          m->xs_per_iteration,
+                          NULL,
+                          " on all ranks"};
         fc_html_attention(h, &a);
     }
     fc_html_shapes(h, m->sum.shapes, m->sum.n_shapes, m->sum.totals.gemm_flops);

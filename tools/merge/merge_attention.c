@@ -263,7 +263,8 @@ void fc_merge_attention_text(const fc_merge *m)
         if (line[0])
             printf("                   by source: %s\n", line);
         printf("  counted total    %s = GEMMs %s + attention %s\n",
-               fc_u128_to_str(m->sum.totals.counted_flops, e1), fc_u128_to_str(m->sum.totals.gemm_flops, e2),
+               fc_u128_to_str(m->sum.totals.counted_flops, e1),
+               fc_u128_to_str(m->sum.totals.gemm_flops, e2),
                fc_u128_to_str(m->sum.totals.attention_flops, e3));
         uint64_t bc;
         fc_u128 bf;

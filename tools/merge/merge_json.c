@@ -171,8 +171,8 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_u128(w, "flops", m->sum.recompute_flops);
     fc_jw_double(w, "fraction",
                  m->sum.totals.gemm_flops ? fc_u128_to_double(m->sum.recompute_flops) /
-                                     fc_u128_to_double(m->sum.totals.gemm_flops)
-                               : NAN);
+                                                fc_u128_to_double(m->sum.totals.gemm_flops)
+                                          : NAN);
     fc_jw_bool(w, "ambiguous", m->n_ambiguous_steps > 0);
     fc_jw_obj_end(w);
 }
