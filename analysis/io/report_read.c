@@ -6,6 +6,7 @@
 #include "report_read.h"
 
 #include "json_get.h"
+#include "report_fast.h"
 #include "schema_read.h"
 #include "stats.h"
 
@@ -630,7 +631,9 @@ static json_object *tokenize(fc_jctx *c, const char *text, size_t len)
     return root;
 }
 
-static int parse_with(const char *text, size_t len, fc_report *out, char *err, size_t errlen,
+/* The whole text through json-c: the reference reader, and the one whose
+ * messages a failed report gets. */
+static int parse_tree(const char *text, size_t len, fc_report *out, char *err, size_t errlen,
                       fc_report_tree_fn also, void *ctx)
 {
     fc_jctx c = {err, errlen, 0};
@@ -691,9 +694,65 @@ static int parse_with(const char *text, size_t len, fc_report *out, char *err, s
     return 0;
 }
 
+/* also, noting that it ran (it may keep what it read: run it once). */
+typedef struct also_once {
+    fc_report_tree_fn fn;
+    void *ctx;
+    int ran;
+} also_once;
+
+static void also_call(void *tree, void *arg)
+{
+    also_once *a = arg;
+    a->ran = 1;
+    if (a->fn != NULL)
+        a->fn(tree, a->ctx);
+}
+
+/* The big arrays ("shapes", "iterations.list") read by the fast path
+ * (report_fast.h) and cut from the text json-c parses for the rest; when
+ * the fast path gives up, or json-c refuses the cut text, the whole text
+ * goes through json-c alone, so a bad report's message is the reference
+ * reader's. */
+static int parse_with(const char *text, size_t len, fc_report *out, char *err, size_t errlen,
+                      fc_report_tree_fn also, void *ctx)
+{
+    fc_report_fast f;
+    also_once once = {also, ctx, 0};
+    if (text != NULL && fc_report_fast_scan(text, len, &f) == 0) {
+        size_t clen = 0;
+        char *cut = f.n_cut ? fc_report_fast_cut(text, len, &f, &clen) : NULL;
+        int rc = cut != NULL ? parse_tree(cut, clen, out, err, errlen, also_call, &once) : -1;
+        free(cut);
+        if (rc == 0) {
+            if (f.shapes != NULL) {
+                free(out->shapes);
+                out->shapes = f.shapes;
+                out->n_shapes = f.n_shapes;
+                f.shapes = NULL;
+            }
+            if (f.list != NULL && out->has_iterations) {
+                free(out->iterations.list);
+                out->iterations.list = f.list;
+                out->iterations.n_list = f.n_list;
+                f.list = NULL;
+            }
+        }
+        fc_report_fast_free(&f);
+        if (rc == 0 || once.ran)
+            return rc;
+    }
+    return parse_tree(text, len, out, err, errlen, also, ctx);
+}
+
 int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
 {
     return parse_with(text, len, out, err, errlen, NULL, NULL);
+}
+
+int fc_report_parse_tree(const char *text, size_t len, fc_report *out, char *err, size_t errlen)
+{
+    return parse_tree(text, len, out, err, errlen, NULL, NULL);
 }
 
 int fc_report_load_with(const char *path, fc_report *out, char *err, size_t errlen,

@@ -20,26 +20,14 @@
 #include "infer.h"
 #include "report_attention.h"
 #include "run_figures.h"
+#include "run_rec.h"
+#include "run_sum.h"
 #include "schema_totals.h"
 #include "u128.h"
 
 #define FC_REPORT_SCHEMA 1
 
-typedef struct fc_report_shape {
-    char api[48];
-    int overflow;           /* the bucket of shapes beyond the shim's table */
-    int64_t m, n, k, batch; /* -1 in the overflow bucket */
-    char transa, transb;    /* 'N', 'T', 'C'; '?' when absent */
-    char dtype[24], out_dtype[24], compute[32]; /* "" when absent or null */
-    uint64_t calls, failed_calls;
-    fc_u128 flops;
-} fc_report_shape;
-
-typedef struct fc_report_group { /* one member of "by_api" or "by_dtype" */
-    char name[48];
-    uint64_t calls;
-    fc_u128 flops;
-} fc_report_group;
+/* fc_report_shape, fc_report_group: run_rec.h (the same rows in a sum). */
 
 /* Most dtypes a report's mix lists (fc_dtype has fewer). */
 #define FC_REPORT_MIX_MAX 32
@@ -199,6 +187,10 @@ typedef struct fc_report {
  * Returns 0 with *out filled, or -1 with a one-line reason in err and *out
  * left empty (safe to pass to fc_report_free either way). */
 int fc_report_parse(const char *text, size_t len, fc_report *out, char *err, size_t errlen);
+/* fc_report_parse by json-c alone, without the fast path of the big
+ * arrays (report_fast.h): the reference the fast path must equal. Exposed
+ * for tests. */
+int fc_report_parse_tree(const char *text, size_t len, fc_report *out, char *err, size_t errlen);
 /* Reads and parses a file; the reason names the problem, not the path. */
 int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
 /* fc_report_load, then also(tree, ctx) on the parsed tree (a json-c
@@ -208,6 +200,21 @@ int fc_report_load(const char *path, fc_report *out, char *err, size_t errlen);
 typedef void (*fc_report_tree_fn)(void *tree, void *ctx);
 int fc_report_load_with(const char *path, fc_report *out, char *err, size_t errlen,
                         fc_report_tree_fn also, void *ctx);
+/* What the sum of runs (run_sum.h) reads of one report. */
+static inline fc_run_part fc_report_part(const fc_report *r)
+{
+    return (fc_run_part){.totals = &r->totals,
+                         .by_api = r->by_api,
+                         .n_by_api = r->n_by_api,
+                         .by_dtype = r->by_dtype,
+                         .n_by_dtype = r->n_by_dtype,
+                         .shapes = r->shapes,
+                         .n_shapes = r->n_shapes,
+                         .has_recompute = r->has_recompute,
+                         .recompute_flops = r->recompute.flops,
+                         .wall_seconds = r->wall_seconds};
+}
+
 /* Frees what a parse allocated and empties *r. */
 void fc_report_free(fc_report *r);
 

@@ -8,6 +8,14 @@ add_test(NAME report_read COMMAND test_report_read)
 add_executable(test_report_read_attn ${CMAKE_CURRENT_LIST_DIR}/test_report_read_attn.c)
 target_link_libraries(test_report_read_attn PRIVATE fc_analysis_io cmocka)
 add_test(NAME report_read_attn COMMAND test_report_read_attn)
+# The fast path of shapes and iterations.list against the json-c reader.
+add_executable(test_report_fast ${CMAKE_CURRENT_LIST_DIR}/test_report_fast.c)
+target_link_libraries(test_report_fast PRIVATE fc_analysis_io cmocka)
+add_test(NAME report_fast COMMAND test_report_fast)
+# The sum of N runs (analysis/run/run_sum.h) that merge and job share.
+add_executable(test_run_sum ${CMAKE_CURRENT_LIST_DIR}/test_run_sum.c)
+target_link_libraries(test_run_sum PRIVATE fc_analysis cmocka)
+add_test(NAME run_sum COMMAND test_run_sum)
 
 # Synthetic per-rank reports (also used by bench/merge_bench.c).
 add_executable(merge_gen ${CMAKE_CURRENT_LIST_DIR}/merge_gen.c)

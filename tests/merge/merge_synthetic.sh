@@ -175,6 +175,22 @@ errors)
     want_text "$dir/e2.txt" 'no "schema"'
     want_text "$dir/e3.txt" "schema 99"
     want_text "$dir/e5.txt" "is a merged report"
+    # A rank report cut short inside its shapes and inside its iteration
+    # list (a rank killed while writing; the reader's fast path reads those
+    # two arrays): exit 2 and one line naming the file, as for any bad JSON.
+    size=$(wc -c <"$dir/in/rank1.json")
+    for at in $((size / 3)) $((size * 3 / 4)) $((size - 2)); do
+        rm -rf "$dir/cutrank" && mkdir -p "$dir/cutrank"
+        cp "$dir/in/rank0.json" "$dir/cutrank/"
+        head -c "$at" "$dir/in/rank1.json" >"$dir/cutrank/rank1.json"
+        set +e
+        "$cli" merge "$dir/cutrank" >"$dir/cut.out" 2>"$dir/cut.err"
+        rc=$?
+        set -e
+        [ "$rc" = 2 ] || fail "report cut at byte $at: exit $rc, want 2"
+        [ "$(wc -l <"$dir/cut.err")" = 1 ] || fail "cut at $at: want one line: $(cat "$dir/cut.err")"
+        want_text "$dir/cut.err" "flopcount merge: $dir/cutrank/rank1.json: not valid JSON"
+    done
     # A launcher preloaded with its ranks (no rank, no GEMM) is left out, said.
     printf '{"schema": 1, "process": {"rank": null}, "totals": {"gemm_calls": 0, "gemm_flops": 0}}' \
         >"$dir/in/agent.json"

@@ -45,7 +45,7 @@ static void cards(fc_html *h, const fc_merge *m)
              m->n_hosts == 1 ? "" : "s");
     fc_html_card(h, "merge.ranks_merged", "ranks merged", a, b);
     if (m->attn.calls > 0) { /* counted fused attention, all ranks */
-        double all = fc_u128_to_double(m->counted_flops);
+        double all = fc_u128_to_double(m->sum.totals.counted_flops);
         char p[16];
         snprintf(b, sizeof b, "%s of the counted FLOPs, in %llu fused-attention calls",
                  fc_fmt_pct(all > 0 ? fc_u128_to_double(m->attn.flops) / all : NAN, p, sizeof p),
@@ -108,9 +108,12 @@ static void summary(fc_html *h, const fc_merge *m)
     fc_html_table_begin(h, "summary", "the job");
     fc_html_head_row(h, head, 3);
     snprintf(line, sizeof line, "(%s) in %llu calls on all ranks; %llu failed, %llu invalid",
-             fc_fmt_flop(m->gemm_flops, s, sizeof s), (unsigned long long)m->gemm_calls,
-             (unsigned long long)m->failed_calls, (unsigned long long)m->invalid_calls);
-    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(m->gemm_flops, e), line);
+             fc_fmt_flop(m->sum.totals.gemm_flops, s, sizeof s),
+             (unsigned long long)m->sum.totals.gemm_calls,
+             (unsigned long long)m->sum.totals.failed_calls,
+             (unsigned long long)m->sum.totals.invalid_calls);
+    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops",
+                    fc_u128_to_str(m->sum.totals.gemm_flops, e), line);
     if (m->n_with_iterations == 0) {
         fc_html_fig_row(h, "iterations", NULL, "n/a", "no iterations found");
     } else if (m->n_with_iterations < m->n_used) {
@@ -397,11 +400,17 @@ int fc_html_merge_page(fc_html *h, const fc_merge *m)
     if (m->n_used > 1)
         consistency(h, m);
     if (fc_report_attention_any(&m->attn)) {
-        fc_html_attn a = {&m->attn, m->gemm_calls, m->gemm_flops, m->counted_flops,
-                          m->n_steps > 0, m->xs_per_iteration, NULL, " on all ranks"};
+        fc_html_attn a = {&m->attn,
+                          m->sum.totals.gemm_calls,
+                          m->sum.totals.gemm_flops,
+                          m->sum.totals.counted_flops,
+                          m->n_steps > 0,
+                          m->xs_per_iteration,
+                          NULL,
+                          " on all ranks"};
         fc_html_attention(h, &a);
     }
-    fc_html_shapes(h, m->shapes, m->n_shapes, m->gemm_flops);
+    fc_html_shapes(h, m->sum.shapes, m->sum.n_shapes, m->sum.totals.gemm_flops);
     fc_html_page_end(h);
     return 0;
 }

@@ -333,14 +333,14 @@ static void write_sums(fc_jw *w, plan *p)
         if (j->members[i].ran_gemm)
             overflow += j->members[i].rep.totals.overflow_calls;
     size_t distinct = 0;
-    for (size_t i = 0; i < p->all.n_shapes; i++)
-        distinct += !p->all.shapes[i].overflow;
+    for (size_t i = 0; i < p->all.sum.n_shapes; i++)
+        distinct += !p->all.sum.shapes[i].overflow;
     fc_jw_obj_begin(w, "totals");
     fc_merge_json_totals(w, &p->all, distinct, (int64_t)overflow,
                          p->n_ranks ? (int64_t)p->ranks.n_used : -1, (int64_t)p->n_gemm);
     fc_jw_obj_end(w);
-    fc_merge_json_groups(w, "by_api", p->all.by_api, p->all.n_by_api);
-    fc_merge_json_groups(w, "by_dtype", p->all.by_dtype, p->all.n_by_dtype);
+    fc_merge_json_groups(w, "by_api", p->all.sum.by_api, p->all.sum.n_by_api);
+    fc_merge_json_groups(w, "by_dtype", p->all.sum.by_dtype, p->all.sum.n_by_dtype);
     fc_merge_json_shapes(w, &p->all);
     fc_merge_json_attention(w, &p->all); /* "attention" and "uncounted", summed exactly */
 }
@@ -452,7 +452,7 @@ static int sum_and_merge(plan *p)
     for (size_t i = 0; i < j->n; i++)
         if (j->members[i].ran_gemm && fc_merge_sum_report(&p->all, &j->members[i].rep) != 0)
             return -1;
-    fc_merge_sort_shapes(&p->all);
+    fc_run_sum_finish(&p->all.sum);
     fc_merge_attention_done(&p->all);
     if (p->n_ranks == 0)
         return 0;

@@ -248,8 +248,9 @@ static int merge_all(fc_merge *m, const args *a)
         fprintf(stderr, "flopcount merge: nothing to merge: no report names a rank or ran a GEMM\n");
         rc = -1;
     }
-    if (rc == 0 && fc_peak_opt_resolve(&a->peak, "merge", fc_peak_main_dtype(m->by_dtype, m->n_by_dtype), &m->peak_flops,
-                                       m->peak_desc, sizeof m->peak_desc) != 0)
+    if (rc == 0 && fc_peak_opt_resolve(&a->peak, "merge",
+                                       fc_peak_main_dtype(m->sum.by_dtype, m->sum.n_by_dtype),
+                                       &m->peak_flops, m->peak_desc, sizeof m->peak_desc) != 0)
         rc = -1;
     if (rc == 0 && m->peak_flops == 0)
         fc_merge_peak_from_reports(m);

@@ -13,9 +13,10 @@
 #include "infer.h"
 #include "jsonw.h"
 #include "report_gpu.h"
-#include "schema_totals.h"
 #include "report_peak.h"
 #include "report_read.h"
+#include "run_sum.h"
+#include "schema_totals.h"
 #include "stats.h"
 #include "u128.h"
 #include "utilization.h"
@@ -97,16 +98,10 @@ typedef struct fc_merge {
     size_t n_not_complete;/* reports whose status is not "complete" */
     size_t n_hosts;
     char launcher[32];
-    /* sums over the merged ranks */
-    uint64_t gemm_calls, failed_calls, invalid_calls, unresolved_calls;
-    fc_u128 gemm_flops, recompute_flops;
-    double wall_seconds; /* the longest */
-    fc_merge_group *by_api, *by_dtype;
-    size_t n_by_api, n_by_dtype;
-    fc_report_shape *shapes; /* summed by shape; largest first after analysis */
-    size_t n_shapes, cap_shapes;
-    size_t *shape_slots; /* open-addressing index into shapes (+1; 0 = empty) */
-    size_t n_slots;
+    /* the sum over the merged ranks (analysis/run/run_sum.h): totals
+     * (GEMMs and counted fused attention), recompute, the longest wall
+     * time, by_api, by_dtype, shapes (largest first after analysis) */
+    fc_run_sum sum;
     /* iterations */
     size_t n_with_iterations;
     fc_merge_step *steps; /* aligned: indices every merged rank listed */
@@ -144,10 +139,8 @@ typedef struct fc_merge {
     fc_mix mix;
     fc_merge_model model;
     /* counted fused attention, summed over the merged ranks (merge_attention.c):
-     * totals.attention_*, the "attention" section by shape, "uncounted" by
-     * (name, reason) */
-    uint64_t attention_calls;
-    fc_u128 attention_flops, counted_flops;
+     * the "attention" section by shape, "uncounted" by (name, reason);
+     * totals.attention_* are in sum */
     fc_report_attention attn;
     struct fc_merge_attn_index *attn_index; /* while summing */
 } fc_merge;
@@ -157,12 +150,9 @@ int fc_merge_add(fc_merge_rank *slot, const char *path, const fc_report *r, char
                  size_t errlen);
 /* Works everything out from the n_ranks slots. Returns -1 on out of memory. */
 int fc_merge_analyze(fc_merge *m);
-/* Sums of by_api / by_dtype / shapes, fed one report at a time; -1 on out
- * of memory. */
+/* Adds one report to the sums: the run sum (run_sum.h), the dtype mix,
+ * attention and uncounted kernels; -1 on out of memory. */
 int fc_merge_sum_report(fc_merge *m, const fc_report *r);
-/* The shapes part of it (merge_shapes.c), and their final order. */
-int fc_merge_sum_shapes(fc_merge *m, const fc_report *r);
-void fc_merge_sort_shapes(fc_merge *m);
 /* Attention and uncounted kernels (merge_attention.c): summed per report
  * (-1 on out of memory; the index is dropped by fc_merge_attention_done,
  * everything by fc_merge_attention_free); written in the shim's layout

@@ -29,7 +29,11 @@ static int copy_list(fc_merge_rank *s, const fc_report *r)
     if (s->list == NULL)
         return -1;
     memcpy(s->list, r->iterations.list + from, n * sizeof *s->list);
-    qsort(s->list, n, sizeof *s->list, by_index);
+    size_t sorted = 1; /* as the shim writes them: qsort (stable) would change nothing */
+    while (sorted < n && s->list[sorted - 1].index <= s->list[sorted].index)
+        sorted++;
+    if (sorted < n)
+        qsort(s->list, n, sizeof *s->list, by_index);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || s->list[i].index != s->list[k - 1].index)
@@ -99,10 +103,7 @@ void fc_merge_free(fc_merge *m)
         free(m->fgroups[i].ranks);
     free(m->ranks);
     free(m->missing);
-    free(m->by_api);
-    free(m->by_dtype);
-    free(m->shapes);
-    free(m->shape_slots);
+    fc_run_sum_free(&m->sum);
     free(m->steps);
     free(m->fgroups);
     fc_merge_attention_free(m);
@@ -172,40 +173,6 @@ static int find_missing(fc_merge *m)
     return 0;
 }
 
-static void sum_totals(fc_merge *m, const fc_report *r)
-{
-    m->gemm_calls += r->totals.gemm_calls;
-    m->failed_calls += r->totals.failed_calls;
-    m->invalid_calls += r->totals.invalid_calls;
-    m->unresolved_calls += r->totals.unresolved_calls;
-    m->gemm_flops = fc_u128_sat_add(m->gemm_flops, r->totals.gemm_flops);
-    if (r->has_recompute)
-        m->recompute_flops = fc_u128_sat_add(m->recompute_flops, r->recompute.flops);
-    if (!isnan(r->wall_seconds) && r->wall_seconds > m->wall_seconds)
-        m->wall_seconds = r->wall_seconds;
-}
-
-static int sum_groups(fc_merge_group **arr, size_t *n, const fc_report_group *add, size_t n_add)
-{
-    for (size_t i = 0; i < n_add; i++) {
-        size_t j = 0;
-        while (j < *n && strcmp((*arr)[j].name, add[i].name) != 0)
-            j++;
-        if (j == *n) {
-            fc_merge_group *g = realloc(*arr, (*n + 1) * sizeof **arr);
-            if (g == NULL)
-                return -1;
-            *arr = g;
-            memset(&g[j], 0, sizeof g[j]);
-            snprintf(g[j].name, sizeof g[j].name, "%s", add[i].name);
-            (*n)++;
-        }
-        (*arr)[j].calls += add[i].calls;
-        (*arr)[j].flops = fc_u128_sat_add((*arr)[j].flops, add[i].flops);
-    }
-    return 0;
-}
-
 /* The rank's training FLOPs by dtype and its per-dtype peaks, for the mix. */
 static void sum_mix(fc_merge *m, const fc_report *r)
 {
@@ -219,14 +186,11 @@ static void sum_mix(fc_merge *m, const fc_report *r)
 
 int fc_merge_sum_report(fc_merge *m, const fc_report *r)
 {
-    sum_totals(m, r);
+    fc_run_part part = fc_report_part(r);
     sum_mix(m, r);
-    if (sum_groups(&m->by_api, &m->n_by_api, r->by_api, r->n_by_api) != 0 ||
-        sum_groups(&m->by_dtype, &m->n_by_dtype, r->by_dtype, r->n_by_dtype) != 0)
+    if (fc_run_sum_add(&m->sum, &part) != 0)
         return -1;
-    if (fc_merge_sum_attention(m, r) != 0)
-        return -1;
-    return fc_merge_sum_shapes(m, r);
+    return fc_merge_sum_attention(m, r);
 }
 
 int fc_merge_analyze(fc_merge *m)
@@ -242,7 +206,7 @@ int fc_merge_analyze(fc_merge *m)
             m->n_not_complete++;
     if (m->n_used > 0) /* the lowest rank's launcher speaks for the job */
         memcpy(m->launcher, m->ranks[0].launcher, sizeof m->launcher);
-    fc_merge_sort_shapes(m);
+    fc_run_sum_finish(&m->sum);
     fc_merge_attention_done(m);
     if (count_hosts(m) != 0 || find_missing(m) != 0 || fc_merge_align(m) != 0)
         return -1;

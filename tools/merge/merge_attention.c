@@ -176,9 +176,6 @@ int fc_merge_sum_attention(fc_merge *m, const fc_report *r)
 {
     const fc_report_attention *a = &r->attn;
     fc_report_attention *s = &m->attn;
-    m->attention_calls += r->totals.attention_calls;
-    m->attention_flops = fc_u128_sat_add(m->attention_flops, r->totals.attention_flops);
-    m->counted_flops = fc_u128_sat_add(m->counted_flops, r->totals.counted_flops);
     if (!a->has && !a->has_uncounted)
         return 0;
     if (m->attn_index == NULL && (m->attn_index = calloc(1, sizeof *m->attn_index)) == NULL)
@@ -266,8 +263,9 @@ void fc_merge_attention_text(const fc_merge *m)
         if (line[0])
             printf("                   by source: %s\n", line);
         printf("  counted total    %s = GEMMs %s + attention %s\n",
-               fc_u128_to_str(m->counted_flops, e1), fc_u128_to_str(m->gemm_flops, e2),
-               fc_u128_to_str(m->attention_flops, e3));
+               fc_u128_to_str(m->sum.totals.counted_flops, e1),
+               fc_u128_to_str(m->sum.totals.gemm_flops, e2),
+               fc_u128_to_str(m->sum.totals.attention_flops, e3));
         uint64_t bc;
         fc_u128 bf;
         fc_report_attn_bound(a, &bc, &bf);

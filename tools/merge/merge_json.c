@@ -114,8 +114,8 @@ void fc_merge_json_groups(fc_jw *w, const char *key, const fc_merge_group *g, si
 void fc_merge_json_shapes(fc_jw *w, const fc_merge *m)
 {
     fc_jw_arr_begin(w, "shapes");
-    for (size_t i = 0; i < m->n_shapes; i++)
-        fc_json_shape(w, &m->shapes[i]);
+    for (size_t i = 0; i < m->sum.n_shapes; i++)
+        fc_json_shape(w, &m->sum.shapes[i]);
     fc_jw_arr_end(w);
 }
 
@@ -168,11 +168,11 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_arr_end(w);
     fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "recompute");
-    fc_jw_u128(w, "flops", m->recompute_flops);
+    fc_jw_u128(w, "flops", m->sum.recompute_flops);
     fc_jw_double(w, "fraction",
-                 m->gemm_flops ? fc_u128_to_double(m->recompute_flops) /
-                                     fc_u128_to_double(m->gemm_flops)
-                               : NAN);
+                 m->sum.totals.gemm_flops ? fc_u128_to_double(m->sum.recompute_flops) /
+                                                fc_u128_to_double(m->sum.totals.gemm_flops)
+                                          : NAN);
     fc_jw_bool(w, "ambiguous", m->n_ambiguous_steps > 0);
     fc_jw_obj_end(w);
 }
@@ -250,16 +250,16 @@ void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_
 {
     const unsigned attn =
         FC_TOTALS_BIT(attention_calls) | FC_TOTALS_BIT(attention_flops) | FC_TOTALS_BIT(counted_flops);
-    fc_totals_rec t = {.gemm_calls = m->gemm_calls,
-                       .gemm_flops = m->gemm_flops,
-                       .failed_calls = m->failed_calls,
-                       .invalid_calls = m->invalid_calls,
-                       .unresolved_calls = m->unresolved_calls,
+    fc_totals_rec t = {.gemm_calls = m->sum.totals.gemm_calls,
+                       .gemm_flops = m->sum.totals.gemm_flops,
+                       .failed_calls = m->sum.totals.failed_calls,
+                       .invalid_calls = m->sum.totals.invalid_calls,
+                       .unresolved_calls = m->sum.totals.unresolved_calls,
                        .distinct_shapes = distinct,
                        .overflow_calls = overflow < 0 ? 0 : (uint64_t)overflow,
-                       .attention_calls = m->attention_calls,
-                       .attention_flops = m->attention_flops,
-                       .counted_flops = m->counted_flops,
+                       .attention_calls = m->sum.totals.attention_calls,
+                       .attention_flops = m->sum.totals.attention_flops,
+                       .counted_flops = m->sum.totals.counted_flops,
                        .ranks = rank_count < 0 ? 0 : (uint64_t)rank_count,
                        .processes = processes < 0 ? 0 : (uint64_t)processes};
     unsigned sums = (rank_count < 0 ? FC_TOTALS_BIT(ranks) : 0u) |
@@ -290,9 +290,9 @@ static void json_head(fc_jw *w, const fc_merge *m)
     int whole = m->n_missing == 0 && m->n_used == m->n_ranks && !m->world_disagrees &&
                 m->n_not_complete == 0;
     fc_jw_str(w, "status", whole ? "complete" : "incomplete");
-    fc_jw_double(w, "wall_seconds", m->wall_seconds);
+    fc_jw_double(w, "wall_seconds", m->sum.wall_seconds);
     fc_jw_obj_begin(w, "totals");
-    fc_merge_json_totals(w, m, m->n_shapes, -1, (int64_t)m->n_used, -1);
+    fc_merge_json_totals(w, m, m->sum.n_shapes, -1, (int64_t)m->n_used, -1);
     fc_jw_obj_end(w);
 }
 
@@ -310,8 +310,8 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     json_consistency(&w, m);
     json_ranks(&w, m);
     fc_jw_obj_end(&w);
-    fc_merge_json_groups(&w, "by_api", m->by_api, m->n_by_api);
-    fc_merge_json_groups(&w, "by_dtype", m->by_dtype, m->n_by_dtype);
+    fc_merge_json_groups(&w, "by_api", m->sum.by_api, m->sum.n_by_api);
+    fc_merge_json_groups(&w, "by_dtype", m->sum.by_dtype, m->sum.n_by_dtype);
     fc_merge_json_shapes(&w, m);
     fc_merge_json_attention(&w, m);
     json_iterations(&w, m);

@@ -84,9 +84,11 @@ static void text_header(const fc_merge *m)
         printf("  note: %zu report%s not complete (a snapshot, or the rank was killed)\n",
                m->n_not_complete, m->n_not_complete == 1 ? " is" : "s are");
     printf("  GEMM totals      %s (%s) in %llu calls on all ranks; %llu failed, %llu invalid\n",
-           fc_u128_to_str(m->gemm_flops, e1), fc_fmt_flop(m->gemm_flops, f1, sizeof f1),
-           (unsigned long long)m->gemm_calls, (unsigned long long)m->failed_calls,
-           (unsigned long long)m->invalid_calls);
+           fc_u128_to_str(m->sum.totals.gemm_flops, e1),
+           fc_fmt_flop(m->sum.totals.gemm_flops, f1, sizeof f1),
+           (unsigned long long)m->sum.totals.gemm_calls,
+           (unsigned long long)m->sum.totals.failed_calls,
+           (unsigned long long)m->sum.totals.invalid_calls);
 }
 
 static void text_iterations(const fc_merge *m)
