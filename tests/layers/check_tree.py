@@ -12,7 +12,8 @@ read from the built objects with nm. Bottom to top:
   3  io, probe        analysis/io/ (the JSON readers), analysis/probe/
                       (what looks at the machine: dlopen is allowed here
                       and nowhere else below the verbs)
-  4  render, sums     tools/report/ tools/merge/ tools/job/ tools/html/
+  4  render, sums     tools/render/ (text/ json/ html/) tools/report/
+                      tools/merge/ tools/job/
                       tools/model_flags.c
   5  verbs            tools/main.c env.c run*.c peak.c formula.c,
                       tools/report/report_cmd.c, tools/merge/merge.c,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* merge.c - 'flopcount merge FILE... | DIR': read every rank's report and
  * print one for the job (merge_analyze.c / merge_steps.c work it out,
- * merge_out.c prints it; --html OUT also writes it as a page, html/).
+ * tools/render/ prints it: text, --json, or --html OUT as a page).
  * Missing and duplicate ranks are said, never dropped quietly. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* merge_analyze.c - the arithmetic of 'flopcount merge': per-rank summaries,
  * sums, iterations aligned across ranks, the straggler, FLOP consistency
- * and cluster utilization. No printing here (merge_out.c does that). */
+ * and cluster utilization. No printing here (tools/render/ does that). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 
 #include "merge.h"
 #include "attention_view.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 
 typedef struct slots {
     size_t *at; /* 1 + the entry's index, 0: empty */

@@ -3,7 +3,7 @@
  * counts, kernel time by class and by shape (achieved FLOP/s and fraction
  * of peak recomputed from the sums), busy time over the summed GPU spans,
  * hardware FLOP totals; per-iteration medians: FLOPs summed over ranks,
- * fractions the (lower) median of the ranks'. Printed by report_gpu_out.c
+ * fractions the (lower) median of the ranks'. Printed by tools/render/text/text_gpu.c
  * in the shim's layout, so a merged report reads back the same way. */
 #include "merge_gpu.h"
 

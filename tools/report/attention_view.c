@@ -20,7 +20,7 @@
 
 #include "infer.h"
 #include "report_view.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "schema_attention.h"
 
 #define TOP_ATTN_SHAPES 5

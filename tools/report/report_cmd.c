@@ -3,7 +3,7 @@
  * [--gpu NAME --dtype D | --peak-tflops X] [--json] [--html OUT.html]': the
  * measured side of a report (a rank's or a merged one) and, given a model,
  * the analytic formula beside it with the difference explained
- * (report_gap.c); --html also writes the same view as a page (html/). */
+ * (report_gap.c); --html also writes the same view as a page (tools/render/). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

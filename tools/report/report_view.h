@@ -2,7 +2,7 @@
 /* report.h - what 'flopcount report' works out from one report (a rank's or
  * a merged one) and, given model flags, the analytic formula beside it.
  * Internal to the flopcount command (report.c, report_gap.c,
- * report_text.c, report_json.c). */
+ * tools/render/text/text_report.c, tools/render/json/json_report.c). */
 #ifndef FC_TOOLS_REPORT_H
 #define FC_TOOLS_REPORT_H
 
@@ -101,10 +101,10 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
 void fc_report_infer_text(const fc_report_view *v);
 void fc_report_infer_json(fc_jw *w, const fc_report_view *v);
 
-/* Output (report_text.c, report_json.c). */
+/* Output (tools/render/text/text_report.c, tools/render/json/json_report.c). */
 void fc_report_print_text(const fc_report_view *v);
 int fc_report_print_json(const fc_report_view *v);
-/* Phrases of the text output, shared with the HTML page (report_text.c):
+/* Phrases of the text output, shared with the HTML page (text_report.c):
  * the source ("one process on HOST, pid N; status S"); where the GPU count
  * came from; the model as "l=.. h=.. ... causal full";
  * the difference in one sentence, what explains it ("" when equal), and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_json.c - the merged job as JSON, in the layout of a rank's report
+/* json_merge.c - the merged job as JSON, in the layout of a rank's report
  * plus "kind": "merge" and a "merge" section, so 'flopcount report' reads
  * it like any report and tools can read the per-rank table. */
 #include <math.h>
@@ -10,8 +10,8 @@
 #include "jsonw.h"
 #include "merge.h"
 #include "merge_gpu.h"
-#include "report_gpu_out.h"
-#include "report_fmt.h"
+#include "render_gpu.h"
+#include "render_fmt.h"
 
 
 static void json_problems(fc_jw *w, const fc_merge *m)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "stats.h"
 #include "svg.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "svg.h"
 
 /* Rows shown (the text report prints 5; the page has room for more). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_json.c - 'flopcount report --json': the same figures as the text,
+/* json_report.c - 'flopcount report --json': the same figures as the text,
  * exact integers, null where a figure cannot be had (no iterations, no
  * peak, no model). */
 #include <math.h>
@@ -9,8 +9,8 @@
 #include "flopcount.h"
 #include "jsonw.h"
 #include "report_view.h"
-#include "report_fmt.h"
-#include "report_gpu_out.h"
+#include "render_fmt.h"
+#include "render_gpu.h"
 
 #define TOP_SHAPES 5
 

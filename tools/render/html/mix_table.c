@@ -8,7 +8,7 @@
 
 #include "dtype.h"
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "svg.h"
 
 void fc_html_mix_card(fc_html *h, const char *key, const fc_mix *m)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_fmt.c - human-readable numbers and the shape entry that the
+/* render_fmt.c - human-readable numbers and the shape entry that the
  * 'report' and 'merge' outputs share. */
-#include "report_fmt.h"
+#include "render_fmt.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "svg.h"
 
 static double share(fc_u128 part, fc_u128 all)

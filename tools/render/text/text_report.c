@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_text.c - 'flopcount report' for people: what was measured, the
+/* text_report.c - 'flopcount report' for people: what was measured, the
  * formula beside it, and the difference in words and numbers. */
 #include <math.h>
 #include <stdio.h>
@@ -7,9 +7,9 @@
 
 #include "rate.h"
 #include "report_view.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "nullgpu_note.h"
-#include "report_gpu_out.h"
+#include "render_gpu.h"
 
 #define TOP_SHAPES 5
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_out.c - the merged job as text for people (merge_json.c writes the
+/* text_merge.c - the merged job as text for people (json_merge.c writes the
  * JSON). */
 #include <math.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 
 #include "merge.h"
 #include "merge_gpu.h"
-#include "report_gpu_out.h"
-#include "report_fmt.h"
+#include "render_gpu.h"
+#include "render_fmt.h"
 
 /* Above this many ranks the text lists only the ranks worth a look. */
 #define LIST_ALL_UP_TO 32

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_gpu_out.h - the CUPTI sections of a report (graphs, kernel split,
+/* render_gpu.h - the CUPTI sections of a report (graphs, kernel split,
  * hardware FLOPs) as 'flopcount report' and 'flopcount merge' print them:
  * text for people, and JSON in the layout the shim writes (so a merged
- * report reads back the same way). report_gpu_out.c. */
+ * report reads back the same way). text_gpu.c. */
 #ifndef FC_TOOLS_REPORT_GPU_OUT_H
 #define FC_TOOLS_REPORT_GPU_OUT_H
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "svg.h"
 
 /* Up to this world size the rank chart has a place for every rank, a

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_fmt.h - formats the 'report' and 'merge' outputs share. */
+/* render_fmt.h - formats the 'report' and 'merge' outputs share. */
 #ifndef FC_REPORT_FMT_H
 #define FC_REPORT_FMT_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_gpu_out.c - printing the CUPTI sections (report_gpu_out.h). The shapes are
+/* text_gpu.c - printing the CUPTI sections (render_gpu.h). The shapes are
  * listed as the report orders them: the most time lost against peak first. */
-#include "report_gpu_out.h"
+#include "render_gpu.h"
 
 #include <math.h>
 #include <stdio.h>
