@@ -18,6 +18,7 @@
 
 #include "html.h"
 #include "pages.h"
+#include "render.h"
 #include "report_view.h"
 #include "svg.h"
 
@@ -251,7 +252,7 @@ static void fill_view(fc_report_view *v)
     v->formula_mfu = v->formula_hfu = NAN;
 }
 
-/* What fc_report_print_text writes, captured. */
+/* What the text renderer writes of one run, captured. */
 static char *text_of(const fc_report_view *v)
 {
     fflush(stdout);
@@ -259,7 +260,8 @@ static char *text_of(const fc_report_view *v)
     FILE *tmp = tmpfile();
     assert_non_null(tmp);
     dup2(fileno(tmp), 1);
-    fc_report_print_text(v);
+    fc_render_in in = {.one = v};
+    assert_int_equal(fc_render(FC_RENDER_TEXT, &in, "test"), 0);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -279,7 +281,8 @@ static void test_report_page_figures(void **state)
     char *text = text_of(&v);
     mem m;
     mem_open(&m);
-    assert_int_equal(fc_html_report_page(&m.h, &v), 0);
+    fc_render_in in = {.one = &v, .page = &m.h}; /* a stream: written, not committed */
+    assert_int_equal(fc_render(FC_RENDER_HTML, &in, "test"), 0);
     char *t = mem_close(&m);
     /* the text report's own lines, worked out above */
     assert_non_null(strstr(text, "  HFU            0.087%   all counted FLOPs"));

@@ -238,9 +238,7 @@ void fc_merge_paths_free(fc_merge_paths *p);
 
 /* One sentence on what the FLOP consistency verdict means. */
 const char *fc_merge_verdict_words(const fc_merge *m);
-/* Output (tools/render/text/text_merge.c, json/json_merge.c). all_ranks: list every rank in text even when many. */
-void fc_merge_print_text(const fc_merge *m, int all_ranks);
-int fc_merge_print_json(const fc_merge *m);
+/* Output: tools/render/ (render.h); the merged JSON, for the job report too: */
 /* The merged JSON to fd (no trailing newline); -1 on a write error. */
 int fc_merge_write_json(const fc_merge *m, int fd);
 /* Pieces of it, for the job report (tools/job/). */

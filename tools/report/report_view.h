@@ -101,9 +101,7 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
 void fc_report_infer_text(const fc_report_view *v);
 void fc_report_infer_json(fc_jw *w, const fc_report_view *v);
 
-/* Output (tools/render/text/text_report.c, tools/render/json/json_report.c). */
-void fc_report_print_text(const fc_report_view *v);
-int fc_report_print_json(const fc_report_view *v);
+/* Output: tools/render/ (render.h). */
 /* Phrases of the text output, shared with the HTML page (text_report.c):
  * the source ("one process on HOST, pid N; status S"); where the GPU count
  * came from; the model as "l=.. h=.. ... causal full";

@@ -12,6 +12,7 @@
 
 #include "pages.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 #include "svg.h"
 
 /* Up to this world size the rank chart has a place for every rank, a
@@ -380,7 +381,7 @@ static void consistency(fc_html *h, const fc_merge *m)
     fc_html_section_end(h);
 }
 
-int fc_html_merge_page(fc_html *h, const fc_merge *m)
+int fci_html_merge_page(fc_html *h, const fc_merge *m)
 {
     char sub[300];
     fc_html_page_begin(h, "flopcount merge", fc_merge_header_words(m, sub, sizeof sub));

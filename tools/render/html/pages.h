@@ -15,8 +15,6 @@
 #include "u128.h"
 
 /* Write the whole page; -1 when out of memory (h->err says write errors). */
-int fc_html_report_page(fc_html *h, const fc_report_view *v);
-int fc_html_merge_page(fc_html *h, const fc_merge *m);
 
 /* One bar of the iteration chart: an iteration of a report, or a step of
  * a merge. */

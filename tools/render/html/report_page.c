@@ -11,6 +11,7 @@
 
 #include "pages.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 #include "svg.h"
 
 static double share(fc_u128 part, fc_u128 all)
@@ -444,7 +445,7 @@ static void difference(fc_html *h, const fc_report_view *v)
     fc_html_section_end(h);
 }
 
-int fc_html_report_page(fc_html *h, const fc_report_view *v)
+int fci_html_report_page(fc_html *h, const fc_report_view *v)
 {
     char sub[1024], src[512];
     snprintf(sub, sizeof sub, "%s: %s", v->path, fc_report_source_words(v, src, sizeof src));

@@ -12,6 +12,7 @@
 #include "merge_gpu.h"
 #include "render_gpu.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 
 
 static void json_problems(fc_jw *w, const fc_merge *m)
@@ -322,7 +323,7 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     return fc_jw_finish(&w);
 }
 
-int fc_merge_print_json(const fc_merge *m)
+int fci_json_merge(const fc_merge *m)
 {
     fflush(stdout);
     char nl = '\n';

@@ -10,6 +10,7 @@
 #include "jsonw.h"
 #include "report_view.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 #include "render_gpu.h"
 
 #define TOP_SHAPES 5
@@ -196,7 +197,7 @@ static void json_gap(fc_jw *w, const fc_report_view *v)
     fc_jw_obj_end(w);
 }
 
-int fc_report_print_json(const fc_report_view *v)
+int fci_json_report(const fc_report_view *v)
 {
     static fc_jw w;
     fflush(stdout);

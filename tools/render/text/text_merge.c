@@ -9,6 +9,7 @@
 #include "merge_gpu.h"
 #include "render_gpu.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 
 /* Above this many ranks the text lists only the ranks worth a look. */
 #define LIST_ALL_UP_TO 32
@@ -272,7 +273,7 @@ static void text_ranks(const fc_merge *m, int all)
                shown, m->n_used);
 }
 
-void fc_merge_print_text(const fc_merge *m, int all_ranks)
+void fci_text_merge(const fc_merge *m, int all_ranks)
 {
     text_header(m);
     fc_merge_attention_text(m);

@@ -8,6 +8,7 @@
 #include "rate.h"
 #include "report_view.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 #include "nullgpu_note.h"
 #include "render_gpu.h"
 
@@ -375,7 +376,7 @@ static void text_gap(const fc_report_view *v)
            v->recompute_guessed ? " (the measured recompute rests on a guessed split)" : "");
 }
 
-void fc_report_print_text(const fc_report_view *v)
+void fci_text_report(const fc_report_view *v)
 {
     text_source(v);
     text_totals(v);
