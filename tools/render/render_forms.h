@@ -17,6 +17,9 @@ void fci_text_merge(const struct fc_merge *m, int all_ranks);
  * a write error. */
 int fci_json_report(const struct fc_report_view *v);
 int fci_json_merge(const struct fc_merge *m);
+/* A sum's rank whose FLOPs are the largest group's (text/text_merge.c;
+ * the rank tables of text and page). */
+int fci_in_largest_group(const struct fc_merge *m, long rank);
 /* html/report_page.c, html/merge_page.c: -1 out of memory. */
 int fci_html_report_page(fc_html *h, const struct fc_report_view *v);
 int fci_html_merge_page(fc_html *h, const struct fc_merge *m);

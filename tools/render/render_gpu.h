@@ -2,7 +2,7 @@
 /* render_gpu.h - the CUPTI sections of a report (graphs, kernel split,
  * hardware FLOPs) as 'flopcount report' and 'flopcount merge' print them:
  * text for people, and JSON in the layout the shim writes (so a merged
- * report reads back the same way). text_gpu.c. */
+ * report reads back the same way). text/text_gpu.c, json/json_gpu.c. */
 #ifndef FC_TOOLS_REPORT_GPU_OUT_H
 #define FC_TOOLS_REPORT_GPU_OUT_H
 

@@ -98,6 +98,8 @@ fc_u128 fc_report_counted_model(const fc_report_view *v);
  * (report_infer.c): sets has_inferred, inf, and when complete has_model,
  * model, model_from. -1 with a reason on a bad --config. */
 int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_t n);
+/* The model as the command's flags ("--layers 2 --hidden 64 ..."). */
+void fc_report_infer_flags(const fc_inferred *in, char *out, size_t size);
 void fc_report_infer_text(const fc_report_view *v);
 void fc_report_infer_json(fc_jw *w, const fc_report_view *v);
 

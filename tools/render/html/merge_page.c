@@ -183,15 +183,6 @@ static int steps_sections(fc_html *h, const fc_merge *m)
     return rc;
 }
 
-static int in_largest_group(const fc_merge *m, long rank)
-{
-    const fc_merge_fgroup *g = &m->fgroups[0];
-    for (size_t i = 0; i < g->n_ranks; i++)
-        if (g->ranks[i] == rank)
-            return 1;
-    return 0;
-}
-
 /* The time the straggler is judged by: median step, or wall time. */
 static double rank_seconds(const fc_merge *m, const fc_merge_rank *s)
 {
@@ -274,7 +265,7 @@ static void rank_chart(fc_html *h, const fc_merge *m)
         const fc_merge_rank *r = &m->ranks[i];
         size_t b = ra.by_world ? (size_t)r->rank : i;
         double sec = rank_seconds(m, r);
-        int differs = m->n_fgroups > 1 && !in_largest_group(m, r->rank);
+        int differs = m->n_fgroups > 1 && !fci_in_largest_group(m, r->rank);
         const char *cls = named && r->rank == m->straggler ? "s-hi" : differs ? "s-odd" : "s-time";
         snprintf(tip, sizeof tip, "rank %ld (%.64s): %s, %s FLOPs%s", r->rank, r->host,
                  fc_fmt_seconds(sec, t, sizeof t), fc_u128_to_str(rank_flops(m, r), e),

@@ -232,7 +232,9 @@ static void text_inferred(const fc_merge *m)
            fc_fmt_pct(mm->formula_mfu, p, sizeof p));
 }
 
-static int in_largest_group(const fc_merge *m, long rank)
+/* 1 when the rank's FLOPs are the largest group's: the rank tables (text
+ * and page) mark the others. */
+int fci_in_largest_group(const fc_merge *m, long rank)
 {
     const fc_merge_fgroup *g = &m->fgroups[0];
     for (size_t i = 0; i < g->n_ranks; i++)
@@ -261,7 +263,7 @@ static void text_ranks(const fc_merge *m, int all)
     for (size_t i = 0; i < m->n_used; i++) {
         const fc_merge_rank *s = &m->ranks[i];
         int worth = i == 0 || s->rank == m->straggler ||
-                    (m->verdict != FC_FLOPS_SAME && !in_largest_group(m, s->rank));
+                    (m->verdict != FC_FLOPS_SAME && !fci_in_largest_group(m, s->rank));
         if (every || (worth && shown < LIST_ALL_UP_TO)) {
             text_rank_row(m, s);
             shown++;
