@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "report_read.h"
+#include "schema_graphs.h"
 #include "u128.h"
 
 #define FC_RGPU_CLASSES                                                                            \
@@ -47,9 +48,7 @@ typedef struct fc_report_gpu {
     int replays_visible;
     char graphs_reason[360];
     char graphs_seen_by[32]; /* "CUPTI", "CUDA runtime"; "" when not said */
-    uint64_t captures, captured_calls, instantiations, launches, launched_calls;
-    uint64_t unknown_launches, never_launched_calls;
-    fc_u128 captured_flops, launched_flops, never_launched_flops;
+    fc_graphs_rec graph; /* the counts (analysis/run/schema_graphs.h) */
 
     int has_kernels; /* the section is an object */
     char kernels_reason[360];

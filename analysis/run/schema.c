@@ -1,6 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* schema.c - a section's writer, driven by its table (schema.h). */
+/* schema.c - a section's writer and its sum, driven by its table
+ * (schema.h). */
 #include "schema.h"
+
+void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src)
+{
+    for (int i = 0; i < n; i++) {
+        char *to = (char *)dst + f[i].offset;
+        const char *from = (const char *)src + f[i].offset;
+        if (f[i].type == FC_SCHEMA_U128)
+            *(fc_u128 *)(void *)to = fc_u128_sat_add(*(const fc_u128 *)(void *)to,
+                                                     *(const fc_u128 *)(const void *)from);
+        else
+            *(uint64_t *)(void *)to += *(const uint64_t *)(const void *)from;
+    }
+}
 
 void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit)
 {

@@ -27,8 +27,24 @@ typedef struct fc_schema_field {
     size_t offset; /* in the section's record struct */
 } fc_schema_field;
 
+/* A section's list is FC_<SECTION>_FIELDS(X, P), one row a key:
+ *   X(P, name, type, required, unit, meaning)
+ * and these three X make of it, once for every section: the record struct
+ * (one member a row, of the row's C type), the row indices (P the index
+ * prefix: P##name) and the table as data (P the record type):
+ *   typedef struct fc_s_rec { FC_S_FIELDS(FC_SCHEMA_MEMBER, _) } fc_s_rec;
+ *   enum { FC_S_FIELDS(FC_SCHEMA_INDEX, FC_S_I_) FC_S_N };
+ *   const fc_schema_field fc_s_fields[] = {FC_S_FIELDS(FC_SCHEMA_ROW, fc_s_rec)}; */
+#define FC_SCHEMA_MEMBER(P, name, type, req, unit, meaning) FC_SCHEMA_C_##type name;
+#define FC_SCHEMA_INDEX(P, name, type, req, unit, meaning) P##name,
+#define FC_SCHEMA_ROW(P, name, type, req, unit, meaning) \
+    {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(P, name)},
+
 /* Members of the open JSON object: the n rows of f read from rec, in table
  * order, but those whose bit (1 << row) is in omit. */
 void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
+/* dst += src, row by row (a sum of runs): U64 rows wrap as the writers'
+ * counters do, U128 rows saturate (fc_u128_sat_add). */
+void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src);
 
 #endif

@@ -6,10 +6,7 @@
 #include <stddef.h>
 
 const fc_schema_field fc_totals_fields[FC_TOTALS_N] = {
-#define FC_X(name, type, req, unit, meaning) \
-    {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(fc_totals_rec, name)},
-    FC_TOTALS_FIELDS(FC_X)
-#undef FC_X
+    FC_TOTALS_FIELDS(FC_SCHEMA_ROW, fc_totals_rec)
 };
 
 void fc_totals_json(fc_jw *w, const fc_totals_rec *t, unsigned omit)

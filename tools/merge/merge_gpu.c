@@ -182,17 +182,7 @@ int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen)
         sum.replays_visible &= g->replays_visible;
         if (!g->replays_visible && sum.graphs_reason[0] == '\0')
             memcpy(sum.graphs_reason, g->graphs_reason, sizeof sum.graphs_reason);
-        sum.captures += g->captures;
-        sum.captured_calls += g->captured_calls;
-        sum.captured_flops = fc_u128_sat_add(sum.captured_flops, g->captured_flops);
-        sum.instantiations += g->instantiations;
-        sum.launches += g->launches;
-        sum.launched_calls += g->launched_calls;
-        sum.launched_flops = fc_u128_sat_add(sum.launched_flops, g->launched_flops);
-        sum.unknown_launches += g->unknown_launches;
-        sum.never_launched_calls += g->never_launched_calls;
-        sum.never_launched_flops =
-            fc_u128_sat_add(sum.never_launched_flops, g->never_launched_flops);
+        fc_schema_add(fc_graphs_fields, FC_GRAPHS_N, &sum.graph, &g->graph);
     }
     if (g->has_kernels)
         rc = add_kernels(g);

@@ -77,8 +77,8 @@ void fc_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s)
 void fc_json_attn_totals(fc_jw *w, const fc_report_attention *a)
 {
     fc_attn_totals_rec t; /* the counts, by the section's table (schema_attention.h) */
-#define FC_X(name, type, req, unit, meaning) t.name = a->name;
-    FC_ATTN_TOTALS_FIELDS(FC_X)
+#define FC_X(P, name, type, req, unit, meaning) t.name = a->name;
+    FC_ATTN_TOTALS_FIELDS(FC_X, _)
 #undef FC_X
     fc_attn_totals_json(w, &t);
     fc_jw_obj_begin(w, "by_source");

@@ -18,16 +18,7 @@ static void json_graphs(fc_jw *w, const fc_report_gpu *g)
     fc_jw_bool(w, "replays_visible", g->replays_visible);
     fc_jw_str(w, "reason", g->replays_visible ? NULL : g->graphs_reason);
     fc_jw_str(w, "seen_by", g->graphs_seen_by[0] ? g->graphs_seen_by : NULL);
-    fc_jw_u64(w, "captures", g->captures);
-    fc_jw_u64(w, "captured_calls", g->captured_calls);
-    fc_jw_u128(w, "captured_flops", g->captured_flops);
-    fc_jw_u64(w, "instantiations", g->instantiations);
-    fc_jw_u64(w, "launches", g->launches);
-    fc_jw_u64(w, "launched_calls", g->launched_calls);
-    fc_jw_u128(w, "launched_flops", g->launched_flops);
-    fc_jw_u64(w, "unknown_launches", g->unknown_launches);
-    fc_jw_u64(w, "never_launched_calls", g->never_launched_calls);
-    fc_jw_u128(w, "never_launched_flops", g->never_launched_flops);
+    fc_graphs_json(w, &g->graph, FC_GRAPHS_PROCESS_ONLY);
     fc_jw_obj_end(w);
 }
 

@@ -17,7 +17,7 @@ static const char *const class_words[FC_RGPU_CLASSES] = {"GEMM", "GEMM-like unco
 static void text_graphs(const fc_report_gpu *g)
 {
     char e[FC_U128_DIGITS];
-    if (!g->has_graphs || (g->captures == 0 && g->launches == 0 && g->unknown_launches == 0)) {
+    if (!g->has_graphs || (g->graph.captures == 0 && g->graph.launches == 0 && g->graph.unknown_launches == 0)) {
         if (g->has_graphs && !g->replays_visible && g->graphs_reason[0])
             printf("  CUDA graphs    none captured; replays could not have been seen: %s\n",
                    g->graphs_reason);
@@ -25,25 +25,25 @@ static void text_graphs(const fc_report_gpu *g)
     }
     printf(
         "  CUDA graphs    %llu captures, %llu GEMMs captured (%s FLOPs; not counted as executed)\n",
-        (unsigned long long)g->captures, (unsigned long long)g->captured_calls,
-        fc_u128_to_str(g->captured_flops, e));
+        (unsigned long long)g->graph.captures, (unsigned long long)g->graph.captured_calls,
+        fc_u128_to_str(g->graph.captured_flops, e));
     if (!g->replays_visible) {
         printf("                 replays cannot be seen: %s\n", g->graphs_reason);
         return;
     }
     printf("                 %llu instantiated, %llu launches counted %llu GEMM calls (%s "
            "FLOPs)%s%s\n",
-           (unsigned long long)g->instantiations, (unsigned long long)g->launches,
-           (unsigned long long)g->launched_calls, fc_u128_to_str(g->launched_flops, e),
+           (unsigned long long)g->graph.instantiations, (unsigned long long)g->graph.launches,
+           (unsigned long long)g->graph.launched_calls, fc_u128_to_str(g->graph.launched_flops, e),
            g->graphs_seen_by[0] ? "; seen through " : "", g->graphs_seen_by);
-    if (g->never_launched_calls)
+    if (g->graph.never_launched_calls)
         printf("                 %llu captured GEMMs were never launched (%s FLOPs, not counted)\n",
-               (unsigned long long)g->never_launched_calls,
-               fc_u128_to_str(g->never_launched_flops, e));
-    if (g->unknown_launches)
+               (unsigned long long)g->graph.never_launched_calls,
+               fc_u128_to_str(g->graph.never_launched_flops, e));
+    if (g->graph.unknown_launches)
         printf("                 %llu launches of graphs made before flopcount saw them (not "
                "counted)\n",
-               (unsigned long long)g->unknown_launches);
+               (unsigned long long)g->graph.unknown_launches);
 }
 
 static void text_kernels(const fc_report_gpu *g)
@@ -121,7 +121,7 @@ void fc_gpu_print_text(const fc_report_gpu *g)
 {
     if (!g->has_graphs && !g->has_kernels && !g->has_hw)
         return;
-    int graphs = g->has_graphs && (g->captures || g->launches || g->unknown_launches);
+    int graphs = g->has_graphs && (g->graph.captures || g->graph.launches || g->graph.unknown_launches);
     if (!graphs && !g->has_kernels && !g->has_hw && !g->kernels_reason[0])
         return;
     printf("GPU (CUPTI%s%s)\n", g->has_cupti && strcmp(g->cupti_status, "on") != 0 ? ": " : "",
