@@ -53,7 +53,7 @@ static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
         json_object *s = json_object_array_get_idx(arr, i);
         fc_rgpu_shape *r = &out->shapes[out->n_shapes++];
         char ta[4] = "?", tb[4] = "?";
-        r->achieved = r->peak_fraction = r->lost_seconds = NAN;
+        r->t.achieved_flops_per_second = r->t.peak_fraction = r->t.lost_seconds = NAN;
         fc_jget_str(c, s, "kernels.shapes", "api", r->api, sizeof r->api);
         fc_jget_str(c, s, "kernels.shapes", "dtype", r->dtype, sizeof r->dtype);
         fc_jget_i64(c, s, "kernels.shapes", "m", &r->m);
@@ -64,14 +64,7 @@ static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
         fc_jget_str(c, s, "kernels.shapes", "transb", tb, sizeof tb);
         r->transa = ta[0];
         r->transb = tb[0];
-        fc_jget_u64(c, s, "kernels.shapes", "calls", &r->calls, 0);
-        fc_jget_u64(c, s, "kernels.shapes", "calls_timed", &r->calls_timed, 0);
-        fc_jget_u64(c, s, "kernels.shapes", "kernels", &r->kernels, 0);
-        fc_jget_double(c, s, "kernels.shapes", "kernel_seconds", &r->kernel_seconds);
-        fc_jget_u128(c, s, "kernels.shapes", "flops_timed", &r->flops_timed, 0);
-        fc_jget_double(c, s, "kernels.shapes", "achieved_flops_per_second", &r->achieved);
-        fc_jget_double(c, s, "kernels.shapes", "peak_fraction", &r->peak_fraction);
-        fc_jget_double(c, s, "kernels.shapes", "lost_seconds", &r->lost_seconds);
+        fc_schema_read(c, s, "kernels.shapes", fc_kshape_fields, 0, FC_KSHAPE_N, &r->t);
     }
 }
 

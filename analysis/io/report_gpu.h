@@ -12,6 +12,7 @@
 
 #include "report_read.h"
 #include "schema_graphs.h"
+#include "schema_kernels.h"
 #include "u128.h"
 
 #define FC_RGPU_CLASSES                                                                            \
@@ -23,10 +24,8 @@ typedef struct fc_rgpu_shape {
     char api[48], dtype[24];
     int64_t m, n, k, batch;
     char transa, transb;
-    uint64_t calls, calls_timed, kernels;
-    double kernel_seconds;
-    fc_u128 flops_timed;
-    double achieved, peak_fraction, lost_seconds; /* NaN when absent */
+    fc_kshape_rec t; /* its timing (schema_kernels.h); achieved_flops_per_second,
+                        peak_fraction, lost_seconds NaN when absent */
 } fc_rgpu_shape;
 
 typedef struct fc_rgpu_name {

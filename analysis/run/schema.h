@@ -13,15 +13,17 @@
 #include "jsonw.h"
 #include "u128.h"
 
-/* The C type of a row of type T: FC_SCHEMA_C_U64, FC_SCHEMA_C_U128. */
+/* The C type of a row of type T: FC_SCHEMA_C_U64, FC_SCHEMA_C_U128,
+ * FC_SCHEMA_C_DBL (a measured figure: null in JSON when NaN). */
 #define FC_SCHEMA_C_U64 uint64_t
 #define FC_SCHEMA_C_U128 fc_u128
+#define FC_SCHEMA_C_DBL double
 
-enum { FC_SCHEMA_U64, FC_SCHEMA_U128 };
+enum { FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL };
 
 typedef struct fc_schema_field {
     const char *name;
-    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128 */
+    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL */
     int required;
     const char *unit, *meaning;
     size_t offset; /* in the section's record struct */
@@ -44,7 +46,7 @@ typedef struct fc_schema_field {
  * order, but those whose bit (1 << row) is in omit. */
 void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
 /* dst += src, row by row (a sum of runs): U64 rows wrap as the writers'
- * counters do, U128 rows saturate (fc_u128_sat_add). */
+ * counters do, U128 rows saturate (fc_u128_sat_add), DBL rows add. */
 void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src);
 
 #endif

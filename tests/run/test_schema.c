@@ -9,7 +9,8 @@
  * merged writer write them) are exactly the table's keys and are read back
  * into fc_report_gpu; a sum of runs omits the process-only rows; the table
  * sums row by row. A key a writer wrote without a reader (or the other way
- * round) fails here. */
+ * round) fails here. "kernels.shapes": an entry's timing rows (DBL rows
+ * among them) the same way. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 #include "report_read.h"
 #include "schema_attention.h"
 #include "schema_graphs.h"
+#include "schema_kernels.h"
 #include "schema_totals.h"
 
 /* A minimal report around the totals object fc_totals_json writes, as
@@ -69,15 +71,34 @@ static fc_u128 value_of(const fc_schema_field *f, int i)
     return f[i].type == FC_SCHEMA_U128 ? ((fc_u128)1 << 64) + (fc_u128)i : (fc_u128)(1000 + i);
 }
 
+/* A DBL row i holds 1000 + i + 0.25 (exact in binary and in %.17g). */
+static double dbl_of(int i)
+{
+    return 1000.0 + i + 0.25;
+}
+
 static void fill_rows(const fc_schema_field *f, int n, void *rec)
 {
     for (int i = 0; i < n; i++) {
         char *at = (char *)rec + f[i].offset;
         if (f[i].type == FC_SCHEMA_U128)
             *(fc_u128 *)(void *)at = value_of(f, i);
+        else if (f[i].type == FC_SCHEMA_DBL)
+            *(double *)(void *)at = dbl_of(i);
         else
             *(uint64_t *)(void *)at = (uint64_t)value_of(f, i);
     }
+}
+
+/* Row i of rec holds what fill_rows put there. */
+static int row_is_filled(const fc_schema_field *f, const void *rec, int i)
+{
+    const char *at = (const char *)rec + f[i].offset;
+    if (f[i].type == FC_SCHEMA_DBL)
+        return *(const double *)(const void *)at == dbl_of(i);
+    if (f[i].type == FC_SCHEMA_U128)
+        return *(const fc_u128 *)(const void *)at == value_of(f, i);
+    return *(const uint64_t *)(const void *)at == (uint64_t)value_of(f, i);
 }
 
 static void fill(fc_totals_rec *t)
@@ -266,6 +287,65 @@ static void test_sum_rows(void **state)
     assert_true(a.captures == 2 * 1000 && a.captured_flops == ((fc_u128)1 << 65) + 4);
 }
 
+/* One "kernels.shapes" entry: the shape's own keys, then the timing rows
+ * by the table (as the shim and the merged writer write them): exactly
+ * the table's keys beside the shape's eight, each read back into
+ * fc_rgpu_shape. */
+static void test_kernel_shape_round_trip(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/fc_schema_kshape_XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    static fc_jw w;
+    fc_jw_init(&w, fd, 0);
+    fc_jw_obj_begin(&w, NULL);
+    fc_jw_i64(&w, "schema", 1);
+    fc_jw_obj_begin(&w, "kernels");
+    fc_jw_arr_begin(&w, "shapes");
+    fc_jw_obj_begin(&w, NULL);
+    fc_jw_str(&w, "api", "cublasGemmEx");
+    fc_jw_i64(&w, "m", 64);
+    fc_jw_i64(&w, "n", 32);
+    fc_jw_i64(&w, "k", 16);
+    fc_jw_i64(&w, "batch", 1);
+    fc_jw_str(&w, "transa", "N");
+    fc_jw_str(&w, "transb", "T");
+    fc_jw_str(&w, "dtype", "bf16");
+    fc_kshape_rec k;
+    fill_rows(fc_kshape_fields, FC_KSHAPE_N, &k);
+    fc_kshape_json(&w, &k);
+    fc_jw_obj_end(&w);
+    fc_jw_arr_end(&w);
+    fc_jw_obj_end(&w);
+    fc_jw_obj_end(&w);
+    assert_int_equal(fc_jw_finish(&w), 0);
+    off_t n = lseek(fd, 0, SEEK_END);
+    char *text = calloc(1, (size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(pread(fd, text, (size_t)n, 0), n);
+    close(fd);
+    unlink(tmpl);
+    json_object *root = json_tokener_parse(text), *sec, *shapes;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "kernels", &sec));
+    assert_true(json_object_object_get_ex(sec, "shapes", &shapes));
+    keys_are_rows(json_object_array_get_idx(shapes, 0), fc_kshape_fields, FC_KSHAPE_N, 0, 8);
+    json_object_put(root);
+    static fc_report_gpu r;
+    char err[256];
+    if (fc_report_gpu_parse(text, (size_t)n, &r, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(r.has_kernels);
+    assert_int_equal(r.n_shapes, 1);
+    assert_true(r.shapes[0].m == 64 && r.shapes[0].transb == 'T');
+    for (int i = 0; i < FC_KSHAPE_N; i++)
+        if (!row_is_filled(fc_kshape_fields, &r.shapes[0].t, i))
+            fail_msg("kernels.shapes[].%s not read back", fc_kshape_fields[i].name);
+    fc_report_gpu_free(&r);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_attention_round_trip),
         cmocka_unit_test(test_graphs_round_trip),
         cmocka_unit_test(test_sum_rows),
+        cmocka_unit_test(test_kernel_shape_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

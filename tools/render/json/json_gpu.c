@@ -72,14 +72,7 @@ static void json_kernels(fc_jw *w, const fc_report_gpu *g)
         fc_jw_str(w, "transa", ta);
         fc_jw_str(w, "transb", tb);
         fc_jw_str(w, "dtype", s->dtype);
-        fc_jw_u64(w, "calls", s->calls);
-        fc_jw_u64(w, "calls_timed", s->calls_timed);
-        fc_jw_u64(w, "kernels", s->kernels);
-        fc_jw_double(w, "kernel_seconds", s->kernel_seconds);
-        fc_jw_u128(w, "flops_timed", s->flops_timed);
-        fc_jw_double(w, "achieved_flops_per_second", s->achieved);
-        fc_jw_double(w, "peak_fraction", s->peak_fraction);
-        fc_jw_double(w, "lost_seconds", s->lost_seconds);
+        fc_kshape_json(w, &s->t);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);

@@ -76,12 +76,12 @@ static void text_kernels(const fc_report_gpu *g)
     for (size_t i = 0; i < g->n_shapes && i < SHAPE_ROWS; i++) {
         const fc_rgpu_shape *s = &g->shapes[i];
         char pct[48] = "peak unknown";
-        if (!isnan(s->peak_fraction))
-            snprintf(pct, sizeof pct, "%.1f%% of peak, %.4g s lost", 100 * s->peak_fraction,
-                     s->lost_seconds);
+        if (!isnan(s->t.peak_fraction))
+            snprintf(pct, sizeof pct, "%.1f%% of peak, %.4g s lost", 100 * s->t.peak_fraction,
+                     s->t.lost_seconds);
         printf("    %-24s %c%c m=%lld n=%lld k=%lld batch=%lld %s: %.4g s, %.4g TFLOP/s, %s\n",
                s->api, s->transa, s->transb, (long long)s->m, (long long)s->n, (long long)s->k,
-               (long long)s->batch, s->dtype, s->kernel_seconds, s->achieved / 1e12, pct);
+               (long long)s->batch, s->dtype, s->t.kernel_seconds, s->t.achieved_flops_per_second / 1e12, pct);
     }
 }
 
