@@ -18,7 +18,7 @@ void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src)
     }
 }
 
-void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit)
+void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit)
 {
     for (int i = 0; i < n; i++) {
         if (i < 32 && (omit >> i & 1u))

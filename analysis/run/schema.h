@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* schema.h - a report section described once, as a table of rows (name,
  * type, required, unit, meaning, where in the section's struct): the
- * section's writers go through fc_schema_json, its reader through
+ * section's writers go through fci_schema_json, its reader through
  * fc_schema_read (analysis/io/schema_read.c), so a key string is written
  * in one place, the section's X-macro list (schema_<section>.h). */
 #ifndef FC_SCHEMA_H
@@ -44,7 +44,7 @@ typedef struct fc_schema_field {
 
 /* Members of the open JSON object: the n rows of f read from rec, in table
  * order, but those whose bit (1 << row) is in omit. */
-void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
+void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
 /* dst += src, row by row (a sum of runs): U64 rows wrap as the writers'
  * counters do, U128 rows saturate (fc_u128_sat_add), DBL rows add. */
 void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src);

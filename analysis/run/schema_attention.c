@@ -11,5 +11,5 @@ const fc_schema_field fc_attn_totals_fields[FC_ATTN_TOTALS_N] = {
 
 void fc_attn_totals_json(fc_jw *w, const fc_attn_totals_rec *t)
 {
-    fc_schema_json(w, fc_attn_totals_fields, FC_ATTN_TOTALS_N, t, 0);
+    fci_schema_json(w, fc_attn_totals_fields, FC_ATTN_TOTALS_N, t, 0);
 }

@@ -11,5 +11,5 @@ const fc_schema_field fc_graphs_fields[FC_GRAPHS_N] = {
 
 void fc_graphs_json(fc_jw *w, const fc_graphs_rec *t, unsigned omit)
 {
-    fc_schema_json(w, fc_graphs_fields, FC_GRAPHS_N, t, omit);
+    fci_schema_json(w, fc_graphs_fields, FC_GRAPHS_N, t, omit);
 }

@@ -11,5 +11,5 @@ const fc_schema_field fc_kshape_fields[FC_KSHAPE_N] = {
 
 void fc_kshape_json(fc_jw *w, const fc_kshape_rec *t)
 {
-    fc_schema_json(w, fc_kshape_fields, FC_KSHAPE_N, t, 0);
+    fci_schema_json(w, fc_kshape_fields, FC_KSHAPE_N, t, 0);
 }

@@ -11,5 +11,5 @@ const fc_schema_field fc_totals_fields[FC_TOTALS_N] = {
 
 void fc_totals_json(fc_jw *w, const fc_totals_rec *t, unsigned omit)
 {
-    fc_schema_json(w, fc_totals_fields, FC_TOTALS_N, t, omit);
+    fci_schema_json(w, fc_totals_fields, FC_TOTALS_N, t, omit);
 }

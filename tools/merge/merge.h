@@ -177,7 +177,6 @@ void fc_merge_attention_free(fc_merge *m);
 void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_t overflow,
                           int64_t rank_count, int64_t processes);
 void fc_merge_json_attention(fc_jw *w, const fc_merge *m);
-void fc_merge_attention_text(const fc_merge *m);
 /* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of
  * memory. */
 int fc_merge_align(fc_merge *m);
@@ -217,11 +216,6 @@ int fc_merge_load_all(char *const *paths, size_t n, fc_merge_take_fn take, void 
 double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s);
 /* 1 when the slowest rank is FC_STRAGGLER_PCT or more behind the others. */
 int fc_merge_is_straggler(const fc_merge *m);
-/* Phrases of the text output (tools/render/text/text_merge.c), shared with the HTML page:
- * "4 reports, world size 4, 4 ranks merged on 1 host (launcher torchrun)";
- * the straggler line ("rank 3: median step ... vs ..."). Return buf. */
-char *fc_merge_header_words(const fc_merge *m, char *buf, size_t size);
-char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size);
 
 /* The report paths given to merge (merge_parts.c): show[i] is what to call
  * paths[i] in the output when it differs (NULL: paths[i]); temp[i] marks a
@@ -236,8 +230,6 @@ typedef struct fc_merge_paths {
 int fc_merge_expand_parts(fc_merge_paths *p);
 void fc_merge_paths_free(fc_merge_paths *p);
 
-/* One sentence on what the FLOP consistency verdict means. */
-const char *fc_merge_verdict_words(const fc_merge *m);
 /* Output: tools/render/ (render.h); the merged JSON, for the job report too: */
 /* The merged JSON to fd (no trailing newline); -1 on a write error. */
 int fc_merge_write_json(const fc_merge *m, int fd);
@@ -247,7 +239,8 @@ void fc_merge_json_shapes(fc_jw *w, const fc_merge *m);
 /* No peak option: the peak every rank's report carries, when they agree. */
 void fc_merge_peak_from_reports(fc_merge *m);
 
-/* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit). */
+/* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit;
+ * merge_analyze.c). */
 void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size);
 
 #endif

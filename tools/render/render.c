@@ -13,11 +13,11 @@ static int render_html(const fc_render_in *in, const char *who)
     int rc = in->sum != NULL ? fci_html_merge_page(in->page, in->sum)
                              : fci_html_report_page(in->page, in->one);
     if (rc != 0) {
-        fc_html_discard(in->page);
+        fci_html_discard(in->page);
         fprintf(stderr, "%s: out of memory writing the page\n", who);
         return -1;
     }
-    if (in->page->tmp[0] != '\0' && fc_html_commit(in->page, err, sizeof err) != 0) {
+    if (in->page->tmp[0] != '\0' && fci_html_commit(in->page, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", who, err);
         return -1;
     }

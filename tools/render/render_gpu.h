@@ -11,9 +11,9 @@
 
 /* Lines under a "GPU (CUPTI)" heading; nothing when the report has none of
  * the sections. */
-void fc_gpu_print_text(const fc_report_gpu *g);
+void fci_gpu_print_text(const fc_report_gpu *g);
 /* "graphs", "kernels" / "kernels_reason", "hw_flops" members of the open
  * object (null when absent). */
-void fc_gpu_print_json(fc_jw *w, const fc_report_gpu *g);
+void fci_gpu_print_json(fc_jw *w, const fc_report_gpu *g);
 
 #endif

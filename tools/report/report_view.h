@@ -100,20 +100,7 @@ fc_u128 fc_report_counted_model(const fc_report_view *v);
 int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_t n);
 /* The model as the command's flags ("--layers 2 --hidden 64 ..."). */
 void fc_report_infer_flags(const fc_inferred *in, char *out, size_t size);
-void fc_report_infer_text(const fc_report_view *v);
-void fc_report_infer_json(fc_jw *w, const fc_report_view *v);
 
-/* Output: tools/render/ (render.h). */
-/* Phrases of the text output, shared with the HTML page (text_report.c):
- * the source ("one process on HOST, pid N; status S"); where the GPU count
- * came from; the model as "l=.. h=.. ... causal full";
- * the difference in one sentence, what explains it ("" when equal), and
- * the recompute comparison. Each returns buf. */
-char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size);
-const char *fc_report_gpus_from(const fc_report_view *v);
-char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size);
-char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size);
-char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size);
-char *fc_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size);
+/* Output: tools/render/ (render.h; its own phrases in render_forms.h). */
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "merge.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 #include "report_view.h"
 #include "schema_attention.h"
 
@@ -25,7 +26,7 @@ static void i64_or_null(fc_jw *w, const char *key, int64_t v)
         fc_jw_null(w, key);
 }
 
-void fc_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s)
+void fci_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s)
 {
     fc_jw_obj_begin(w, NULL);
     fc_jw_str(w, "source", s->source);
@@ -74,7 +75,7 @@ void fc_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s)
     fc_jw_obj_end(w);
 }
 
-void fc_json_attn_totals(fc_jw *w, const fc_report_attention *a)
+void fci_json_attn_totals(fc_jw *w, const fc_report_attention *a)
 {
     fc_attn_totals_rec t; /* the counts, by the section's table (schema_attention.h) */
 #define FC_X(P, name, type, req, unit, meaning) t.name = a->name;
@@ -91,7 +92,7 @@ void fc_json_attn_totals(fc_jw *w, const fc_report_attention *a)
     fc_jw_obj_end(w);
 }
 
-void fc_json_uncounted(fc_jw *w, const fc_report_uncounted *u, int words)
+void fci_json_uncounted(fc_jw *w, const fc_report_uncounted *u, int words)
 {
     char line[600];
     fc_jw_obj_begin(w, NULL);
@@ -130,7 +131,7 @@ static void json_compare(fc_jw *w, const fc_report_view *v)
     fc_jw_obj_end(w);
 }
 
-void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
+void fci_report_attention_json(fc_jw *w, const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
     const fc_report_attention *a = &r->attn;
@@ -142,7 +143,7 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
         fc_report_attn_bound(&r->attn, &bc, &bf);
         double all = fc_u128_to_double(r->totals.counted_flops);
         fc_jw_obj_begin(w, "attention");
-        fc_json_attn_totals(w, a);
+        fci_json_attn_totals(w, a);
         fc_jw_double(w, "share_of_counted",
                      all > 0 ? fc_u128_to_double(r->totals.attention_flops) / all : NAN);
         fc_jw_u64(w, "bound_calls", bc);
@@ -156,7 +157,7 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
         size_t n = fc_report_attn_top(&r->attn, idx, TOP_ATTN_SHAPES);
         fc_jw_arr_begin(w, "top_shapes");
         for (size_t i = 0; i < n; i++)
-            fc_json_attn_shape(w, &a->shapes[idx[i]]);
+            fci_json_attn_shape(w, &a->shapes[idx[i]]);
         fc_jw_arr_end(w);
         if (v->has_iterations)
             fc_jw_u128(w, "excess_flops_per_iteration", v->job_xs);
@@ -171,7 +172,7 @@ void fc_report_attention_json(fc_jw *w, const fc_report_view *v)
     }
     fc_jw_arr_begin(w, "uncounted");
     for (size_t i = 0; i < a->n_uncounted; i++)
-        fc_json_uncounted(w, &a->uncounted[i], 1);
+        fci_json_uncounted(w, &a->uncounted[i], 1);
     fc_jw_arr_end(w);
 }
 
@@ -180,10 +181,10 @@ void fc_merge_json_attention(fc_jw *w, const fc_merge *m)
     const fc_report_attention *a = &m->attn;
     if (a->has) {
         fc_jw_obj_begin(w, "attention");
-        fc_json_attn_totals(w, a);
+        fci_json_attn_totals(w, a);
         fc_jw_arr_begin(w, "shapes");
         for (size_t i = 0; i < a->n_shapes; i++)
-            fc_json_attn_shape(w, &a->shapes[i]);
+            fci_json_attn_shape(w, &a->shapes[i]);
         fc_jw_arr_end(w);
         fc_jw_obj_end(w);
     }
@@ -191,6 +192,6 @@ void fc_merge_json_attention(fc_jw *w, const fc_merge *m)
         return;
     fc_jw_arr_begin(w, "uncounted");
     for (size_t i = 0; i < a->n_uncounted; i++)
-        fc_json_uncounted(w, &a->uncounted[i], 0);
+        fci_json_uncounted(w, &a->uncounted[i], 0);
     fc_jw_arr_end(w);
 }

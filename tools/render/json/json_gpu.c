@@ -114,7 +114,7 @@ static void json_hw(fc_jw *w, const fc_report_gpu *g)
     fc_jw_obj_end(w);
 }
 
-void fc_gpu_print_json(fc_jw *w, const fc_report_gpu *g)
+void fci_gpu_print_json(fc_jw *w, const fc_report_gpu *g)
 {
     if (g->has_cupti) {
         fc_jw_obj_begin(w, "cupti");

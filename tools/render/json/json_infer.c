@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render_forms.h"
 #include "report_view.h"
 
 static void json_value(fc_jw *w, const fc_inferred *in, int k)
@@ -22,7 +23,7 @@ static void json_value(fc_jw *w, const fc_inferred *in, int k)
         fc_jw_i64(w, name, x->value);
 }
 
-void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
+void fci_report_infer_json(fc_jw *w, const fc_report_view *v)
 {
     const fc_inferred *in = &v->inf;
     static char line[3 * FC_MAX_LAYER_PATTERN];

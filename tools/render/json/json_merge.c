@@ -60,7 +60,7 @@ static void json_consistency(fc_jw *w, const fc_merge *m)
     fc_jw_obj_begin(w, "flops_consistency");
     fc_jw_str(w, "basis", m->flops_basis_iteration ? "per_iteration" : "total");
     fc_jw_str(w, "verdict", names[m->verdict]);
-    fc_jw_str(w, "explanation", fc_merge_verdict_words(m));
+    fc_jw_str(w, "explanation", fci_merge_verdict_words(m));
     fc_jw_arr_begin(w, "groups");
     for (size_t g = 0; g < m->n_fgroups; g++) {
         fc_jw_obj_begin(w, NULL);
@@ -116,7 +116,7 @@ void fc_merge_json_shapes(fc_jw *w, const fc_merge *m)
 {
     fc_jw_arr_begin(w, "shapes");
     for (size_t i = 0; i < m->n_shapes; i++)
-        fc_json_shape(w, &m->shapes[i]);
+        fci_json_shape(w, &m->shapes[i]);
     fc_jw_arr_end(w);
 }
 
@@ -317,7 +317,7 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     fc_merge_json_attention(&w, m);
     json_iterations(&w, m);
     json_utilization(&w, m);
-    fc_gpu_print_json(&w, fc_merge_gpu_result());
+    fci_gpu_print_json(&w, fc_merge_gpu_result());
     json_inferred(&w, m);
     fc_jw_obj_end(&w);
     return fc_jw_finish(&w);

@@ -92,7 +92,7 @@ static void json_shapes(fc_jw *w, const fc_report *r)
 {
     fc_jw_arr_begin(w, "top_shapes");
     for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++)
-        fc_json_shape(w, &r->shapes[i]);
+        fci_json_shape(w, &r->shapes[i]);
     fc_jw_arr_end(w);
 }
 
@@ -208,10 +208,10 @@ int fci_json_report(const fc_report_view *v)
     json_source(&w, v);
     json_processes(&w, &v->rep);
     json_shapes(&w, &v->rep);
-    fc_report_attention_json(&w, v);
+    fci_report_attention_json(&w, v);
     json_iterations(&w, v);
     json_measured(&w, v);
-    fc_report_infer_json(&w, v);
+    fci_report_infer_json(&w, v);
     if (v->has_model) {
         json_formula(&w, v);
         json_gap(&w, v);
@@ -220,7 +220,7 @@ int fci_json_report(const fc_report_view *v)
         fc_jw_str(&w, "formula_reason", v->formula_reason);
         fc_jw_null(&w, "difference");
     }
-    fc_gpu_print_json(&w, &v->gpu);
+    fci_gpu_print_json(&w, &v->gpu);
     fc_jw_obj_end(&w);
     char nl = '\n';
     int rc = fc_jw_finish(&w);

@@ -9,6 +9,7 @@
 
 #include "merge.h"
 #include "render_fmt.h"
+#include "render_forms.h"
 #include "report_view.h"
 
 #define TOP_ATTN_SHAPES 5
@@ -60,7 +61,7 @@ static void text_shapes(const fc_report *r)
         printf("  %-14s (%zu more shapes in the report)\n", "", r->attn.n_shapes - n);
 }
 
-void fc_report_attention_text(const fc_report_view *v)
+void fci_report_attention_text(const fc_report_view *v)
 {
     const fc_report *r = &v->rep;
     const fc_report_attention *a = &r->attn;
@@ -68,7 +69,7 @@ void fc_report_attention_text(const fc_report_view *v)
     if (a->calls + a->failed_calls > 0) {
         printf("  attention      %s (%s) executed in %llu fused-attention calls; %llu failed; %s "
                "at the model convention\n",
-               fc_u128_to_str(a->flops, e1), fc_fmt_flop(a->flops, h, sizeof h),
+               fc_u128_to_str(a->flops, e1), fci_fmt_flop(a->flops, h, sizeof h),
                (unsigned long long)a->calls, (unsigned long long)a->failed_calls,
                fc_u128_to_str(a->model_flops, e2));
         text_sources(r);
@@ -76,7 +77,7 @@ void fc_report_attention_text(const fc_report_view *v)
         printf("  counted total  %s = GEMMs %s + attention %s (%s attention)\n",
                fc_u128_to_str(r->totals.counted_flops, e1), fc_u128_to_str(r->totals.gemm_flops, e2),
                fc_u128_to_str(r->totals.attention_flops, e3),
-               fc_fmt_pct(all > 0 ? fc_u128_to_double(r->totals.attention_flops) / all : NAN, p,
+               fci_fmt_pct(all > 0 ? fc_u128_to_double(r->totals.attention_flops) / all : NAN, p,
                           sizeof p));
         uint64_t bc;
         fc_u128 bf;
@@ -103,7 +104,7 @@ void fc_report_attention_text(const fc_report_view *v)
         printf("  launches       %s\n", a->launch_note);
 }
 
-void fc_report_attention_text_measured(const fc_report_view *v)
+void fci_report_attention_text_measured(const fc_report_view *v)
 {
     char e[FC_U128_DIGITS];
     if (v->job_xs == 0)
@@ -113,7 +114,7 @@ void fc_report_attention_text_measured(const fc_report_view *v)
            fc_u128_to_str(v->job_xs, e));
 }
 
-void fc_report_attention_text_gap(const fc_report_view *v)
+void fci_report_attention_text_gap(const fc_report_view *v)
 {
     char line[700];
     if (!v->attn_cmp.counted)
@@ -121,7 +122,7 @@ void fc_report_attention_text_gap(const fc_report_view *v)
     printf("  attention      %s\n", fc_report_attention_cmp_words(v, line, sizeof line));
 }
 
-void fc_merge_attention_text(const fc_merge *m)
+void fci_merge_attention_text(const fc_merge *m)
 {
     const fc_report_attention *a = &m->attn;
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], e3[FC_U128_DIGITS], h[48], line[600];
@@ -133,7 +134,7 @@ void fc_merge_attention_text(const fc_merge *m)
                                   fc_u128_to_str(a->by_source[i].flops, e1));
         printf("  attention        %s (%s) executed in %llu fused-attention calls on all ranks; "
                "%llu failed; %s at the model convention\n",
-               fc_u128_to_str(a->flops, e1), fc_fmt_flop(a->flops, h, sizeof h),
+               fc_u128_to_str(a->flops, e1), fci_fmt_flop(a->flops, h, sizeof h),
                (unsigned long long)a->calls, (unsigned long long)a->failed_calls,
                fc_u128_to_str(a->model_flops, e2));
         if (line[0])

@@ -117,7 +117,7 @@ static void text_hw(const fc_report_gpu *g)
     }
 }
 
-void fc_gpu_print_text(const fc_report_gpu *g)
+void fci_gpu_print_text(const fc_report_gpu *g)
 {
     if (!g->has_graphs && !g->has_kernels && !g->has_hw)
         return;

@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render_forms.h"
 #include "report_view.h"
 
-void fc_report_infer_text(const fc_report_view *v)
+void fci_report_infer_text(const fc_report_view *v)
 {
     const fc_inferred *in = &v->inf;
     const fc_report *r = &v->rep;
