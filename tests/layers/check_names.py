@@ -19,28 +19,15 @@ so the check itself can fail.
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
+from check_tree import symbols, tiny_object  # nm -P; the self-tests' objects
 
 TARGET_DIRS = ["shim/CMakeFiles/flopcount.dir", "analysis/CMakeFiles/fc_analysis.dir",
                "analysis/CMakeFiles/fc_probe.dir", "analysis/CMakeFiles/fc_analysis_io.dir",
                "tools/CMakeFiles/fc_cli.dir", "tools/CMakeFiles/flopcount_cli.dir"]
 INTERNAL = "fci_"
-
-
-def symbols(obj):
-    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) < 2:
-            continue
-        if f[1] == "U":
-            undefined.add(f[0])
-        elif f[1] in "TDBRCGSVW":
-            defined.add(f[0])
-    return defined, undefined
 
 
 def folder_of(src):
@@ -120,14 +107,7 @@ def check_symbols(objs):
 def self_test():
     with tempfile.TemporaryDirectory() as t:
         def obj(src, code):
-            c = os.path.join(t, "src", src + ".c")
-            os.makedirs(os.path.dirname(c), exist_ok=True)
-            with open(c, "w") as f:
-                f.write(code)
-            o = os.path.join(t, "obj", src + ".c.o")
-            os.makedirs(os.path.dirname(o), exist_ok=True)
-            subprocess.run(["cc", "-c", c, "-o", o], check=True)
-            return o
+            return tiny_object(t, src, code)
         objs = {
             "tools/render/text/a": obj("tools/render/text/a", "int fci_a(void) { return 1; }\n"),
             "tools/render/json/b": obj("tools/render/json/b", "int fci_a(void);\nint t_b(void) { return fci_a(); }\n"),

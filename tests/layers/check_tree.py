@@ -160,17 +160,22 @@ def check(objs):
     return bad
 
 
+def tiny_object(top, src, code):
+    """Compiles code as top/src/SRC.c into top/obj/SRC.c.o (for the self-tests)."""
+    c = os.path.join(top, "src", src + ".c")
+    os.makedirs(os.path.dirname(c), exist_ok=True)
+    with open(c, "w") as f:
+        f.write(code)
+    o = os.path.join(top, "obj", src + ".c.o")
+    os.makedirs(os.path.dirname(o), exist_ok=True)
+    subprocess.run(["cc", "-c", c, "-o", o], check=True)
+    return o
+
+
 def self_test():
     with tempfile.TemporaryDirectory() as t:
         def obj(src, code):
-            c = os.path.join(t, "src", src + ".c")
-            os.makedirs(os.path.dirname(c), exist_ok=True)
-            with open(c, "w") as f:
-                f.write(code)
-            o = os.path.join(t, "obj", src + ".c.o")
-            os.makedirs(os.path.dirname(o), exist_ok=True)
-            subprocess.run(["cc", "-c", c, "-o", o], check=True)
-            return o
+            return tiny_object(t, src, code)
         objs = {
             # upward: base utility -> run
             "analysis/u128": obj("analysis/u128", "int t_run(void);\nint t_u(void) { return t_run(); }\n"),

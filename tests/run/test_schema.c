@@ -29,39 +29,59 @@
 #include "schema_kernels.h"
 #include "schema_totals.h"
 
+/* A JSON document written to a temporary file (the writer writes to a
+ * descriptor) and read back as text: doc_open, the members, doc_text. */
+typedef struct doc {
+    char path[64];
+    int fd;
+    fc_jw w;
+} doc;
+
+static fc_jw *doc_open(doc *d)
+{
+    snprintf(d->path, sizeof d->path, "/tmp/fc_schema_XXXXXX");
+    d->fd = mkstemp(d->path);
+    assert_true(d->fd >= 0);
+    fc_jw_init(&d->w, d->fd, 0);
+    fc_jw_obj_begin(&d->w, NULL);
+    fc_jw_i64(&d->w, "schema", 1);
+    return &d->w;
+}
+
+static char *doc_text(doc *d, size_t *len)
+{
+    fc_jw_obj_end(&d->w);
+    assert_int_equal(fc_jw_finish(&d->w), 0);
+    off_t n = lseek(d->fd, 0, SEEK_END);
+    char *text = calloc(1, (size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(pread(d->fd, text, (size_t)n, 0), n);
+    close(d->fd);
+    unlink(d->path);
+    *len = (size_t)n;
+    return text;
+}
+
 /* A minimal report around the totals object fc_totals_json writes, as
  * text (through a pipe: the writer writes to a descriptor). */
 static char *report_with(const fc_totals_rec *t, unsigned omit, const fc_attn_totals_rec *a,
                          size_t *len)
 {
-    char tmpl[] = "/tmp/fc_schema_totals_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    static fc_jw w;
-    fc_jw_init(&w, fd, 0);
-    fc_jw_obj_begin(&w, NULL);
-    fc_jw_i64(&w, "schema", 1);
-    fc_jw_obj_begin(&w, "totals");
-    fc_totals_json(&w, t, omit);
-    fc_jw_obj_end(&w);
+    static doc d;
+    fc_jw *w = doc_open(&d);
+    fc_jw_obj_begin(w, "totals");
+    fc_totals_json(w, t, omit);
+    fc_jw_obj_end(w);
     if (a != NULL) {
-        fc_jw_obj_begin(&w, "attention");
-        fc_attn_totals_json(&w, a);
-        fc_jw_obj_begin(&w, "by_source");
-        fc_jw_obj_end(&w);
-        fc_jw_arr_begin(&w, "shapes");
-        fc_jw_arr_end(&w);
-        fc_jw_obj_end(&w);
+        fc_jw_obj_begin(w, "attention");
+        fc_attn_totals_json(w, a);
+        fc_jw_obj_begin(w, "by_source");
+        fc_jw_obj_end(w);
+        fc_jw_arr_begin(w, "shapes");
+        fc_jw_arr_end(w);
+        fc_jw_obj_end(w);
     }
-    fc_jw_obj_end(&w);
-    assert_int_equal(fc_jw_finish(&w), 0);
-    off_t n = lseek(fd, 0, SEEK_END);
-    char *text = calloc(1, (size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(pread(fd, text, (size_t)n, 0), n);
-    close(fd);
-    unlink(tmpl);
-    *len = (size_t)n;
+    char *text = doc_text(&d, len);
     return text;
 }
 
@@ -201,26 +221,13 @@ static void test_attention_round_trip(void **state)
  * left out), beside the keys written apart. */
 static char *graphs_report(const fc_graphs_rec *g, unsigned omit, size_t *len)
 {
-    char tmpl[] = "/tmp/fc_schema_graphs_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    static fc_jw w;
-    fc_jw_init(&w, fd, 0);
-    fc_jw_obj_begin(&w, NULL);
-    fc_jw_i64(&w, "schema", 1);
-    fc_jw_obj_begin(&w, "graphs");
-    fc_jw_bool(&w, "replays_visible", 1);
-    fc_graphs_json(&w, g, omit);
-    fc_jw_obj_end(&w);
-    fc_jw_obj_end(&w);
-    assert_int_equal(fc_jw_finish(&w), 0);
-    off_t n = lseek(fd, 0, SEEK_END);
-    char *text = calloc(1, (size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(pread(fd, text, (size_t)n, 0), n);
-    close(fd);
-    unlink(tmpl);
-    *len = (size_t)n;
+    static doc d;
+    fc_jw *w = doc_open(&d);
+    fc_jw_obj_begin(w, "graphs");
+    fc_jw_bool(w, "replays_visible", 1);
+    fc_graphs_json(w, g, omit);
+    fc_jw_obj_end(w);
+    char *text = doc_text(&d, len);
     return text;
 }
 
@@ -294,38 +301,27 @@ static void test_sum_rows(void **state)
 static void test_kernel_shape_round_trip(void **state)
 {
     (void)state;
-    char tmpl[] = "/tmp/fc_schema_kshape_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    static fc_jw w;
-    fc_jw_init(&w, fd, 0);
-    fc_jw_obj_begin(&w, NULL);
-    fc_jw_i64(&w, "schema", 1);
-    fc_jw_obj_begin(&w, "kernels");
-    fc_jw_arr_begin(&w, "shapes");
-    fc_jw_obj_begin(&w, NULL);
-    fc_jw_str(&w, "api", "cublasGemmEx");
-    fc_jw_i64(&w, "m", 64);
-    fc_jw_i64(&w, "n", 32);
-    fc_jw_i64(&w, "k", 16);
-    fc_jw_i64(&w, "batch", 1);
-    fc_jw_str(&w, "transa", "N");
-    fc_jw_str(&w, "transb", "T");
-    fc_jw_str(&w, "dtype", "bf16");
+    static doc d;
+    fc_jw *w = doc_open(&d);
+    fc_jw_obj_begin(w, "kernels");
+    fc_jw_arr_begin(w, "shapes");
+    fc_jw_obj_begin(w, NULL);
+    fc_jw_str(w, "api", "cublasGemmEx");
+    fc_jw_i64(w, "m", 64);
+    fc_jw_i64(w, "n", 32);
+    fc_jw_i64(w, "k", 16);
+    fc_jw_i64(w, "batch", 1);
+    fc_jw_str(w, "transa", "N");
+    fc_jw_str(w, "transb", "T");
+    fc_jw_str(w, "dtype", "bf16");
     fc_kshape_rec k;
     fill_rows(fc_kshape_fields, FC_KSHAPE_N, &k);
-    fc_kshape_json(&w, &k);
-    fc_jw_obj_end(&w);
-    fc_jw_arr_end(&w);
-    fc_jw_obj_end(&w);
-    fc_jw_obj_end(&w);
-    assert_int_equal(fc_jw_finish(&w), 0);
-    off_t n = lseek(fd, 0, SEEK_END);
-    char *text = calloc(1, (size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(pread(fd, text, (size_t)n, 0), n);
-    close(fd);
-    unlink(tmpl);
+    fc_kshape_json(w, &k);
+    fc_jw_obj_end(w);
+    fc_jw_arr_end(w);
+    fc_jw_obj_end(w);
+    size_t n;
+    char *text = doc_text(&d, &n);
     json_object *root = json_tokener_parse(text), *sec, *shapes;
     assert_non_null(root);
     assert_true(json_object_object_get_ex(root, "kernels", &sec));
