@@ -34,13 +34,23 @@ typedef struct fc_schema_field {
  * and these three X make of it, once for every section: the record struct
  * (one member a row, of the row's C type), the row indices (P the index
  * prefix: P##name) and the table as data (P the record type):
- *   typedef struct fc_s_rec { FC_S_FIELDS(FC_SCHEMA_MEMBER, _) } fc_s_rec;
- *   enum { FC_S_FIELDS(FC_SCHEMA_INDEX, FC_S_I_) FC_S_N };
- *   const fc_schema_field fc_s_fields[] = {FC_S_FIELDS(FC_SCHEMA_ROW, fc_s_rec)}; */
+ * a section's header says FC_SCHEMA_SECTION(LIST, REC, I_, N, FIELDS) and
+ * its .c FC_SCHEMA_TABLE(LIST, REC, N, FIELDS). */
 #define FC_SCHEMA_MEMBER(P, name, type, req, unit, meaning) FC_SCHEMA_C_##type name;
 #define FC_SCHEMA_INDEX(P, name, type, req, unit, meaning) P##name,
 #define FC_SCHEMA_ROW(P, name, type, req, unit, meaning) \
     {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(P, name)},
+/* The record struct REC (one member a row), the row indices I_##name and
+ * their count N (a row's bit in an omit mask: 1u << I_##name), and the
+ * table FIELDS, declared. */
+#define FC_SCHEMA_SECTION(LIST, REC, I_, N, FIELDS)                                               \
+    typedef struct REC {                                                                          \
+        LIST(FC_SCHEMA_MEMBER, _)                                                                 \
+    } REC;                                                                                        \
+    enum { LIST(FC_SCHEMA_INDEX, I_) N };                                                         \
+    extern const fc_schema_field FIELDS[N]
+/* ... and the table defined (the section's .c). */
+#define FC_SCHEMA_TABLE(LIST, REC, N, FIELDS) const fc_schema_field FIELDS[N] = {LIST(FC_SCHEMA_ROW, REC)}
 
 /* Members of the open JSON object: the n rows of f read from rec, in table
  * order, but those whose bit (1 << row) is in omit. */

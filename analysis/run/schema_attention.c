@@ -5,9 +5,7 @@
 
 #include <stddef.h>
 
-const fc_schema_field fc_attn_totals_fields[FC_ATTN_TOTALS_N] = {
-    FC_ATTN_TOTALS_FIELDS(FC_SCHEMA_ROW, fc_attn_totals_rec)
-};
+FC_SCHEMA_TABLE(FC_ATTN_TOTALS_FIELDS, fc_attn_totals_rec, FC_ATTN_TOTALS_N, fc_attn_totals_fields);
 
 void fc_attn_totals_json(fc_jw *w, const fc_attn_totals_rec *t)
 {

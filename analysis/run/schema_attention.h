@@ -20,13 +20,8 @@
     X(P, distinct_shapes, U64, 0, "shapes", "distinct shapes in the attention table")               \
     X(P, overflow_calls, U64, 0, "calls", "calls of shapes beyond the table (counted, not listed)")
 
-typedef struct fc_attn_totals_rec {
-    FC_ATTN_TOTALS_FIELDS(FC_SCHEMA_MEMBER, _)
-} fc_attn_totals_rec;
-
-enum fc_attn_totals_index { FC_ATTN_TOTALS_FIELDS(FC_SCHEMA_INDEX, FC_ATTN_TOTALS_I_) FC_ATTN_TOTALS_N };
-
-extern const fc_schema_field fc_attn_totals_fields[FC_ATTN_TOTALS_N];
+/* The record, the row indices, the table (schema.h). */
+FC_SCHEMA_SECTION(FC_ATTN_TOTALS_FIELDS, fc_attn_totals_rec, FC_ATTN_TOTALS_I_, FC_ATTN_TOTALS_N, fc_attn_totals_fields);
 
 /* Members of the open "attention" object: every row of t. */
 void fc_attn_totals_json(fc_jw *w, const fc_attn_totals_rec *t);

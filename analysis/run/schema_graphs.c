@@ -5,9 +5,7 @@
 
 #include <stddef.h>
 
-const fc_schema_field fc_graphs_fields[FC_GRAPHS_N] = {
-    FC_GRAPHS_FIELDS(FC_SCHEMA_ROW, fc_graphs_rec)
-};
+FC_SCHEMA_TABLE(FC_GRAPHS_FIELDS, fc_graphs_rec, FC_GRAPHS_N, fc_graphs_fields);
 
 void fc_graphs_json(fc_jw *w, const fc_graphs_rec *t, unsigned omit)
 {

@@ -28,18 +28,13 @@
     X(P, never_launched_calls, U64, 0, "calls", "captured GEMM calls never launched")               \
     X(P, never_launched_flops, U128, 0, "FLOP", "their FLOPs (not counted)")
 
-typedef struct fc_graphs_rec {
-    FC_GRAPHS_FIELDS(FC_SCHEMA_MEMBER, _)
-} fc_graphs_rec;
-
-enum fc_graphs_index { FC_GRAPHS_FIELDS(FC_SCHEMA_INDEX, FC_GRAPHS_I_) FC_GRAPHS_N };
+/* The record, the row indices, the table (schema.h). */
+FC_SCHEMA_SECTION(FC_GRAPHS_FIELDS, fc_graphs_rec, FC_GRAPHS_I_, FC_GRAPHS_N, fc_graphs_fields);
 #define FC_GRAPHS_BIT(name) (1u << FC_GRAPHS_I_##name)
 /* What one process's shim alone knows: a sum of runs leaves them out. */
 #define FC_GRAPHS_PROCESS_ONLY                                                                    \
     (FC_GRAPHS_BIT(invalidated_calls) | FC_GRAPHS_BIT(dropped_calls) | FC_GRAPHS_BIT(clones) |   \
      FC_GRAPHS_BIT(exec_updates))
-
-extern const fc_schema_field fc_graphs_fields[FC_GRAPHS_N];
 
 /* Members of the open "graphs" object: every row of t but those whose
  * FC_GRAPHS_BIT is in omit. */

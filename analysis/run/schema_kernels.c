@@ -5,9 +5,7 @@
 
 #include <stddef.h>
 
-const fc_schema_field fc_kshape_fields[FC_KSHAPE_N] = {
-    FC_KSHAPE_FIELDS(FC_SCHEMA_ROW, fc_kshape_rec)
-};
+FC_SCHEMA_TABLE(FC_KSHAPE_FIELDS, fc_kshape_rec, FC_KSHAPE_N, fc_kshape_fields);
 
 void fc_kshape_json(fc_jw *w, const fc_kshape_rec *t)
 {

@@ -22,13 +22,8 @@
     X(P, peak_fraction, DBL, 0, "1", "achieved / the dtype's dense peak (null: no peak)")           \
     X(P, lost_seconds, DBL, 0, "s", "kernel time beyond what the peak would take (null: no peak)")
 
-typedef struct fc_kshape_rec {
-    FC_KSHAPE_FIELDS(FC_SCHEMA_MEMBER, _)
-} fc_kshape_rec;
-
-enum fc_kshape_index { FC_KSHAPE_FIELDS(FC_SCHEMA_INDEX, FC_KSHAPE_I_) FC_KSHAPE_N };
-
-extern const fc_schema_field fc_kshape_fields[FC_KSHAPE_N];
+/* The record, the row indices, the table (schema.h). */
+FC_SCHEMA_SECTION(FC_KSHAPE_FIELDS, fc_kshape_rec, FC_KSHAPE_I_, FC_KSHAPE_N, fc_kshape_fields);
 
 /* Members of the open shape object: every row of t. */
 void fc_kshape_json(fc_jw *w, const fc_kshape_rec *t);

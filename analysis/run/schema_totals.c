@@ -5,9 +5,7 @@
 
 #include <stddef.h>
 
-const fc_schema_field fc_totals_fields[FC_TOTALS_N] = {
-    FC_TOTALS_FIELDS(FC_SCHEMA_ROW, fc_totals_rec)
-};
+FC_SCHEMA_TABLE(FC_TOTALS_FIELDS, fc_totals_rec, FC_TOTALS_N, fc_totals_fields);
 
 void fc_totals_json(fc_jw *w, const fc_totals_rec *t, unsigned omit)
 {

@@ -32,18 +32,10 @@
     X(P, ranks, U64, 0, "ranks", "a merge or a job: the ranks summed")                            \
     X(P, processes, U64, 0, "processes", "a job: its processes that ran GEMMs")
 
-/* The section as a struct: one member a row, of the row's C type. */
-typedef struct fc_totals_rec {
-    FC_TOTALS_FIELDS(FC_SCHEMA_MEMBER, _)
-} fc_totals_rec;
-
-/* Bits of fc_totals_json's omit mask: FC_TOTALS_BIT(name). */
-enum fc_totals_index { FC_TOTALS_FIELDS(FC_SCHEMA_INDEX, FC_TOTALS_I_) FC_TOTALS_N };
+/* The record, the row indices, the table (schema.h). */
+FC_SCHEMA_SECTION(FC_TOTALS_FIELDS, fc_totals_rec, FC_TOTALS_I_, FC_TOTALS_N, fc_totals_fields);
 #define FC_TOTALS_BIT(name) (1u << FC_TOTALS_I_##name)
 #define FC_TOTALS_SUMS (FC_TOTALS_BIT(ranks) | FC_TOTALS_BIT(processes))
-
-/* The rows as data (schema.h; for the reader and the schema test). */
-extern const fc_schema_field fc_totals_fields[FC_TOTALS_N];
 
 /* Members of the open "totals" object: every row of t in table order but
  * those whose FC_TOTALS_BIT is in omit. */
