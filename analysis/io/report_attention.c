@@ -194,8 +194,8 @@ void fc_report_read_attention(fc_jctx *c, json_object *root, fc_report_attention
         /* the counts, by the section's table (analysis/run/schema_attention.h) */
         fc_attn_totals_rec t = {0};
         fc_schema_read(c, att, sec, fc_attn_totals_fields, 0, FC_ATTN_TOTALS_N, &t);
-#define FC_X(name, type, req, unit, meaning) a->name = t.name;
-        FC_ATTN_TOTALS_FIELDS(FC_X)
+#define FC_X(P, name, type, req, unit, meaning) a->name = t.name;
+        FC_ATTN_TOTALS_FIELDS(FC_X, _)
 #undef FC_X
         read_by_source(c, att, a);
         read_shapes(c, att, a);

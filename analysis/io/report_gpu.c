@@ -14,6 +14,7 @@
 #include "json_get.h"
 #include "kernel_class.h"
 #include "report_read.h"
+#include "schema_read.h"
 
 int fc_rgpu_class_index(const char *name)
 {
@@ -31,16 +32,7 @@ static void read_graphs(fc_jctx *c, json_object *g, fc_report_gpu *out)
     fc_jget_bool(c, g, "graphs", "replays_visible", &out->replays_visible);
     fc_jget_str(c, g, "graphs", "reason", out->graphs_reason, sizeof out->graphs_reason);
     fc_jget_str(c, g, "graphs", "seen_by", out->graphs_seen_by, sizeof out->graphs_seen_by);
-    fc_jget_u64(c, g, "graphs", "captures", &out->captures, 0);
-    fc_jget_u64(c, g, "graphs", "captured_calls", &out->captured_calls, 0);
-    fc_jget_u128(c, g, "graphs", "captured_flops", &out->captured_flops, 0);
-    fc_jget_u64(c, g, "graphs", "instantiations", &out->instantiations, 0);
-    fc_jget_u64(c, g, "graphs", "launches", &out->launches, 0);
-    fc_jget_u64(c, g, "graphs", "launched_calls", &out->launched_calls, 0);
-    fc_jget_u128(c, g, "graphs", "launched_flops", &out->launched_flops, 0);
-    fc_jget_u64(c, g, "graphs", "unknown_launches", &out->unknown_launches, 0);
-    fc_jget_u64(c, g, "graphs", "never_launched_calls", &out->never_launched_calls, 0);
-    fc_jget_u128(c, g, "graphs", "never_launched_flops", &out->never_launched_flops, 0);
+    fc_schema_read(c, g, "graphs", fc_graphs_fields, 0, FC_GRAPHS_N, &out->graph);
 }
 
 static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
@@ -61,7 +53,7 @@ static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
         json_object *s = json_object_array_get_idx(arr, i);
         fc_rgpu_shape *r = &out->shapes[out->n_shapes++];
         char ta[4] = "?", tb[4] = "?";
-        r->achieved = r->peak_fraction = r->lost_seconds = NAN;
+        r->t.achieved_flops_per_second = r->t.peak_fraction = r->t.lost_seconds = NAN;
         fc_jget_str(c, s, "kernels.shapes", "api", r->api, sizeof r->api);
         fc_jget_str(c, s, "kernels.shapes", "dtype", r->dtype, sizeof r->dtype);
         fc_jget_i64(c, s, "kernels.shapes", "m", &r->m);
@@ -72,14 +64,7 @@ static void read_shapes(fc_jctx *c, json_object *arr, fc_report_gpu *out)
         fc_jget_str(c, s, "kernels.shapes", "transb", tb, sizeof tb);
         r->transa = ta[0];
         r->transb = tb[0];
-        fc_jget_u64(c, s, "kernels.shapes", "calls", &r->calls, 0);
-        fc_jget_u64(c, s, "kernels.shapes", "calls_timed", &r->calls_timed, 0);
-        fc_jget_u64(c, s, "kernels.shapes", "kernels", &r->kernels, 0);
-        fc_jget_double(c, s, "kernels.shapes", "kernel_seconds", &r->kernel_seconds);
-        fc_jget_u128(c, s, "kernels.shapes", "flops_timed", &r->flops_timed, 0);
-        fc_jget_double(c, s, "kernels.shapes", "achieved_flops_per_second", &r->achieved);
-        fc_jget_double(c, s, "kernels.shapes", "peak_fraction", &r->peak_fraction);
-        fc_jget_double(c, s, "kernels.shapes", "lost_seconds", &r->lost_seconds);
+        fc_schema_read(c, s, "kernels.shapes", fc_kshape_fields, 0, FC_KSHAPE_N, &r->t);
     }
 }
 

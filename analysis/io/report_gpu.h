@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "report_read.h"
+#include "schema_graphs.h"
+#include "schema_kernels.h"
 #include "u128.h"
 
 #define FC_RGPU_CLASSES                                                                            \
@@ -22,10 +24,8 @@ typedef struct fc_rgpu_shape {
     char api[48], dtype[24];
     int64_t m, n, k, batch;
     char transa, transb;
-    uint64_t calls, calls_timed, kernels;
-    double kernel_seconds;
-    fc_u128 flops_timed;
-    double achieved, peak_fraction, lost_seconds; /* NaN when absent */
+    fc_kshape_rec t; /* its timing (schema_kernels.h); achieved_flops_per_second,
+                        peak_fraction, lost_seconds NaN when absent */
 } fc_rgpu_shape;
 
 typedef struct fc_rgpu_name {
@@ -47,9 +47,7 @@ typedef struct fc_report_gpu {
     int replays_visible;
     char graphs_reason[360];
     char graphs_seen_by[32]; /* "CUPTI", "CUDA runtime"; "" when not said */
-    uint64_t captures, captured_calls, instantiations, launches, launched_calls;
-    uint64_t unknown_launches, never_launched_calls;
-    fc_u128 captured_flops, launched_flops, never_launched_flops;
+    fc_graphs_rec graph; /* the counts (analysis/run/schema_graphs.h) */
 
     int has_kernels; /* the section is an object */
     char kernels_reason[360];

@@ -1,8 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* schema.c - a section's writer, driven by its table (schema.h). */
+/* schema.c - a section's writer and its sum, driven by its table
+ * (schema.h). */
 #include "schema.h"
 
-void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit)
+void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src)
+{
+    for (int i = 0; i < n; i++) {
+        char *to = (char *)dst + f[i].offset;
+        const char *from = (const char *)src + f[i].offset;
+        if (f[i].type == FC_SCHEMA_U128)
+            *(fc_u128 *)(void *)to = fc_u128_sat_add(*(const fc_u128 *)(void *)to,
+                                                     *(const fc_u128 *)(const void *)from);
+        else if (f[i].type == FC_SCHEMA_DBL)
+            *(double *)(void *)to += *(const double *)(const void *)from;
+        else
+            *(uint64_t *)(void *)to += *(const uint64_t *)(const void *)from;
+    }
+}
+
+void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit)
 {
     for (int i = 0; i < n; i++) {
         if (i < 32 && (omit >> i & 1u))
@@ -10,6 +26,8 @@ void fc_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, 
         const char *at = (const char *)rec + f[i].offset;
         if (f[i].type == FC_SCHEMA_U128)
             fc_jw_u128(w, f[i].name, *(const fc_u128 *)(const void *)at);
+        else if (f[i].type == FC_SCHEMA_DBL)
+            fc_jw_double(w, f[i].name, *(const double *)(const void *)at);
         else
             fc_jw_u64(w, f[i].name, *(const uint64_t *)(const void *)at);
     }

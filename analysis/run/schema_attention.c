@@ -5,14 +5,9 @@
 
 #include <stddef.h>
 
-const fc_schema_field fc_attn_totals_fields[FC_ATTN_TOTALS_N] = {
-#define FC_X(name, type, req, unit, meaning) \
-    {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(fc_attn_totals_rec, name)},
-    FC_ATTN_TOTALS_FIELDS(FC_X)
-#undef FC_X
-};
+FC_SCHEMA_TABLE(FC_ATTN_TOTALS_FIELDS, fc_attn_totals_rec, FC_ATTN_TOTALS_N, fc_attn_totals_fields);
 
 void fc_attn_totals_json(fc_jw *w, const fc_attn_totals_rec *t)
 {
-    fc_schema_json(w, fc_attn_totals_fields, FC_ATTN_TOTALS_N, t, 0);
+    fci_schema_json(w, fc_attn_totals_fields, FC_ATTN_TOTALS_N, t, 0);
 }

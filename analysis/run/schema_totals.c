@@ -5,14 +5,9 @@
 
 #include <stddef.h>
 
-const fc_schema_field fc_totals_fields[FC_TOTALS_N] = {
-#define FC_X(name, type, req, unit, meaning) \
-    {#name, FC_SCHEMA_##type, req, unit, meaning, offsetof(fc_totals_rec, name)},
-    FC_TOTALS_FIELDS(FC_X)
-#undef FC_X
-};
+FC_SCHEMA_TABLE(FC_TOTALS_FIELDS, fc_totals_rec, FC_TOTALS_N, fc_totals_fields);
 
 void fc_totals_json(fc_jw *w, const fc_totals_rec *t, unsigned omit)
 {
-    fc_schema_json(w, fc_totals_fields, FC_TOTALS_N, t, omit);
+    fci_schema_json(w, fc_totals_fields, FC_TOTALS_N, t, omit);
 }

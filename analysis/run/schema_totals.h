@@ -17,40 +17,25 @@
 
 #include "schema.h"
 
-/* X(name, type, required, unit, meaning) */
-#define FC_TOTALS_FIELDS(X)                                                                       \
-    X(gemm_calls, U64, 1, "calls", "successful GEMM calls counted")                              \
-    X(gemm_flops, U128, 1, "FLOP", "their FLOPs (2mnk a real product, 8mnk a complex one)")      \
-    X(failed_calls, U64, 0, "calls", "GEMM calls the library failed (not counted)")              \
-    X(invalid_calls, U64, 0, "calls", "GEMM calls with invalid arguments (not counted)")         \
-    X(unresolved_calls, U64, 0, "calls", "calls whose real function could not be found")         \
-    X(distinct_shapes, U64, 0, "shapes", "distinct shapes in the shape table")                   \
-    X(overflow_calls, U64, 0, "calls", "calls of shapes beyond the table (counted, not listed)") \
-    X(attention_calls, U64, 0, "calls", "counted fused attention calls")                         \
-    X(attention_flops, U128, 0, "FLOP", "their executed FLOPs")                                  \
-    X(counted_flops, U128, 0, "FLOP", "GEMMs + attention (gemm_flops + attention_flops)")     \
-    X(ranks, U64, 0, "ranks", "a merge or a job: the ranks summed")                            \
-    X(processes, U64, 0, "processes", "a job: its processes that ran GEMMs")
+/* X(P, name, type, required, unit, meaning): schema.h */
+#define FC_TOTALS_FIELDS(X, P)                                                                      \
+    X(P, gemm_calls, U64, 1, "calls", "successful GEMM calls counted")                              \
+    X(P, gemm_flops, U128, 1, "FLOP", "their FLOPs (2mnk a real product, 8mnk a complex one)")      \
+    X(P, failed_calls, U64, 0, "calls", "GEMM calls the library failed (not counted)")              \
+    X(P, invalid_calls, U64, 0, "calls", "GEMM calls with invalid arguments (not counted)")         \
+    X(P, unresolved_calls, U64, 0, "calls", "calls whose real function could not be found")         \
+    X(P, distinct_shapes, U64, 0, "shapes", "distinct shapes in the shape table")                   \
+    X(P, overflow_calls, U64, 0, "calls", "calls of shapes beyond the table (counted, not listed)") \
+    X(P, attention_calls, U64, 0, "calls", "counted fused attention calls")                         \
+    X(P, attention_flops, U128, 0, "FLOP", "their executed FLOPs")                                  \
+    X(P, counted_flops, U128, 0, "FLOP", "GEMMs + attention (gemm_flops + attention_flops)")     \
+    X(P, ranks, U64, 0, "ranks", "a merge or a job: the ranks summed")                            \
+    X(P, processes, U64, 0, "processes", "a job: its processes that ran GEMMs")
 
-/* The section as a struct: one member a row, of the row's C type. */
-typedef struct fc_totals_rec {
-#define FC_X(name, type, req, unit, meaning) FC_SCHEMA_C_##type name;
-    FC_TOTALS_FIELDS(FC_X)
-#undef FC_X
-} fc_totals_rec;
-
-/* Bits of fc_totals_json's omit mask: FC_TOTALS_BIT(name). */
-enum fc_totals_index {
-#define FC_X(name, type, req, unit, meaning) FC_TOTALS_I_##name,
-    FC_TOTALS_FIELDS(FC_X)
-#undef FC_X
-    FC_TOTALS_N
-};
+/* The record, the row indices, the table (schema.h). */
+FC_SCHEMA_SECTION(FC_TOTALS_FIELDS, fc_totals_rec, FC_TOTALS_I_, FC_TOTALS_N, fc_totals_fields);
 #define FC_TOTALS_BIT(name) (1u << FC_TOTALS_I_##name)
 #define FC_TOTALS_SUMS (FC_TOTALS_BIT(ranks) | FC_TOTALS_BIT(processes))
-
-/* The rows as data (schema.h; for the reader and the schema test). */
-extern const fc_schema_field fc_totals_fields[FC_TOTALS_N];
 
 /* Members of the open "totals" object: every row of t in table order but
  * those whose FC_TOTALS_BIT is in omit. */

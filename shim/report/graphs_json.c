@@ -10,6 +10,7 @@
 #include "cupti/hwflops.h"
 #include "cupti/kernels.h"
 #include "gpu_sections.h"
+#include "schema_graphs.h"
 
 static const char *state_name(int s)
 {
@@ -44,20 +45,11 @@ void fc_report_graphs_json(fc_jw *w)
     fc_jw_bool(w, "replays_visible", g.replays_visible);
     fc_jw_str(w, "reason", g.replays_visible ? NULL : g.reason);
     fc_jw_str(w, "seen_by", g.seen_by);
-    fc_jw_u64(w, "captures", g.captures);
-    fc_jw_u64(w, "captured_calls", g.captured_calls);
-    fc_jw_u128(w, "captured_flops", g.captured_flops);
-    fc_jw_u64(w, "invalidated_calls", g.invalidated_calls);
-    fc_jw_u64(w, "dropped_calls", g.dropped_calls);
-    fc_jw_u64(w, "instantiations", g.instantiations);
-    fc_jw_u64(w, "clones", g.clones);
-    fc_jw_u64(w, "exec_updates", g.exec_updates);
-    fc_jw_u64(w, "launches", g.launches);
-    fc_jw_u64(w, "launched_calls", g.launched_calls);
-    fc_jw_u128(w, "launched_flops", g.launched_flops);
-    fc_jw_u64(w, "unknown_launches", g.unknown_launches);
-    fc_jw_u64(w, "never_launched_calls", g.never_launched_calls);
-    fc_jw_u128(w, "never_launched_flops", g.never_launched_flops);
+    fc_graphs_rec rec;
+#define FC_X(P, name, type, req, unit, meaning) rec.name = g.name;
+    FC_GRAPHS_FIELDS(FC_X, _)
+#undef FC_X
+    fc_graphs_json(w, &rec, 0);
     fc_jw_arr_begin(w, "execs");
     for (size_t i = 0; i < g.n_execs; i++) {
         const fc_graph_exec_row *r = &g.execs[i];

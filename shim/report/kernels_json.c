@@ -16,6 +16,7 @@
 #include "dtype.h"
 #include "gpu_sections.h"
 #include "probe/peak_choice.h"
+#include "schema_kernels.h"
 #include "stats.h"
 
 #define SHAPE_ROWS 64
@@ -168,14 +169,15 @@ static void write_shapes(fc_jw *w)
         fc_jw_str(w, "transa", ta);
         fc_jw_str(w, "transb", tb);
         fc_jw_str(w, "dtype", fc_dtype_name(r->v.key.dtype));
-        fc_jw_u64(w, "calls", r->v.calls);
-        fc_jw_u64(w, "calls_timed", r->k->calls);
-        fc_jw_u64(w, "kernels", r->k->kernels);
-        fc_jw_double(w, "kernel_seconds", secs(r->k->ns));
-        fc_jw_u128(w, "flops_timed", r->flops_timed);
-        fc_jw_double(w, "achieved_flops_per_second", r->achieved);
-        fc_jw_double(w, "peak_fraction", r->peak_fraction);
-        fc_jw_double(w, "lost_seconds", r->lost);
+        fc_kshape_rec t = {.calls = r->v.calls,
+                           .calls_timed = r->k->calls,
+                           .kernels = r->k->kernels,
+                           .kernel_seconds = secs(r->k->ns),
+                           .flops_timed = r->flops_timed,
+                           .achieved_flops_per_second = r->achieved,
+                           .peak_fraction = r->peak_fraction,
+                           .lost_seconds = r->lost};
+        fc_kshape_json(w, &t);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);

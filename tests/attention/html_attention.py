@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """html_attention.py MODE FLOPCOUNT WORKDIR
 
-The --html pages with counted fused attention (tools/html/attention_table.c):
+The --html pages with counted fused attention (tools/render/html/attention_table.c):
 the "attention" section (the counted FLOPs by source as a chart and a
 table, the shapes, what is not counted), its share among the headline
 figures, and the waterfall from the formula to the counted FLOPs with the

@@ -35,7 +35,7 @@ PY = "/usr/bin/python3"
 MODEL = ["--layers", "2", "--hidden", "64", "--heads", "4", "--vocab", "96", "--seq", "32",
          "--batch", "2"]
 WIDTH, HEIGHT = 1100, 2400
-# The bar colour of the time charts (--c-time in tools/html/html.c), light and dark.
+# The bar colour of the time charts (--c-time in tools/render/html/html.c), light and dark.
 TIME_LIGHT, TIME_DARK = (0x4a, 0x78, 0xb0), (0x6e, 0xa6, 0xe8)
 
 

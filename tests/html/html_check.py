@@ -111,7 +111,7 @@ def keyed(root):
     return out
 
 
-# The text report's formats (tools/report/report_fmt.c, analysis/u128.c).
+# The text report's formats (tools/render/render_fmt.c, analysis/u128.c).
 def fmt_pct(x):
     if x is None:
         return "n/a"

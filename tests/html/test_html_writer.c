@@ -18,6 +18,7 @@
 
 #include "html.h"
 #include "pages.h"
+#include "render.h"
 #include "report_view.h"
 #include "svg.h"
 
@@ -34,7 +35,7 @@ static void mem_open(mem *m)
     memset(m, 0, sizeof *m);
     m->f = open_memstream(&m->text, &m->len);
     assert_non_null(m->f);
-    fc_html_init_stream(&m->h, m->f);
+    fci_html_init_stream(&m->h, m->f);
 }
 
 static char *mem_close(mem *m)
@@ -57,7 +58,7 @@ static void test_escape(void **state)
     (void)state;
     mem m;
     mem_open(&m);
-    fc_html_esc(&m.h, "a<b&c\"d>e'f\x01g\th");
+    fci_html_esc(&m.h, "a<b&c\"d>e'f\x01g\th");
     char *t = mem_close(&m);
     /* each of the five becomes its entity; a control byte is U+FFFD; tab stays */
     assert_string_equal(t, "a&lt;b&amp;c&quot;d&gt;e&#39;f\xef\xbf\xbdg\th");
@@ -69,26 +70,26 @@ static void test_escape_in_structure(void **state)
     (void)state;
     mem m;
     mem_open(&m);
-    fc_html_page_begin(&m.h, "t<1>", "run/<x&y>\"'.json");
-    fc_html_section_begin(&m.h, "s\"1", "A & B");
-    fc_html_card(&m.h, "k\"<", "l<", "v&", "d>");
-    fc_html_table_begin(&m.h, "t'", "c<");
+    fci_html_page_begin(&m.h, "t<1>", "run/<x&y>\"'.json");
+    fci_html_section_begin(&m.h, "s\"1", "A & B");
+    fci_html_card(&m.h, "k\"<", "l<", "v&", "d>");
+    fci_html_table_begin(&m.h, "t'", "c<");
     static const char *const head[] = {"#n<", "w&"};
-    fc_html_head_row(&m.h, head, 2);
-    fc_html_row_begin(&m.h, "r\"");
-    fc_html_td_key(&m.h, "x'", "1<2", 1);
-    fc_html_td(&m.h, "a&b", 0);
-    fc_html_row_end(&m.h);
-    fc_html_table_end(&m.h);
+    fci_html_head_row(&m.h, head, 2);
+    fci_html_row_begin(&m.h, "r\"");
+    fci_html_td_key(&m.h, "x'", "1<2", 1);
+    fci_html_td(&m.h, "a&b", 0);
+    fci_html_row_end(&m.h);
+    fci_html_table_end(&m.h);
     static const char *const cls[] = {"s-time\""}, *const lbl[] = {"<lbl>"};
-    fc_html_legend(&m.h, cls, lbl, 1);
+    fci_html_legend(&m.h, cls, lbl, 1);
     fc_svg s;
-    fc_svg_axis_fit(&s.left, 1, FC_UNIT_PLAIN);
-    fc_svg_begin(&s, &m.h, "chart \"<&>'", 1, 300, 0);
-    fc_svg_bar(&s, 0, 0, 1, 0, "s-time", "tip <&>\"'");
-    fc_svg_end(&s);
-    fc_html_section_end(&m.h);
-    fc_html_page_end(&m.h);
+    fci_svg_axis_fit(&s.left, 1, FC_UNIT_PLAIN);
+    fci_svg_begin(&s, &m.h, "chart \"<&>'", 1, 300, 0);
+    fci_svg_bar(&s, 0, 0, 1, 0, "s-time", "tip <&>\"'");
+    fci_svg_end(&s);
+    fci_html_section_end(&m.h);
+    fci_html_page_end(&m.h);
     char *t = mem_close(&m);
     assert_non_null(strstr(t, "<title>t&lt;1&gt;</title>"));
     assert_non_null(strstr(t, "<p>run/&lt;x&amp;y&gt;&quot;&#39;.json</p>"));
@@ -116,30 +117,30 @@ static void test_axis(void **state)
     fc_svg_axis a;
     char l[32];
     /* 1.3 s: raw step 0.26, the first round step above it is 0.5, top 1.5 */
-    fc_svg_axis_fit(&a, 1.3, FC_UNIT_SECONDS);
+    fci_svg_axis_fit(&a, 1.3, FC_UNIT_SECONDS);
     assert_true(fabs(a.step - 0.5) < 1e-12 && fabs(a.max - 1.5) < 1e-12);
-    fc_svg_tick_label(&a, 1.0, l, sizeof l);
+    fci_svg_tick_label(&a, 1.0, l, sizeof l);
     assert_string_equal(l, "1.0 s");
     /* 0.11 s: raw 0.022, step 0.025 (needs three decimals), top 0.125 */
-    fc_svg_axis_fit(&a, 0.11, FC_UNIT_SECONDS);
+    fci_svg_axis_fit(&a, 0.11, FC_UNIT_SECONDS);
     assert_true(fabs(a.step - 0.025) < 1e-12 && fabs(a.max - 0.125) < 1e-12);
-    fc_svg_tick_label(&a, 0.075, l, sizeof l);
+    fci_svg_tick_label(&a, 0.075, l, sizeof l);
     assert_string_equal(l, "0.075 s");
     /* 2.94e9 FLOPs: raw 5.88e8, step 1e9, top 3e9, labelled in G */
-    fc_svg_axis_fit(&a, 2.94e9, FC_UNIT_FLOP);
+    fci_svg_axis_fit(&a, 2.94e9, FC_UNIT_FLOP);
     assert_true(a.step == 1e9 && a.max == 3e9);
-    fc_svg_tick_label(&a, 2e9, l, sizeof l);
+    fci_svg_tick_label(&a, 2e9, l, sizeof l);
     assert_string_equal(l, "2 G");
     /* 2^72 FLOPs = 4.72e21: step 1e21, top 5e21, in Z */
-    fc_svg_axis_fit(&a, 4722366482869645213696.0, FC_UNIT_FLOP);
-    fc_svg_tick_label(&a, 3e21, l, sizeof l);
+    fci_svg_axis_fit(&a, 4722366482869645213696.0, FC_UNIT_FLOP);
+    fci_svg_tick_label(&a, 3e21, l, sizeof l);
     assert_string_equal(l, "3 Z");
     /* a fraction of 0.3: step 0.1 -> "30%" */
-    fc_svg_axis_fit(&a, 0.3, FC_UNIT_PCT);
-    fc_svg_tick_label(&a, 0.2, l, sizeof l);
+    fci_svg_axis_fit(&a, 0.3, FC_UNIT_PCT);
+    fci_svg_tick_label(&a, 0.2, l, sizeof l);
     assert_string_equal(l, "20%");
     /* nothing to show: 0..1 */
-    fc_svg_axis_fit(&a, NAN, FC_UNIT_PLAIN);
+    fci_svg_axis_fit(&a, NAN, FC_UNIT_PLAIN);
     assert_true(a.max == 1 && a.step == 0.2);
 }
 
@@ -149,10 +150,10 @@ static void test_bar_geometry(void **state)
     mem m;
     mem_open(&m);
     fc_svg s;
-    fc_svg_axis_fit(&s.left, 1.0, FC_UNIT_SECONDS); /* 0..1, step 0.2 */
-    fc_svg_begin(&s, &m.h, "g", 2, 300, 0);
-    fc_svg_bar(&s, 1, 0, 0.5, 0, "s-time", NULL);
-    fc_svg_end(&s);
+    fci_svg_axis_fit(&s.left, 1.0, FC_UNIT_SECONDS); /* 0..1, step 0.2 */
+    fci_svg_begin(&s, &m.h, "g", 2, 300, 0);
+    fci_svg_bar(&s, 1, 0, 0.5, 0, "s-time", NULL);
+    fci_svg_end(&s);
     char *t = mem_close(&m);
     /* plot x 76..944 (960 - 16, no right axis), 2 bands of 434 px, 15% padding
      * (65.1 px): band 1 starts at 510, the bar at 575.1, 303.8 wide. y 14..248
@@ -179,19 +180,19 @@ static void test_output_file(void **state)
     /* written beside the name, renamed when complete */
     snprintf(path, sizeof path, "%s/p.html", dir);
     assert_int_equal(fc_html_open(&h, path, err, sizeof err), 0);
-    fc_html_raw(&h, "<p>x</p>\n");
+    fci_html_raw(&h, "<p>x</p>\n");
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     struct stat st;
     assert_int_equal(stat(tmp, &st), 0);
     assert_int_not_equal(stat(path, &st), 0);
-    assert_int_equal(fc_html_commit(&h, err, sizeof err), 0);
+    assert_int_equal(fci_html_commit(&h, err, sizeof err), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal((int)st.st_size, 9);
     assert_int_not_equal(stat(tmp, &st), 0);
     /* a discarded page leaves nothing */
     snprintf(path, sizeof path, "%s/q.html", dir);
     assert_int_equal(fc_html_open(&h, path, err, sizeof err), 0);
-    fc_html_discard(&h);
+    fci_html_discard(&h);
     assert_int_not_equal(stat(path, &st), 0);
     unlink(dir);
     char cmd[300];
@@ -251,7 +252,7 @@ static void fill_view(fc_report_view *v)
     v->formula_mfu = v->formula_hfu = NAN;
 }
 
-/* What fc_report_print_text writes, captured. */
+/* What the text renderer writes of one run, captured. */
 static char *text_of(const fc_report_view *v)
 {
     fflush(stdout);
@@ -259,7 +260,8 @@ static char *text_of(const fc_report_view *v)
     FILE *tmp = tmpfile();
     assert_non_null(tmp);
     dup2(fileno(tmp), 1);
-    fc_report_print_text(v);
+    fc_render_in in = {.one = v};
+    assert_int_equal(fc_render(FC_RENDER_TEXT, &in, "test"), 0);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -279,7 +281,8 @@ static void test_report_page_figures(void **state)
     char *text = text_of(&v);
     mem m;
     mem_open(&m);
-    assert_int_equal(fc_html_report_page(&m.h, &v), 0);
+    fc_render_in in = {.one = &v, .page = &m.h}; /* a stream: written, not committed */
+    assert_int_equal(fc_render(FC_RENDER_HTML, &in, "test"), 0);
     char *t = mem_close(&m);
     /* the text report's own lines, worked out above */
     assert_non_null(strstr(text, "  HFU            0.087%   all counted FLOPs"));

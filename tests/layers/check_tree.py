@@ -12,14 +12,18 @@ read from the built objects with nm. Bottom to top:
   3  io, probe        analysis/io/ (the JSON readers), analysis/probe/
                       (what looks at the machine: dlopen is allowed here
                       and nowhere else below the verbs)
-  4  render, sums     tools/report/ tools/merge/ tools/job/ tools/html/
+  4  render, sums     tools/render/ (text/ json/ html/: render.h the door) tools/report/
+                      tools/merge/ tools/job/
                       tools/model_flags.c
   5  verbs            tools/main.c env.c run*.c peak.c formula.c,
                       tools/report/report_cmd.c, tools/merge/merge.c,
                       tools/merge/merge_parts.c
 
 A file may use what its own layer or a lower one defines, never a higher
-layer's; dlopen/dlsym only in probe/ (and the verbs); and no circle of
+layer's; dlopen/dlsym only in probe/ (and the verbs); a verb reaches
+tools/render/ only through its door (fc_render, and fc_html_open for the
+page it opens before any output): it chooses the form, never writes one;
+and no circle of
 files may span two folders or more than two files (a pair that calls each
 other is allowed, as a header's two halves). --self-test builds tiny
 objects with an upward call, a circle across folders and a circle of
@@ -42,6 +46,7 @@ VERBS = {"tools/main", "tools/env", "tools/run", "tools/run_paths", "tools/run_w
          "tools/merge/merge_parts"}
 NAMES = ["base utilities", "model maths", "run", "io/probe", "render/sums", "verbs"]
 DL = {"dlopen", "dlsym", "dlvsym", "dlmopen"}
+RENDER_DOOR = {"fc_render", "fc_html_open"}
 
 
 def layer_of(src):
@@ -142,6 +147,8 @@ def check(objs):
                 continue
             edges.setdefault(s, set()).add(d)
             ld = layer_of(d)
+            if ls == 5 and d.startswith("tools/render/") and name not in RENDER_DOOR:
+                bad.append(f"{s}.c (verbs) uses {name} of {d}.c: a verb goes through fc_render")
             if ld is not None and ld > ls:
                 bad.append(f"{s}.c ({NAMES[ls]}) uses {name} of {d}.c ({NAMES[ld]}): upward")
     for comp in circles(edges, objs.keys()):
@@ -153,17 +160,22 @@ def check(objs):
     return bad
 
 
+def tiny_object(top, src, code):
+    """Compiles code as top/src/SRC.c into top/obj/SRC.c.o (for the self-tests)."""
+    c = os.path.join(top, "src", src + ".c")
+    os.makedirs(os.path.dirname(c), exist_ok=True)
+    with open(c, "w") as f:
+        f.write(code)
+    o = os.path.join(top, "obj", src + ".c.o")
+    os.makedirs(os.path.dirname(o), exist_ok=True)
+    subprocess.run(["cc", "-c", c, "-o", o], check=True)
+    return o
+
+
 def self_test():
     with tempfile.TemporaryDirectory() as t:
         def obj(src, code):
-            c = os.path.join(t, "src", src + ".c")
-            os.makedirs(os.path.dirname(c), exist_ok=True)
-            with open(c, "w") as f:
-                f.write(code)
-            o = os.path.join(t, "obj", src + ".c.o")
-            os.makedirs(os.path.dirname(o), exist_ok=True)
-            subprocess.run(["cc", "-c", c, "-o", o], check=True)
-            return o
+            return tiny_object(t, src, code)
         objs = {
             # upward: base utility -> run
             "analysis/u128": obj("analysis/u128", "int t_run(void);\nint t_u(void) { return t_run(); }\n"),
@@ -175,16 +187,19 @@ def self_test():
             "analysis/io/x": obj("analysis/io/x", "int t_y(void);\nint t_x(void) { return t_y(); }\n"),
             "analysis/io/y": obj("analysis/io/y", "int t_z(void);\nint t_y(void) { return t_z(); }\n"),
             "analysis/io/z": obj("analysis/io/z", "int t_x(void);\nint t_z(void) { return t_x(); }\n"),
+            # a verb writing a form itself, not through fc_render
+            "tools/render/text/w": obj("tools/render/text/w", "int t_w(void) { return 0; }\n"),
+            "tools/merge/merge": obj("tools/merge/merge", "int t_w(void);\nint t_m(void) { return t_w(); }\n"),
         }
         bad = check(objs)
         want = [("upward", "analysis/u128.c"), ("across folders", "tools/job/a.c"),
-                ("more than two files", "analysis/io/x.c")]
+                ("more than two files", "analysis/io/x.c"), ("through fc_render", "tools/merge/merge.c")]
         for what, where in want:
             if not any(what in b and where in b for b in bad):
                 print(f"layers self-test: {what} ({where}) was not caught:", bad)
                 return 1
-        if len(bad) != 3:
-            print("layers self-test: more than the three faults reported:", bad)
+        if len(bad) != 4:
+            print("layers self-test: other than the four faults reported:", bad)
             return 1
     return 0
 

@@ -12,3 +12,10 @@ add_test(NAME layers_shim
 add_test(NAME layers_tree
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_tree.py ${CMAKE_BINARY_DIR}
           ${CMAKE_SOURCE_DIR} --self-test)
+
+# Names (check_names.py, CONTRIBUTING.md "Names"): no two headers of one
+# name on one include path, no function defined twice, and fci_ (internal
+# to a folder: analysis/run, tools/render ...) used only in its folder.
+add_test(NAME layers_names
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_names.py ${CMAKE_BINARY_DIR}
+          ${CMAKE_SOURCE_DIR} --self-test)

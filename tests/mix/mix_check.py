@@ -56,7 +56,7 @@ def hand(flops_by_dtype, peaks, seconds, gpus=1):
 
 
 def fmt_pct(v):
-    """fc_fmt_pct (tools/report/report_fmt.c)."""
+    """fci_fmt_pct (tools/render/render_fmt.c)."""
     if v is None:
         return "n/a"
     return "%.2g%%" % (v * 100) if v != 0 and abs(v) < 0.001 else "%.1f%%" % (v * 100)

@@ -90,7 +90,7 @@ def pct(x):
 
 
 def fmt_pct(x):
-    """fc_fmt_pct: the report's text and page."""
+    """fci_fmt_pct: the report's text and page."""
     return "%.2g%%" % (100 * x) if x != 0 and abs(x) < 0.001 else "%.1f%%" % (100 * x)
 
 

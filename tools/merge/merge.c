@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* merge.c - 'flopcount merge FILE... | DIR': read every rank's report and
  * print one for the job (merge_analyze.c / merge_steps.c work it out,
- * merge_out.c prints it; --html OUT also writes it as a page, html/).
+ * tools/render/ prints it: text, --json, or --html OUT as a page).
  * Missing and duplicate ranks are said, never dropped quietly. */
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "html.h"
 #include "merge.h"
 #include "merge_gpu.h"
-#include "pages.h"
+#include "render.h"
 #include "report_peak.h"
 #include "tools.h"
 
@@ -308,7 +308,6 @@ int fc_cmd_merge(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     static fc_html page;
-    char err[600];
     int parsed = parse_args(&a, argc, argv) == 0;
     if (parsed) { /* FILE.parts/ next to a report: its run's other processes */
         a.files.paths = a.paths;
@@ -322,20 +321,11 @@ int fc_cmd_merge(int argc, char **argv)
             fprintf(stderr, "flopcount merge: warning: %s repeats rank %ld; ignored\n",
                     m.ranks[i].path, m.ranks[i].rank);
         int problems = warn_problems(&m);
-        if (a.json)
-            rc = fc_merge_print_json(&m) == 0 ? 0 : 2;
-        else {
-            fc_merge_print_text(&m, a.all_ranks);
-            rc = fflush(stdout) == 0 ? 0 : 2;
-        }
-        if (a.html != NULL && fc_html_merge_page(&page, &m) != 0) {
-            fc_html_discard(&page);
-            fprintf(stderr, "flopcount merge: out of memory writing the page\n");
+        fc_render_in in = {.sum = &m, .all_ranks = a.all_ranks, .page = &page};
+        rc = fc_render(a.json ? FC_RENDER_JSON : FC_RENDER_TEXT, &in, "flopcount merge") == 0 ? 0
+                                                                                              : 2;
+        if (a.html != NULL && fc_render(FC_RENDER_HTML, &in, "flopcount merge") != 0)
             rc = 2;
-        } else if (a.html != NULL && fc_html_commit(&page, err, sizeof err) != 0) {
-            fprintf(stderr, "flopcount merge: %s\n", err);
-            rc = 2;
-        }
         if (rc == 0 && problems && a.strict)
             rc = 1;
     }

@@ -2,7 +2,7 @@
 /* merge.h - what 'flopcount merge' keeps of each rank's report and what it
  * works out for the job: sums, iterations aligned across ranks, the
  * straggler, ranks whose FLOPs differ, missing and duplicate ranks.
- * Internal to the flopcount command (merge.c, merge_analyze.c, merge_out.c). */
+ * Internal to the flopcount command (merge.c, merge_analyze.c, tools/render/text/text_merge.c). */
 #ifndef FC_MERGE_H
 #define FC_MERGE_H
 
@@ -160,14 +160,13 @@ int fc_merge_sum_report(fc_merge *m, const fc_report *r);
 int fc_merge_sum_attention(fc_merge *m, const fc_report *r);
 void fc_merge_attention_done(fc_merge *m);
 void fc_merge_attention_free(fc_merge *m);
-/* The members of "totals" of the sum m (merge_json.c), by the section's
+/* The members of "totals" of the sum m (tools/render/json/json_merge.c), by the section's
  * table (analysis/run/schema_totals.h): GEMM counts, distinct shapes,
  * overflow_calls, ranks and processes unless < 0, then the attention
  * counts. */
 void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_t overflow,
                           int64_t rank_count, int64_t processes);
 void fc_merge_json_attention(fc_jw *w, const fc_merge *m);
-void fc_merge_attention_text(const fc_merge *m);
 /* Steps, straggler, consistency, utilization (merge_steps.c); -1 on out of
  * memory. */
 int fc_merge_align(fc_merge *m);
@@ -207,11 +206,6 @@ int fc_merge_load_all(char *const *paths, size_t n, fc_merge_take_fn take, void 
 double fc_merge_rank_hfu(const fc_merge *m, const fc_merge_rank *s);
 /* 1 when the slowest rank is FC_STRAGGLER_PCT or more behind the others. */
 int fc_merge_is_straggler(const fc_merge *m);
-/* Phrases of the text output (merge_out.c), shared with the HTML page:
- * "4 reports, world size 4, 4 ranks merged on 1 host (launcher torchrun)";
- * the straggler line ("rank 3: median step ... vs ..."). Return buf. */
-char *fc_merge_header_words(const fc_merge *m, char *buf, size_t size);
-char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size);
 
 /* The report paths given to merge (merge_parts.c): show[i] is what to call
  * paths[i] in the output when it differs (NULL: paths[i]); temp[i] marks a
@@ -226,11 +220,7 @@ typedef struct fc_merge_paths {
 int fc_merge_expand_parts(fc_merge_paths *p);
 void fc_merge_paths_free(fc_merge_paths *p);
 
-/* One sentence on what the FLOP consistency verdict means. */
-const char *fc_merge_verdict_words(const fc_merge *m);
-/* Output (merge_out.c, merge_json.c). all_ranks: list every rank in text even when many. */
-void fc_merge_print_text(const fc_merge *m, int all_ranks);
-int fc_merge_print_json(const fc_merge *m);
+/* Output: tools/render/ (render.h); the merged JSON, for the job report too: */
 /* The merged JSON to fd (no trailing newline); -1 on a write error. */
 int fc_merge_write_json(const fc_merge *m, int fd);
 /* Pieces of it, for the job report (tools/job/). */
@@ -239,7 +229,8 @@ void fc_merge_json_shapes(fc_jw *w, const fc_merge *m);
 /* No peak option: the peak every rank's report carries, when they agree. */
 void fc_merge_peak_from_reports(fc_merge *m);
 
-/* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit). */
+/* "0-3, 5, 7-9" for an ascending list (truncated with "..." to fit;
+ * merge_analyze.c). */
 void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size);
 
 #endif

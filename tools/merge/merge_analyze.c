@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* merge_analyze.c - the arithmetic of 'flopcount merge': per-rank summaries,
  * sums, iterations aligned across ranks, the straggler, FLOP consistency
- * and cluster utilization. No printing here (merge_out.c does that). */
+ * and cluster utilization, and a rank list as ranges (fc_rank_ranges). No
+ * printing here (tools/render/ does that). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,4 +233,28 @@ void fc_merge_peak_from_reports(fc_merge *m)
             dt = "";
     snprintf(m->peak_desc, sizeof m->peak_desc, "from the reports: %.1f TFLOP/s%s%s%s", p / 1e12,
              dt[0] ? " (" : "", dt, dt[0] ? ")" : "");
+}
+
+void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+            j++;
+        char piece[48];
+        if (j == i)
+            snprintf(piece, sizeof piece, "%s%ld", i ? ", " : "", ranks[i]);
+        else
+            snprintf(piece, sizeof piece, "%s%ld-%ld", i ? ", " : "", ranks[i], ranks[j]);
+        size_t len = strlen(piece);
+        if (o + len + 5 > size) {
+            snprintf(out + o, size - o, ", ...");
+            return;
+        }
+        memcpy(out + o, piece, len + 1);
+        o += len;
+        i = j + 1;
+    }
 }

@@ -4,17 +4,14 @@
  * summed, the "attention" section summed shape by shape (a shape is every
  * field of it: source, direction, dtype, sizes, band, flags, tiles), its
  * by_source by name, and the "uncounted" list by (name, reason). Exact
- * integers throughout; written back in the layout the shim writes
- * (docs/report-schema.md), so 'flopcount report' reads a merged report's
- * attention as a rank's. Hash indexes keep 1,024 ranks of many shapes
- * linear in the input. */
+ * integers throughout; written by tools/render/ (json/json_attention.c in
+ * the shim's layout, text/text_attention.c). Hash indexes keep 1,024
+ * ranks of many shapes linear in the input. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "merge.h"
-#include "attention_view.h"
-#include "report_fmt.h"
 
 typedef struct slots {
     size_t *at; /* 1 + the entry's index, 0: empty */
@@ -217,66 +214,4 @@ void fc_merge_attention_free(fc_merge *m)
 {
     fc_merge_attention_done(m);
     fc_report_attention_free(&m->attn);
-}
-
-/* ---- JSON, in the shim's layout ---- */
-
-void fc_merge_json_attention(fc_jw *w, const fc_merge *m)
-{
-    const fc_report_attention *a = &m->attn;
-    if (a->has) {
-        fc_jw_obj_begin(w, "attention");
-        fc_json_attn_totals(w, a);
-        fc_jw_arr_begin(w, "shapes");
-        for (size_t i = 0; i < a->n_shapes; i++)
-            fc_json_attn_shape(w, &a->shapes[i]);
-        fc_jw_arr_end(w);
-        fc_jw_obj_end(w);
-    }
-    if (!a->has_uncounted)
-        return;
-    fc_jw_arr_begin(w, "uncounted");
-    for (size_t i = 0; i < a->n_uncounted; i++)
-        fc_json_uncounted(w, &a->uncounted[i], 0);
-    fc_jw_arr_end(w);
-}
-
-/* ---- text ---- */
-
-#define UNCOUNTED_LINES 10
-
-void fc_merge_attention_text(const fc_merge *m)
-{
-    const fc_report_attention *a = &m->attn;
-    char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], e3[FC_U128_DIGITS], h[48], line[600];
-    if (a->calls + a->failed_calls > 0) {
-        size_t o = (size_t)snprintf(line, sizeof line, "%s", "");
-        for (size_t i = 0; i < a->n_by_source && o < sizeof line; i++)
-            o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu calls %s", i ? ", " : "",
-                                  a->by_source[i].name, (unsigned long long)a->by_source[i].calls,
-                                  fc_u128_to_str(a->by_source[i].flops, e1));
-        printf("  attention        %s (%s) executed in %llu fused-attention calls on all ranks; "
-               "%llu failed; %s at the model convention\n",
-               fc_u128_to_str(a->flops, e1), fc_fmt_flop(a->flops, h, sizeof h),
-               (unsigned long long)a->calls, (unsigned long long)a->failed_calls,
-               fc_u128_to_str(a->model_flops, e2));
-        if (line[0])
-            printf("                   by source: %s\n", line);
-        printf("  counted total    %s = GEMMs %s + attention %s\n",
-               fc_u128_to_str(m->sum.totals.counted_flops, e1),
-               fc_u128_to_str(m->sum.totals.gemm_flops, e2),
-               fc_u128_to_str(m->sum.totals.attention_flops, e3));
-        uint64_t bc;
-        fc_u128 bf;
-        fc_report_attn_bound(a, &bc, &bf);
-        if (bc)
-            printf("  upper bound      %llu calls of shapes whose lengths are maxima (varlen, "
-                   "padding): their %s FLOPs are at most that\n",
-                   (unsigned long long)bc, fc_u128_to_str(bf, e1));
-    }
-    for (size_t i = 0; i < a->n_uncounted && i < UNCOUNTED_LINES; i++)
-        printf("  %-16s %s\n", i ? "" : "not counted",
-               fc_report_uncounted_words(&a->uncounted[i], line, sizeof line));
-    if (a->n_uncounted > UNCOUNTED_LINES)
-        printf("  %-16s (%zu more names in --json)\n", "", a->n_uncounted - UNCOUNTED_LINES);
 }

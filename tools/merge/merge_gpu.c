@@ -3,7 +3,7 @@
  * counts, kernel time by class and by shape (achieved FLOP/s and fraction
  * of peak recomputed from the sums), busy time over the summed GPU spans,
  * hardware FLOP totals; per-iteration medians: FLOPs summed over ranks,
- * fractions the (lower) median of the ranks'. Printed by report_gpu_out.c
+ * fractions the (lower) median of the ranks'. Printed by tools/render/text/text_gpu.c
  * in the shim's layout, so a merged report reads back the same way. */
 #include "merge_gpu.h"
 
@@ -45,13 +45,10 @@ static int add_shape(const fc_rgpu_shape *s)
         fc_rgpu_shape *t = &sum.shapes[i];
         if (!same_shape(t, s))
             continue;
-        t->calls += s->calls;
-        t->calls_timed += s->calls_timed;
-        t->kernels += s->kernels;
-        t->kernel_seconds += s->kernel_seconds;
-        t->flops_timed = fc_u128_sat_add(t->flops_timed, s->flops_timed);
-        if (!(row_peak[i] > 0) && s->peak_fraction > 0)
-            row_peak[i] = s->achieved / s->peak_fraction;
+        /* the counted rows; the rates after them are worked out at the end */
+        fc_schema_add(fc_kshape_fields, FC_KSHAPE_I_flops_timed + 1, &t->t, &s->t);
+        if (!(row_peak[i] > 0) && s->t.peak_fraction > 0)
+            row_peak[i] = s->t.achieved_flops_per_second / s->t.peak_fraction;
         return 0;
     }
     if (sum.n_shapes == cap_shapes) {
@@ -65,7 +62,8 @@ static int add_shape(const fc_rgpu_shape *s)
         row_peak = p;
         cap_shapes = n;
     }
-    row_peak[sum.n_shapes] = s->peak_fraction > 0 ? s->achieved / s->peak_fraction : 0;
+    row_peak[sum.n_shapes] =
+        s->t.peak_fraction > 0 ? s->t.achieved_flops_per_second / s->t.peak_fraction : 0;
     sum.shapes[sum.n_shapes++] = *s;
     return 0;
 }
@@ -182,17 +180,7 @@ int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen)
         sum.replays_visible &= g->replays_visible;
         if (!g->replays_visible && sum.graphs_reason[0] == '\0')
             memcpy(sum.graphs_reason, g->graphs_reason, sizeof sum.graphs_reason);
-        sum.captures += g->captures;
-        sum.captured_calls += g->captured_calls;
-        sum.captured_flops = fc_u128_sat_add(sum.captured_flops, g->captured_flops);
-        sum.instantiations += g->instantiations;
-        sum.launches += g->launches;
-        sum.launched_calls += g->launched_calls;
-        sum.launched_flops = fc_u128_sat_add(sum.launched_flops, g->launched_flops);
-        sum.unknown_launches += g->unknown_launches;
-        sum.never_launched_calls += g->never_launched_calls;
-        sum.never_launched_flops =
-            fc_u128_sat_add(sum.never_launched_flops, g->never_launched_flops);
+        fc_schema_add(fc_graphs_fields, FC_GRAPHS_N, &sum.graph, &g->graph);
     }
     if (g->has_kernels)
         rc = add_kernels(g);
@@ -208,7 +196,7 @@ int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen)
 static double lost_of(size_t i)
 {
     const fc_rgpu_shape *s = &sum.shapes[i];
-    return isnan(s->lost_seconds) ? s->kernel_seconds : s->lost_seconds;
+    return isnan(s->t.lost_seconds) ? s->t.kernel_seconds : s->t.lost_seconds;
 }
 
 const fc_report_gpu *fc_merge_gpu_result(void)
@@ -221,10 +209,11 @@ const fc_report_gpu *fc_merge_gpu_result(void)
         snprintf(sum.hw_status, sizeof sum.hw_status, "%s", ranks_hw_on == ranks ? "on" : "off");
     for (size_t i = 0; i < sum.n_shapes; i++) {
         fc_rgpu_shape *s = &sum.shapes[i];
-        double f = fc_u128_to_double(s->flops_timed);
-        s->achieved = s->kernel_seconds > 0 ? f / s->kernel_seconds : NAN;
-        s->peak_fraction = row_peak[i] > 0 ? s->achieved / row_peak[i] : NAN;
-        s->lost_seconds = row_peak[i] > 0 ? s->kernel_seconds - f / row_peak[i] : NAN;
+        fc_kshape_rec *k = &s->t;
+        double f = fc_u128_to_double(k->flops_timed);
+        k->achieved_flops_per_second = k->kernel_seconds > 0 ? f / k->kernel_seconds : NAN;
+        k->peak_fraction = row_peak[i] > 0 ? k->achieved_flops_per_second / row_peak[i] : NAN;
+        k->lost_seconds = row_peak[i] > 0 ? k->kernel_seconds - f / row_peak[i] : NAN;
     }
     for (size_t i = 1; i < sum.n_shapes; i++) /* the most time lost first */
         for (size_t j = i; j > 0 && lost_of(j) > lost_of(j - 1); j--) {

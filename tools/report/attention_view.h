@@ -37,24 +37,6 @@ struct fc_report_view;
 /* Fills v->attn_cmp (after the measured figures and the model). */
 void fc_report_attention_compare(struct fc_report_view *v);
 
-/* Text: the block after the GEMM totals (counted FLOPs with attention,
- * by source, the top shapes, what is not counted); the excess line of
- * "measured"; the attention line of "difference". Nothing without
- * attention. */
-void fc_report_attention_text(const struct fc_report_view *v);
-void fc_report_attention_text_measured(const struct fc_report_view *v);
-void fc_report_attention_text_gap(const struct fc_report_view *v);
-/* JSON: "attention" (null without) and "uncounted" ([] without). */
-void fc_report_attention_json(fc_jw *w, const struct fc_report_view *v);
-
-/* JSON in the shim's layout (docs/report-schema.md), shared with merge and
- * the job report: the section's totals and "by_source" (into an open
- * object), one attention shape, one uncounted entry (words: also "why" and
- * "words", the text's phrases). */
-void fc_json_attn_totals(fc_jw *w, const fc_report_attention *a);
-void fc_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s);
-void fc_json_uncounted(fc_jw *w, const fc_report_uncounted *u, int words);
-
 /* Phrases. A shape: "flash forward 2 x 4 (kv 4) 32 x 32 d 16 causal"
  * (with "<=" before the lengths of a bound); the uncounted reason in
  * words; the comparison in one sentence. Each returns buf or a literal. */

@@ -3,7 +3,7 @@
  * [--gpu NAME --dtype D | --peak-tflops X] [--json] [--html OUT.html]': the
  * measured side of a report (a rank's or a merged one) and, given a model,
  * the analytic formula beside it with the difference explained
- * (report_gap.c); --html also writes the same view as a page (html/). */
+ * (report_gap.c); --html also writes the same view as a page (tools/render/). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +13,10 @@
 #include "job.h"
 #include "model_flags.h"
 #include "nullgpu_note.h"
-#include "pages.h"
 #include "parse.h"
-#include "report_view.h"
+#include "render.h"
 #include "report_peak.h"
+#include "report_view.h"
 #include "run_figures.h"
 #include "tools.h"
 #include "utilization.h"
@@ -265,20 +265,6 @@ static int formula(fc_report_view *v, const args *a)
     return 0;
 }
 
-/* The page of --html (opened before any output, so that an unwritable
- * path is one line and nothing else). */
-static int write_page(fc_html *page, const fc_report_view *v)
-{
-    char err[600];
-    if (fc_html_report_page(page, v) != 0) {
-        fc_html_discard(page);
-        return bad("out of memory writing the page", NULL);
-    }
-    if (fc_html_commit(page, err, sizeof err) != 0)
-        return bad(err, NULL);
-    return 0;
-}
-
 /* The report, or, when other processes of its run wrote FILE.parts/ next
  * to it (LD_PRELOAD with one FLOPCOUNT_OUTPUT), the job assembled from all
  * of them (tools/job/), said on stderr. */
@@ -347,15 +333,12 @@ int fc_cmd_report(int argc, char **argv)
     int ready = measured(&v, &a) == 0 && formula(&v, &a) == 0;
     if (ready && a.html != NULL && fc_html_open(&page, a.html, err, sizeof err) != 0)
         ready = bad(err, NULL) == 0; /* one line, no report printed */
-    if (ready) {
-        if (a.json)
-            rc = fc_report_print_json(&v) == 0 ? 0 : 2;
-        else {
-            fc_report_print_text(&v);
-            rc = fflush(stdout) == 0 ? 0 : 2;
-        }
-        if (a.html != NULL)
-            rc = write_page(&page, &v) == 0 ? rc : 2;
+    if (ready) { /* the page was opened before any output: a bad path is one line */
+        fc_render_in in = {.one = &v, .page = &page};
+        rc = fc_render(a.json ? FC_RENDER_JSON : FC_RENDER_TEXT, &in, "flopcount report") == 0 ? 0
+                                                                                               : 2;
+        if (a.html != NULL && fc_render(FC_RENDER_HTML, &in, "flopcount report") != 0)
+            rc = 2;
     }
     fc_report_free(&v.rep);
     fc_report_gpu_free(&v.gpu);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* report_infer.c - 'flopcount report' without model flags: the model read
  * off the report's forward profile (analysis/infer.h), flags laid over it
- * (a flag the stream contradicts is reported), and its "inferred model"
- * block in the text and under "inferred_model" in --json. */
+ * (a flag the stream contradicts is reported), and the command-line
+ * flags it amounts to (fc_report_infer_flags); the forms write its block
+ * (tools/render/text/text_infer.c, json/json_infer.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,7 @@ int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_
     return 0;
 }
 
-/* ---- text ---- */
+/* ---- phrases ---- */
 
 /* The layer kinds' flags: what is known and not the formula's default. */
 static void kind_flags(const fc_inferred *in, char *out, size_t size, size_t o)
@@ -147,7 +148,7 @@ static void kind_flags(const fc_inferred *in, char *out, size_t size, size_t o)
         snprintf(out + o, size - o, " --mtp-block %s", b);
 }
 
-static void flags_line(const fc_inferred *in, char *out, size_t size)
+void fc_report_infer_flags(const fc_inferred *in, char *out, size_t size)
 {
     static const int keys[] = {
         FC_IK_LAYERS,         FC_IK_HIDDEN,     FC_IK_HEADS,     FC_IK_KV_HEADS,
@@ -175,159 +176,4 @@ static void flags_line(const fc_inferred *in, char *out, size_t size)
         o += (size_t)snprintf(out + o, size - o, " --recompute %s",
                               fc_recompute_name((int)in->v[FC_IK_RECOMPUTE].value));
     kind_flags(in, out, size, o);
-}
-
-void fc_report_infer_text(const fc_report_view *v)
-{
-    const fc_inferred *in = &v->inf;
-    const fc_report *r = &v->rep;
-    char buf[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
-    static char line[3 * FC_MAX_LAYER_PATTERN];
-    printf("inferred model (forward GEMMs of training forward %llu, %s%s)\n",
-           (unsigned long long)r->profile.training_forward, r->profile.state,
-           r->world_size > 1 || r->is_merge
-               ? "; this rank's widths: tensor-parallel shards look narrower"
-               : "");
-    if (!in->f.ok)
-        printf("  %-17s %s\n", "not inferred", in->f.why);
-    for (int k = 0; k < FC_IK_COUNT; k++) {
-        const fc_infer_val *x = &in->v[k];
-        if (k > FC_IK_EXPERTS && k <= FC_IK_MOE_FIRST_DENSE &&
-            in->v[FC_IK_EXPERTS].status == FC_IS_EXACT && in->v[FC_IK_EXPERTS].value == 0 &&
-            x->status == FC_IS_EXACT)
-            continue; /* dense: the MoE keys say nothing */
-        if (!in->f.ok && x->status == FC_IS_UNKNOWN && k != FC_IK_TIED && k != FC_IK_RECOMPUTE)
-            continue; /* said once above */
-        if (k >= FC_IK_FIRST_KIND && (!in->f.ok || x->status == FC_IS_EXACT) && x->value == 0)
-            continue; /* a kind the model does not have */
-        const char *note = x->note;
-        char ran[200];
-        if (k == FC_IK_CAUSAL && !in->f.ok && r->attn.has && r->attn.calls > 0) {
-            /* no training forward to read, but attention ran and was counted */
-            const fc_report_attn_source *c = fc_report_attn_source_of(&r->attn, "cudnn");
-            snprintf(ran, sizeof ran,
-                     "the formula's convention ('half' the other); what ran: %llu attention calls "
-                     "(%s), counted pair by pair as their masks show (attn shapes above)",
-                     (unsigned long long)r->attn.calls,
-                     c && c->calls == r->attn.calls ? "cuDNN plans"
-                     : c && c->calls                ? "cuDNN plans and fused kernels"
-                                                    : "fused kernels");
-            note = ran;
-        }
-        printf("  %-17s %-9s %-10s %s\n", fc_ik_name(k),
-               fc_infer_value_text(in, k, buf, sizeof buf), fc_is_name(x->status), note);
-    }
-    if (in->f.ok)
-        printf("  %-17s %s\n", in->f.kinds ? "layers" : "one layer", in->f.structure);
-    if (in->f.ok && in->f.mixers[0])
-        printf("  %-17s %s\n", "layer pattern", in->f.mixers);
-    if (in->f.ok && in->f.mlps[0])
-        printf("  %-17s %s\n", "mlp pattern", in->f.mlps);
-    if (in->f.ok && in->f.extra_flops)
-        printf("  %-17s %s\n", "not modelled", in->f.extra);
-    for (int k = 0; k < FC_IK_COUNT; k++)
-        if (in->disagree & FC_IK_BIT(k))
-            printf("  %-17s %s %lld given, the stream says %lld\n", "disagreement", fc_ik_flag(k),
-                   (long long)in->v[k].value, (long long)in->stream_value[k]);
-    if (in->complete && in->f.ok) {
-        const char *core = !in->f.core         ? "; attention core left out"
-                           : in->f.attn_layers ? "; attention core at the band the calls ran"
-                                               : "";
-        if (in->fits_forward)
-            printf(
-                "  %-17s the formula's forward equals the counted forward exactly (%s FLOPs%s)\n",
-                "check", fc_u128_to_str(in->f.forward_flops, e1), core);
-        else
-            printf(
-                "  %-17s the formula's forward (%s FLOPs) differs from the counted forward (%s)\n",
-                "check", fc_u128_to_str(in->formula_forward, e1),
-                fc_u128_to_str(in->f.forward_flops, e2));
-        if (in->fits_iteration && !in->fits_forward)
-            printf("  %-17s but equals an iteration's FLOPs less recompute exactly%s\n", "", core);
-    }
-    if (!in->complete)
-        printf("  %-17s not computed: %s\n", "formula", v->formula_reason);
-    flags_line(in, line, sizeof line);
-    if (line[0])
-        printf("  %-17s %s\n", "as flags", line);
-}
-
-/* ---- JSON ---- */
-
-static void json_value(fc_jw *w, const fc_inferred *in, int k)
-{
-    const fc_infer_val *x = &in->v[k];
-    const char *name = fc_ik_name(k);
-    if (x->status == FC_IS_UNKNOWN)
-        fc_jw_null(w, name);
-    else if (k == FC_IK_SWIGLU || k == FC_IK_TIED || k == FC_IK_ATTN_GATE)
-        fc_jw_bool(w, name, (int)x->value);
-    else if (k == FC_IK_RECOMPUTE)
-        fc_jw_str(w, name, fc_recompute_name((int)x->value));
-    else if (k == FC_IK_CAUSAL)
-        fc_jw_str(w, name, fc_causal_name((int)x->value));
-    else
-        fc_jw_i64(w, name, x->value);
-}
-
-void fc_report_infer_json(fc_jw *w, const fc_report_view *v)
-{
-    const fc_inferred *in = &v->inf;
-    static char line[3 * FC_MAX_LAYER_PATTERN];
-    if (!v->has_inferred) {
-        fc_jw_null(w, "inferred_model");
-        return;
-    }
-    fc_jw_obj_begin(w, "inferred_model");
-    fc_jw_str(w, "profile_state", v->rep.profile.state);
-    if (v->moe.found)
-        fc_moe_grouped_json(w, "grouped_experts", &v->moe);
-    fc_jw_u64(w, "training_forward", v->rep.profile.training_forward);
-    fc_jw_bool(w, "structure_found", in->f.ok);
-    fc_jw_str(w, "structure", in->f.ok ? in->f.structure : NULL);
-    fc_jw_str(w, "reason", in->f.ok ? NULL : in->f.why);
-    fc_jw_str(w, "layer_pattern", in->f.ok && in->f.mixers[0] ? in->f.mixers : NULL);
-    fc_jw_str(w, "mlp_pattern", in->f.ok && in->f.mlps[0] ? in->f.mlps : NULL);
-    fc_jw_str(w, "mtp_block", in->f.ok && in->f.mtp_layers ? in->f.mtp_block : NULL);
-    fc_jw_obj_begin(w, "model");
-    for (int k = 0; k < FC_IK_COUNT; k++)
-        json_value(w, in, k);
-    fc_jw_obj_end(w);
-    fc_jw_obj_begin(w, "how");
-    for (int k = 0; k < FC_IK_COUNT; k++) {
-        fc_jw_obj_begin(w, fc_ik_name(k));
-        fc_jw_str(w, "status", fc_is_name(in->v[k].status));
-        fc_jw_str(w, "note", in->v[k].note);
-        fc_jw_obj_end(w);
-    }
-    fc_jw_obj_end(w);
-    fc_jw_arr_begin(w, "disagreements");
-    for (int k = 0; k < FC_IK_COUNT; k++)
-        if (in->disagree & FC_IK_BIT(k)) {
-            fc_jw_obj_begin(w, NULL);
-            fc_jw_str(w, "key", fc_ik_name(k));
-            fc_jw_i64(w, "given", in->v[k].value);
-            fc_jw_i64(w, "stream", in->stream_value[k]);
-            fc_jw_obj_end(w);
-        }
-    fc_jw_arr_end(w);
-    fc_jw_bool(w, "complete", in->complete);
-    fc_jw_str(w, "missing", in->complete ? NULL : v->formula_reason);
-    fc_jw_bool(w, "fits", in->fits);
-    fc_jw_bool(w, "fits_forward", in->fits_forward);
-    fc_jw_bool(w, "fits_iteration", in->fits_iteration);
-    fc_jw_u128(w, "counted_forward_flops", in->f.forward_flops);
-    if (in->complete && in->f.ok)
-        fc_jw_u128(w, "formula_forward_flops", in->formula_forward);
-    else
-        fc_jw_null(w, "formula_forward_flops");
-    if (in->micro_batches > 0)
-        fc_jw_i64(w, "forwards_per_iteration", in->micro_batches);
-    else
-        fc_jw_null(w, "forwards_per_iteration");
-    fc_jw_u128(w, "extra_flops", in->f.extra_flops);
-    fc_jw_bool(w, "per_rank_widths", v->rep.world_size > 1);
-    flags_line(in, line, sizeof line);
-    fc_jw_str(w, "flags", line);
-    fc_jw_obj_end(w);
 }

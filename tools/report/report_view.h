@@ -2,7 +2,7 @@
 /* report.h - what 'flopcount report' works out from one report (a rank's or
  * a merged one) and, given model flags, the analytic formula beside it.
  * Internal to the flopcount command (report.c, report_gap.c,
- * report_text.c, report_json.c). */
+ * tools/render/text/text_report.c, tools/render/json/json_report.c). */
 #ifndef FC_TOOLS_REPORT_H
 #define FC_TOOLS_REPORT_H
 
@@ -98,22 +98,9 @@ fc_u128 fc_report_counted_model(const fc_report_view *v);
  * (report_infer.c): sets has_inferred, inf, and when complete has_model,
  * model, model_from. -1 with a reason on a bad --config. */
 int fc_report_infer(fc_report_view *v, const fc_model_opts *mo, char *err, size_t n);
-void fc_report_infer_text(const fc_report_view *v);
-void fc_report_infer_json(fc_jw *w, const fc_report_view *v);
+/* The model as the command's flags ("--layers 2 --hidden 64 ..."). */
+void fc_report_infer_flags(const fc_inferred *in, char *out, size_t size);
 
-/* Output (report_text.c, report_json.c). */
-void fc_report_print_text(const fc_report_view *v);
-int fc_report_print_json(const fc_report_view *v);
-/* Phrases of the text output, shared with the HTML page (report_text.c):
- * the source ("one process on HOST, pid N; status S"); where the GPU count
- * came from; the model as "l=.. h=.. ... causal full";
- * the difference in one sentence, what explains it ("" when equal), and
- * the recompute comparison. Each returns buf. */
-char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size);
-const char *fc_report_gpus_from(const fc_report_view *v);
-char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size);
-char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size);
-char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size);
-char *fc_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size);
+/* Output: tools/render/ (render.h; its own phrases in render_forms.h). */
 
 #endif

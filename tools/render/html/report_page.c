@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
+#include "render_forms.h"
 #include "svg.h"
 
 static double share(fc_u128 part, fc_u128 all)
@@ -24,52 +25,52 @@ static void cards(fc_html *h, const fc_report_view *v)
     char a[64], b[160], e[FC_U128_DIGITS];
     int it = v->has_iterations, peak = v->peak > 0;
     const char *nopeak = "no peak known (--gpu NAME --dtype D, or --peak-tflops X)";
-    fc_html_cards_begin(h);
-    fc_html_card(h, "measured.hfu", "HFU", fc_fmt_pct(v->hfu, a, sizeof a),
-                 !it    ? "no iterations found"
-                 : peak ? "all counted FLOPs / (GPUs x peak x time)"
-                        : nopeak);
-    fc_html_mix_card(h, "measured.hfu_mix", &v->mix);
-    fc_html_card(h, "measured.mfu", "MFU measured", fc_fmt_pct(v->mfu, a, sizeof a),
-                 v->recompute_guessed
-                     ? "counted FLOPs less recompute; an estimate: the split is a guess"
-                     : "counted FLOPs less recompute");
-    fc_html_card(h, v->has_model ? "formula.mfu" : NULL, "MFU formula",
-                 fc_fmt_pct(v->formula_mfu, a, sizeof a),
-                 v->has_model ? "model FLOPs / (GPUs x peak x measured time)"
-                              : "give the model (--layers ... or --config hf.json)");
-    fc_html_card(h, it ? "recompute_share" : NULL, "recompute",
-                 fc_fmt_pct(it ? share(v->job_recompute, v->job_flops) : NAN, a, sizeof a),
-                 v->recompute_guessed
-                     ? "of the counted FLOPs per iteration; a guess (see the split)"
-                     : "of the counted FLOPs per iteration");
+    fci_html_cards_begin(h);
+    fci_html_card(h, "measured.hfu", "HFU", fci_fmt_pct(v->hfu, a, sizeof a),
+                  !it    ? "no iterations found"
+                  : peak ? "all counted FLOPs / (GPUs x peak x time)"
+                         : nopeak);
+    fci_html_mix_card(h, "measured.hfu_mix", &v->mix);
+    fci_html_card(h, "measured.mfu", "MFU measured", fci_fmt_pct(v->mfu, a, sizeof a),
+                  v->recompute_guessed
+                      ? "counted FLOPs less recompute; an estimate: the split is a guess"
+                      : "counted FLOPs less recompute");
+    fci_html_card(h, v->has_model ? "formula.mfu" : NULL, "MFU formula",
+                  fci_fmt_pct(v->formula_mfu, a, sizeof a),
+                  v->has_model ? "model FLOPs / (GPUs x peak x measured time)"
+                               : "give the model (--layers ... or --config hf.json)");
+    fci_html_card(h, it ? "recompute_share" : NULL, "recompute",
+                  fci_fmt_pct(it ? share(v->job_recompute, v->job_flops) : NAN, a, sizeof a),
+                  v->recompute_guessed
+                      ? "of the counted FLOPs per iteration; a guess (see the split)"
+                      : "of the counted FLOPs per iteration");
     if (it)
         snprintf(b, sizeof b, "median of %zu steady iteration%s", v->n_steady,
                  v->n_steady == 1 ? "" : "s");
     else
         snprintf(b, sizeof b, "no iterations found");
-    fc_html_card(h, it ? "measured.seconds_per_iteration" : NULL, "time per iteration",
-                 fc_fmt_seconds(it ? v->seconds : NAN, a, sizeof a), b);
+    fci_html_card(h, it ? "measured.seconds_per_iteration" : NULL, "time per iteration",
+                  fci_fmt_seconds(it ? v->seconds : NAN, a, sizeof a), b);
     const char *whose = v->rep.is_merge ? " (all ranks)" : v->scale > 1 ? " (job)" : "";
     if (it)
         snprintf(b, sizeof b, "%s FLOPs%s", fc_u128_to_str(v->job_flops, e), whose);
     else
         snprintf(b, sizeof b, "no iterations found");
-    fc_html_card(h, it ? "measured.flops_per_iteration~si" : NULL, "FLOPs per iteration",
-                 it ? fc_fmt_flop(v->job_flops, a, sizeof a) : "n/a", b);
+    fci_html_card(h, it ? "measured.flops_per_iteration~si" : NULL, "FLOPs per iteration",
+                  it ? fci_fmt_flop(v->job_flops, a, sizeof a) : "n/a", b);
     snprintf(a, sizeof a, "%lld", (long long)v->gpus);
-    fc_html_card(h, "measured.gpus", "GPUs", a, fc_report_gpus_from(v));
+    fci_html_card(h, "measured.gpus", "GPUs", a, fci_report_gpus_from(v));
     const fc_report *r = &v->rep;
     if (r->attn.has && r->attn.calls > 0) { /* counted fused attention: its share */
         snprintf(b, sizeof b, "of the counted FLOPs: %s in %llu fused-attention calls",
                  fc_u128_to_str(r->totals.attention_flops, e), (unsigned long long)r->attn.calls);
-        fc_html_card(
+        fci_html_card(
             h, "attention.share_of_counted", "attention",
-            fc_fmt_pct(share(r->totals.attention_flops, r->totals.counted_flops), a, sizeof a), b);
+            fci_fmt_pct(share(r->totals.attention_flops, r->totals.counted_flops), a, sizeof a), b);
     }
-    fc_html_card(h, peak ? "measured.peak_source" : NULL, "peak per GPU",
-                 peak ? v->peak_desc : "not known", peak ? "" : nopeak);
-    fc_html_cards_end(h);
+    fci_html_card(h, peak ? "measured.peak_source" : NULL, "peak per GPU",
+                  peak ? v->peak_desc : "not known", peak ? "" : nopeak);
+    fci_html_cards_end(h);
 }
 
 static void totals_table(fc_html *h, const fc_report_view *v)
@@ -77,63 +78,63 @@ static void totals_table(fc_html *h, const fc_report_view *v)
     static const char *const head[] = {"", "#figure", "what"};
     const fc_report *r = &v->rep;
     char e[FC_U128_DIGITS], s[48], t[32], line[512];
-    fc_html_table_begin(h, "totals", "the whole run");
-    fc_html_head_row(h, head, 3);
+    fci_html_table_begin(h, "totals", "the whole run");
+    fci_html_head_row(h, head, 3);
     snprintf(
         line, sizeof line, "%s in %llu calls; %llu failed, %llu invalid, %llu unresolved; wall %s",
-        fc_fmt_flop(r->totals.gemm_flops, s, sizeof s), (unsigned long long)r->totals.gemm_calls,
+        fci_fmt_flop(r->totals.gemm_flops, s, sizeof s), (unsigned long long)r->totals.gemm_calls,
         (unsigned long long)r->totals.failed_calls, (unsigned long long)r->totals.invalid_calls,
         (unsigned long long)r->totals.unresolved_calls,
-        fc_fmt_seconds(r->wall_seconds, t, sizeof t));
-    fc_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e),
-                    line);
+        fci_fmt_seconds(r->wall_seconds, t, sizeof t));
+    fci_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e),
+                     line);
     if (r->attn.calls + r->attn.failed_calls > 0) {
         snprintf(line, sizeof line,
                  "%s in %llu fused-attention calls (%llu failed); the section "
                  "below has them by source and shape",
-                 fc_fmt_flop(r->totals.attention_flops, s, sizeof s),
+                 fci_fmt_flop(r->totals.attention_flops, s, sizeof s),
                  (unsigned long long)r->attn.calls, (unsigned long long)r->attn.failed_calls);
-        fc_html_fig_row(h, "attention", "totals.attention_flops",
-                        fc_u128_to_str(r->totals.attention_flops, e), line);
-        fc_html_fig_row(h, "counted total", "totals.counted_flops",
-                        fc_u128_to_str(r->totals.counted_flops, e), "GEMMs + attention");
+        fci_html_fig_row(h, "attention", "totals.attention_flops",
+                         fc_u128_to_str(r->totals.attention_flops, e), line);
+        fci_html_fig_row(h, "counted total", "totals.counted_flops",
+                         fc_u128_to_str(r->totals.counted_flops, e), "GEMMs + attention");
     }
     if (v->has_iterations) {
         snprintf(s, sizeof s, "%llu", (unsigned long long)r->iterations.count);
         snprintf(line, sizeof line, "(%s), %zu %s; median %s",
                  r->iterations.detected_by[0] ? r->iterations.detected_by : "?", v->n_steady,
                  r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
-                 fc_fmt_seconds(v->seconds, t, sizeof t));
-        fc_html_fig_row(h, "iterations", "iterations.count", s, line);
+                 fci_fmt_seconds(v->seconds, t, sizeof t));
+        fci_html_fig_row(h, "iterations", "iterations.count", s, line);
     } else {
         snprintf(line, sizeof line, "no iterations found%s%s", r->utilization_reason[0] ? ": " : "",
                  r->utilization_reason);
-        fc_html_fig_row(h, "iterations", NULL, "n/a", line);
+        fci_html_fig_row(h, "iterations", NULL, "n/a", line);
     }
     if (r->has_eval && r->eval_passes.count) {
         snprintf(s, sizeof s, "%llu", (unsigned long long)r->eval_passes.count);
         snprintf(line, sizeof line, "%s FLOPs (not in the iterations)",
                  fc_u128_to_str(r->eval_passes.flops, e));
-        fc_html_fig_row(h, "eval passes", NULL, s, line);
+        fci_html_fig_row(h, "eval passes", NULL, s, line);
     }
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
 static void measured_table(fc_html *h, const fc_report_view *v)
 {
     static const char *const head[] = {"", "#figure", "what"};
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[1024];
-    fc_html_table_begin(h, "measured", "measured, per iteration");
-    fc_html_head_row(h, head, 3);
+    fci_html_table_begin(h, "measured", "measured, per iteration");
+    fci_html_head_row(h, head, 3);
     if (!v->has_iterations) {
         const char *by = v->rep.iterations.detected_by;
-        fc_html_fig_row(
+        fci_html_fig_row(
             h, "counted FLOPs", NULL, "n/a",
             strcmp(by, "marker") == 0 || strcmp(by, "nvtx") == 0
                 ? "no iterations found, though the program marks its steps: every GEMM was "
                   "declared evaluation or outside the marked steps"
                 : "no iterations found (mark them with flopcount_step() or an NVTX range)");
-        fc_html_table_end(h);
+        fci_html_table_end(h);
         return;
     }
     if (v->scale > 1)
@@ -143,33 +144,34 @@ static void measured_table(fc_html *h, const fc_report_view *v)
                  fc_u128_to_str(v->file_flops, e2), v->scale);
     else
         snprintf(line, sizeof line, "%s", v->rep.is_merge ? "all ranks" : "");
-    fc_html_fig_row(h, "counted FLOPs", "measured.flops_per_iteration",
-                    fc_u128_to_str(v->job_flops, e1), line);
+    fci_html_fig_row(h, "counted FLOPs", "measured.flops_per_iteration",
+                     fc_u128_to_str(v->job_flops, e1), line);
     snprintf(line, sizeof line, "(%s of counted)%s",
-             fc_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p),
+             fci_fmt_pct(share(v->job_recompute, v->job_flops), p, sizeof p),
              v->recompute_guessed ? "; the split is a guess in some iterations"
              : v->n_ambiguous     ? "; of the iterations split for sure"
                                   : "");
-    fc_html_fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
-                    fc_u128_to_str(v->job_recompute, e1), line);
+    fci_html_fig_row(h, "recompute", "measured.recompute_flops_per_iteration",
+                     fc_u128_to_str(v->job_recompute, e1), line);
     if (v->job_xs)
-        fc_html_fig_row(h, "attention excess", "measured.attention_excess_flops_per_iteration",
-                        fc_u128_to_str(v->job_xs, e1),
-                        "attention's backward beyond 2x its forward (the kernels recompute "
-                        "QK^T); left out of MFU");
-    fc_html_fig_row(h, "time", "measured.seconds_per_iteration",
-                    fc_fmt_seconds(v->seconds, t, sizeof t), "(median)");
+        fci_html_fig_row(h, "attention excess", "measured.attention_excess_flops_per_iteration",
+                         fc_u128_to_str(v->job_xs, e1),
+                         "attention's backward beyond 2x its forward (the kernels recompute "
+                         "QK^T); left out of MFU");
+    fci_html_fig_row(h, "time", "measured.seconds_per_iteration",
+                     fci_fmt_seconds(v->seconds, t, sizeof t), "(median)");
     if (v->peak <= 0) {
-        fc_html_fig_row(h, "HFU, MFU", NULL, "n/a",
-                        "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
+        fci_html_fig_row(h, "HFU, MFU", NULL, "n/a",
+                         "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
     } else {
         snprintf(line, sizeof line, "all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s",
-                 (long long)v->gpus, v->gpus == 1 ? "" : "s", fc_report_gpus_from(v), v->peak_desc);
-        fc_html_fig_row(h, "HFU", "measured.hfu", fc_fmt_pct(v->hfu, p, sizeof p), line);
+                 (long long)v->gpus, v->gpus == 1 ? "" : "s", fci_report_gpus_from(v),
+                 v->peak_desc);
+        fci_html_fig_row(h, "HFU", "measured.hfu", fci_fmt_pct(v->hfu, p, sizeof p), line);
         snprintf(line, sizeof line, "counted FLOPs less recompute%s%s",
                  v->job_xs ? " and the attention excess" : "",
                  v->recompute_guessed ? " (an estimate: the split is a guess)" : "");
-        fc_html_fig_row(h, "MFU measured", "measured.mfu", fc_fmt_pct(v->mfu, p, sizeof p), line);
+        fci_html_fig_row(h, "MFU measured", "measured.mfu", fci_fmt_pct(v->mfu, p, sizeof p), line);
     }
     if (v->rep.iterations.ambiguous_iterations > 0 || v->n_ambiguous > 0) {
         snprintf(line, sizeof line, "a guess in %llu of %llu iterations: %.300s%s%.200s",
@@ -180,43 +182,43 @@ static void measured_table(fc_html *h, const fc_report_view *v)
         char cnt[24];
         snprintf(cnt, sizeof cnt, "%llu",
                  (unsigned long long)v->rep.iterations.ambiguous_iterations);
-        fc_html_fig_row(h, "split unsure", "iterations.ambiguous_iterations", cnt, line);
+        fci_html_fig_row(h, "split unsure", "iterations.ambiguous_iterations", cnt, line);
     }
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
 static void formula_table(fc_html *h, const fc_report_view *v)
 {
     static const char *const head[] = {"", "#figure", "what"};
     char e[FC_U128_DIGITS], p[16], d[256], cap[300], line[160];
-    snprintf(cap, sizeof cap, "formula (%s)", fc_report_model_desc(v, d, sizeof d));
-    fc_html_table_begin(h, "formula", cap);
-    fc_html_head_row(h, head, 3);
-    fc_html_fig_row(h, "model FLOPs", "formula.model_flops_per_iteration",
-                    fc_u128_to_str(v->f.model_flops_per_iteration, e), "per iteration, all GPUs");
-    fc_html_fig_row(h, "hardware FLOPs", "formula.hardware_flops_per_iteration",
-                    fc_u128_to_str(v->f.hardware_flops_per_iteration, e),
-                    "model FLOPs plus the formula's recompute");
+    snprintf(cap, sizeof cap, "formula (%s)", fci_report_model_desc(v, d, sizeof d));
+    fci_html_table_begin(h, "formula", cap);
+    fci_html_head_row(h, head, 3);
+    fci_html_fig_row(h, "model FLOPs", "formula.model_flops_per_iteration",
+                     fc_u128_to_str(v->f.model_flops_per_iteration, e), "per iteration, all GPUs");
+    fci_html_fig_row(h, "hardware FLOPs", "formula.hardware_flops_per_iteration",
+                     fc_u128_to_str(v->f.hardware_flops_per_iteration, e),
+                     "model FLOPs plus the formula's recompute");
     if (v->peak > 0 && !isnan(v->formula_mfu)) {
         snprintf(line, sizeof line, "model FLOPs / (%lld GPU%s x peak x measured time)",
                  (long long)v->gpus, v->gpus == 1 ? "" : "s");
-        fc_html_fig_row(h, "MFU formula", "formula.mfu", fc_fmt_pct(v->formula_mfu, p, sizeof p),
-                        line);
+        fci_html_fig_row(h, "MFU formula", "formula.mfu", fci_fmt_pct(v->formula_mfu, p, sizeof p),
+                         line);
     }
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
 static void headline(fc_html *h, const fc_report_view *v)
 {
-    fc_html_section_begin(h, "headline", "Headline figures");
+    fci_html_section_begin(h, "headline", "Headline figures");
     cards(h, v);
     totals_table(h, v);
     measured_table(h, v);
     if (v->has_iterations && (v->peak > 0 || v->mix.ok))
-        fc_html_mix_table(h, &v->mix, v->seconds);
+        fci_html_mix_table(h, &v->mix, v->seconds);
     if (v->has_model)
         formula_table(h, v);
-    fc_html_section_end(h);
+    fci_html_section_end(h);
 }
 
 /* The report's iterations as chart bars: all listed, warm-up and open end
@@ -259,9 +261,9 @@ static int iterations(fc_html *h, const fc_report_view *v)
                        r->has_eval ? r->eval_passes.count : 0,
                        r->eval_passes.flops,
                        r->eval_passes.seconds};
-    int rc = fc_html_iterations(h, &s);
+    int rc = fci_html_iterations(h, &s);
     if (rc == 0)
-        rc = fc_html_phases(h, &s);
+        rc = fci_html_phases(h, &s);
     free(it);
     return rc;
 }
@@ -334,10 +336,10 @@ static void waterfall_chart(fc_html *h, const steps *w)
     double top = 0;
     for (size_t i = 0; i < w->n; i++)
         top = fmax(top, fmax(fc_u128_to_double(w->s[i].from), fc_u128_to_double(w->s[i].to)));
-    fc_svg_axis_fit(&s.left, top * 1.1, FC_UNIT_FLOP); /* room for the value labels */
-    fc_svg_begin(&s, h, "from the formula's model FLOPs to the counted FLOPs, per iteration", w->n,
-                 320, 0);
-    fc_svg_axes(&s, "FLOPs per iteration", NULL);
+    fci_svg_axis_fit(&s.left, top * 1.1, FC_UNIT_FLOP); /* room for the value labels */
+    fci_svg_begin(&s, h, "from the formula's model FLOPs to the counted FLOPs, per iteration", w->n,
+                  320, 0);
+    fci_svg_axes(&s, "FLOPs per iteration", NULL);
     char tip[256], e[FC_U128_DIGITS], lbl[64], si[48];
     for (size_t i = 0; i < w->n; i++) {
         const step *st = &w->s[i];
@@ -345,15 +347,15 @@ static void waterfall_chart(fc_html *h, const steps *w)
         fc_u128 d = st->to > st->from ? st->to - st->from : st->from - st->to;
         if (st->why)
             snprintf(lbl, sizeof lbl, "%s%s", st->to >= st->from ? "+" : "\xe2\x88\x92",
-                     fc_fmt_flop(d, si, sizeof si));
+                     fci_fmt_flop(d, si, sizeof si));
         else
-            fc_fmt_flop(st->to, lbl, sizeof lbl);
+            fci_fmt_flop(st->to, lbl, sizeof lbl);
         snprintf(tip, sizeof tip, "%s: %s FLOPs", lbl, fc_u128_to_str(st->why ? d : st->to, e));
-        fc_svg_bar(&s, i, a, b, 0, st->cls, tip);
-        fc_svg_value(&s, i, fmax(a, b), lbl);
+        fci_svg_bar(&s, i, a, b, 0, st->cls, tip);
+        fci_svg_value(&s, i, fmax(a, b), lbl);
     }
-    fc_svg_xlabels(&s, step_label, (void *)w, NULL);
-    fc_svg_end(&s);
+    fci_svg_xlabels(&s, step_label, (void *)w, NULL);
+    fci_svg_end(&s);
 }
 
 /* The legend of the classes the waterfall uses. */
@@ -371,15 +373,15 @@ static void legend(fc_html *h, const steps *w)
                 l[n++] = lbl[k];
                 break;
             }
-    fc_html_legend(h, c, l, n);
+    fci_html_legend(h, c, l, n);
 }
 
 static void waterfall_table(fc_html *h, const fc_report_view *v, const steps *w)
 {
     static const char *const head[] = {"step", "#FLOPs", "why"};
     char e[FC_U128_DIGITS];
-    fc_html_table_begin(h, "difference-table", "per iteration, all GPUs");
-    fc_html_head_row(h, head, 3);
+    fci_html_table_begin(h, "difference-table", "per iteration, all GPUs");
+    fci_html_head_row(h, head, 3);
     for (size_t i = 0; i < w->n; i++) {
         const step *st = &w->s[i];
         fc_u128 d = st->to > st->from ? st->to - st->from : st->from - st->to;
@@ -390,13 +392,13 @@ static void waterfall_table(fc_html *h, const fc_report_view *v, const steps *w)
             key = "measured.flops_per_iteration";
         else if (st->why == NULL)
             key = "difference.counted_model_flops_per_iteration";
-        fc_html_row_begin(h, st->why ? NULL : "total");
-        fc_html_td(h, st->name, 0);
-        fc_html_td_key(h, key, fc_u128_to_str(st->why ? d : st->to, e), 1);
-        fc_html_raw(h, "<td class=\"w\">");
-        fc_html_esc(h, st->why ? st->why : "");
-        fc_html_raw(h, "</td>");
-        fc_html_row_end(h);
+        fci_html_row_begin(h, st->why ? NULL : "total");
+        fci_html_td(h, st->name, 0);
+        fci_html_td_key(h, key, fc_u128_to_str(st->why ? d : st->to, e), 1);
+        fci_html_raw(h, "<td class=\"w\">");
+        fci_html_esc(h, st->why ? st->why : "");
+        fci_html_raw(h, "</td>");
+        fci_html_row_end(h);
     }
     const fc_gap *g = &v->gap;
     if (g->sign < 0)
@@ -404,55 +406,55 @@ static void waterfall_table(fc_html *h, const fc_report_view *v, const steps *w)
             if (!(g->explained & (1u << t)) && (g->offered & (1u << t))) {
                 char name[160];
                 snprintf(name, sizeof name, "(checked, not part of it: %s)", fc_gap_term_name(t));
-                fc_html_row_begin(h, "muted");
-                fc_html_td(h, name, 0);
-                fc_html_td(h, fc_u128_to_str(g->term[t], e), 1);
-                fc_html_td(h, "", 0);
-                fc_html_row_end(h);
+                fci_html_row_begin(h, "muted");
+                fci_html_td(h, name, 0);
+                fci_html_td(h, fc_u128_to_str(g->term[t], e), 1);
+                fci_html_td(h, "", 0);
+                fci_html_row_end(h);
             }
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
 static void difference(fc_html *h, const fc_report_view *v)
 {
     char line[512];
-    fc_html_section_begin(h, "difference", "Counted versus formula");
+    fci_html_section_begin(h, "difference", "Counted versus formula");
     if (!v->has_model) {
-        fc_html_para(h, "note",
-                     "No model given: give the model flags (--layers --hidden --heads "
-                     "--vocab --seq --batch, or --config hf.json) to compare the "
-                     "counted FLOPs with the formula's.");
-        fc_html_section_end(h);
+        fci_html_para(h, "note",
+                      "No model given: give the model flags (--layers --hidden --heads "
+                      "--vocab --seq --batch, or --config hf.json) to compare the "
+                      "counted FLOPs with the formula's.");
+        fci_html_section_end(h);
         return;
     }
     if (!v->has_iterations) {
-        fc_html_para(h, "note", "n/a: no iterations found to compare per iteration");
-        fc_html_section_end(h);
+        fci_html_para(h, "note", "n/a: no iterations found to compare per iteration");
+        fci_html_section_end(h);
         return;
     }
-    fc_html_para(h, NULL, fc_report_gap_sentence(v, line, sizeof line));
+    fci_html_para(h, NULL, fci_report_gap_sentence(v, line, sizeof line));
     if (v->gap.sign != 0)
-        fc_html_para(h, NULL, fc_report_gap_verdict(v, line, sizeof line));
+        fci_html_para(h, NULL, fci_report_gap_verdict(v, line, sizeof line));
     steps w;
     build_steps(v, &w);
     waterfall_chart(h, &w);
     legend(h, &w);
     waterfall_table(h, v, &w);
     snprintf(line, sizeof line, "recompute: ");
-    fc_report_recompute_sentence(v, line + strlen(line), sizeof line - strlen(line));
-    fc_html_para(h, NULL, line);
-    fc_html_section_end(h);
+    fci_report_recompute_sentence(v, line + strlen(line), sizeof line - strlen(line));
+    fci_html_para(h, NULL, line);
+    fci_html_section_end(h);
 }
 
-int fc_html_report_page(fc_html *h, const fc_report_view *v)
+int fci_html_report_page(fc_html *h, const fc_report_view *v)
 {
     char sub[1024], src[512];
-    snprintf(sub, sizeof sub, "%s: %s", v->path, fc_report_source_words(v, src, sizeof src));
-    fc_html_page_begin(h, "flopcount report", sub);
+    snprintf(sub, sizeof sub, "%s: %s", v->path, fci_report_source_words(v, src, sizeof src));
+    fci_html_page_begin(h, "flopcount report", sub);
     if (v->rep.command && v->rep.command[0]) {
-        fc_html_raw(h, "<p class=\"note\">command: <code>");
-        fc_html_esc(h, v->rep.command);
-        fc_html_raw(h, "</code></p>\n");
+        fci_html_raw(h, "<p class=\"note\">command: <code>");
+        fci_html_esc(h, v->rep.command);
+        fci_html_raw(h, "</code></p>\n");
     }
     headline(h, v);
     if (iterations(h, v) != 0)
@@ -469,9 +471,9 @@ int fc_html_report_page(fc_html *h, const fc_report_view *v)
                           v->attn_cmp.counted ? fc_report_attention_cmp_words(v, cmp, sizeof cmp)
                                               : NULL,
                           ""};
-        fc_html_attention(h, &a);
+        fci_html_attention(h, &a);
     }
-    fc_html_shapes(h, v->rep.shapes, v->rep.n_shapes, v->rep.totals.gemm_flops);
-    fc_html_page_end(h);
+    fci_html_shapes(h, v->rep.shapes, v->rep.n_shapes, v->rep.totals.gemm_flops);
+    fci_html_page_end(h);
     return 0;
 }

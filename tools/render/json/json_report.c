@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_json.c - 'flopcount report --json': the same figures as the text,
+/* json_report.c - 'flopcount report --json': the same figures as the text,
  * exact integers, null where a figure cannot be had (no iterations, no
  * peak, no model). */
 #include <math.h>
@@ -8,9 +8,10 @@
 
 #include "flopcount.h"
 #include "jsonw.h"
+#include "render_fmt.h"
+#include "render_forms.h"
+#include "render_gpu.h"
 #include "report_view.h"
-#include "report_fmt.h"
-#include "report_gpu_out.h"
 
 #define TOP_SHAPES 5
 
@@ -91,7 +92,7 @@ static void json_shapes(fc_jw *w, const fc_report *r)
 {
     fc_jw_arr_begin(w, "top_shapes");
     for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++)
-        fc_json_shape(w, &r->shapes[i]);
+        fci_json_shape(w, &r->shapes[i]);
     fc_jw_arr_end(w);
 }
 
@@ -196,7 +197,7 @@ static void json_gap(fc_jw *w, const fc_report_view *v)
     fc_jw_obj_end(w);
 }
 
-int fc_report_print_json(const fc_report_view *v)
+int fci_json_report(const fc_report_view *v)
 {
     static fc_jw w;
     fflush(stdout);
@@ -207,10 +208,10 @@ int fc_report_print_json(const fc_report_view *v)
     json_source(&w, v);
     json_processes(&w, &v->rep);
     json_shapes(&w, &v->rep);
-    fc_report_attention_json(&w, v);
+    fci_report_attention_json(&w, v);
     json_iterations(&w, v);
     json_measured(&w, v);
-    fc_report_infer_json(&w, v);
+    fci_report_infer_json(&w, v);
     if (v->has_model) {
         json_formula(&w, v);
         json_gap(&w, v);
@@ -219,7 +220,7 @@ int fc_report_print_json(const fc_report_view *v)
         fc_jw_str(&w, "formula_reason", v->formula_reason);
         fc_jw_null(&w, "difference");
     }
-    fc_gpu_print_json(&w, &v->gpu);
+    fci_gpu_print_json(&w, &v->gpu);
     fc_jw_obj_end(&w);
     char nl = '\n';
     int rc = fc_jw_finish(&w);

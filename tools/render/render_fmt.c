@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_fmt.c - human-readable numbers and the shape entry that the
+/* render_fmt.c - human-readable numbers and the shape entry that the
  * 'report' and 'merge' outputs share. */
-#include "report_fmt.h"
+#include "render_fmt.h"
 
 #include <math.h>
 #include <stdio.h>
 
-char *fc_fmt_flop(fc_u128 v, char *buf, size_t size)
+char *fci_fmt_flop(fc_u128 v, char *buf, size_t size)
 {
     return fc_u128_si(v, "FLOP", buf, size);
 }
 
-char *fc_fmt_pct(double fraction, char *buf, size_t size)
+char *fci_fmt_pct(double fraction, char *buf, size_t size)
 {
     if (isnan(fraction))
         snprintf(buf, size, "n/a");
@@ -22,7 +22,7 @@ char *fc_fmt_pct(double fraction, char *buf, size_t size)
     return buf;
 }
 
-char *fc_fmt_seconds(double s, char *buf, size_t size)
+char *fci_fmt_seconds(double s, char *buf, size_t size)
 {
     if (isnan(s))
         snprintf(buf, size, "n/a");
@@ -41,7 +41,7 @@ static void str_or_null(fc_jw *w, const char *key, const char *v)
         fc_jw_null(w, key);
 }
 
-void fc_json_shape(fc_jw *w, const fc_report_shape *s)
+void fci_json_shape(fc_jw *w, const fc_report_shape *s)
 {
     char ta[2] = {s->transa == '?' ? 0 : s->transa, 0};
     char tb[2] = {s->transb == '?' ? 0 : s->transb, 0};
@@ -68,7 +68,7 @@ void fc_json_shape(fc_jw *w, const fc_report_shape *s)
     fc_jw_obj_end(w);
 }
 
-char *fc_fmt_mix_terms(const fc_mix *m, char *buf, size_t size)
+char *fci_fmt_mix_terms(const fc_mix *m, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -88,13 +88,13 @@ char *fc_fmt_mix_terms(const fc_mix *m, char *buf, size_t size)
     return buf;
 }
 
-char *fc_fmt_mix_line(const fc_mix *m, char *buf, size_t size)
+char *fci_fmt_mix_line(const fc_mix *m, char *buf, size_t size)
 {
     char p[16], terms[400];
-    fc_fmt_mix_terms(m, terms, sizeof terms);
+    fci_fmt_mix_terms(m, terms, sizeof terms);
     if (m->ok)
         snprintf(buf, size, "%s   each dtype's FLOPs at its own dense peak: %s",
-                 fc_fmt_pct(m->hfu, p, sizeof p), terms);
+                 fci_fmt_pct(m->hfu, p, sizeof p), terms);
     else if (m->n > 0)
         snprintf(buf, size, "n/a   %s (%s)", m->reason, terms);
     else

@@ -22,55 +22,55 @@ typedef struct fc_html {
 int fc_html_open(fc_html *h, const char *path, char *err, size_t errlen);
 /* Flushes, closes and renames the page into place. Returns 0, or -1 with a
  * reason in err (the partial file is removed). */
-int fc_html_commit(fc_html *h, char *err, size_t errlen);
+int fci_html_commit(fc_html *h, char *err, size_t errlen);
 /* Closes and removes an unfinished page. */
-void fc_html_discard(fc_html *h);
+void fci_html_discard(fc_html *h);
 /* Writes to a stream the caller owns (tests: open_memstream). */
-void fc_html_init_stream(fc_html *h, FILE *f);
+void fci_html_init_stream(fc_html *h, FILE *f);
 
 /* Text, escaped for element content and attribute values: & < > " '. */
-void fc_html_esc(fc_html *h, const char *s);
+void fci_html_esc(fc_html *h, const char *s);
 /* printf, then escaped. */
-void fc_html_escf(fc_html *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fci_html_escf(fc_html *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Markup written as is: only literals and numbers the caller formats. */
-void fc_html_raw(fc_html *h, const char *s);
-void fc_html_rawf(fc_html *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fci_html_raw(fc_html *h, const char *s);
+void fci_html_rawf(fc_html *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* <!DOCTYPE html> ... <body><header><h1>title</h1>; subtitle escaped. */
-void fc_html_page_begin(fc_html *h, const char *title, const char *subtitle);
-void fc_html_page_end(fc_html *h);
+void fci_html_page_begin(fc_html *h, const char *title, const char *subtitle);
+void fci_html_page_end(fc_html *h);
 /* <section id="ID"><h2>title</h2> ... </section>. */
-void fc_html_section_begin(fc_html *h, const char *id, const char *title);
-void fc_html_section_end(fc_html *h);
+void fci_html_section_begin(fc_html *h, const char *id, const char *title);
+void fci_html_section_end(fc_html *h);
 /* <p class="CLS">text</p>, text escaped; cls "note" (muted), "warn". */
-void fc_html_para(fc_html *h, const char *cls, const char *text);
+void fci_html_para(fc_html *h, const char *cls, const char *text);
 
 /* Headline figures: a row of cards, each a label, a value and a detail.
  * key, when not NULL, becomes data-k="key" on the value (the field of the
  * JSON output that holds the same figure; the browser test reads it). */
-void fc_html_cards_begin(fc_html *h);
-void fc_html_card(fc_html *h, const char *key, const char *label, const char *value,
-                  const char *detail);
-void fc_html_cards_end(fc_html *h);
+void fci_html_cards_begin(fc_html *h);
+void fci_html_card(fc_html *h, const char *key, const char *label, const char *value,
+                   const char *detail);
+void fci_html_cards_end(fc_html *h);
 
 /* Tables: id (may be NULL) names the table for readers and tests. Cells
  * are escaped; num right-aligns (figures); key as for cards. */
-void fc_html_table_begin(fc_html *h, const char *id, const char *caption);
-void fc_html_table_end(fc_html *h);
-void fc_html_row_begin(fc_html *h, const char *cls);
-void fc_html_row_end(fc_html *h);
-void fc_html_th(fc_html *h, const char *text, int num);
-void fc_html_td(fc_html *h, const char *text, int num);
-void fc_html_td_key(fc_html *h, const char *key, const char *text, int num);
+void fci_html_table_begin(fc_html *h, const char *id, const char *caption);
+void fci_html_table_end(fc_html *h);
+void fci_html_row_begin(fc_html *h, const char *cls);
+void fci_html_row_end(fc_html *h);
+void fci_html_th(fc_html *h, const char *text, int num);
+void fci_html_td(fc_html *h, const char *text, int num);
+void fci_html_td_key(fc_html *h, const char *key, const char *text, int num);
 /* One row of a figures table: label, the figure (a keyed, right-aligned
  * cell), what it means (a wide cell). */
-void fc_html_fig_row(fc_html *h, const char *label, const char *key, const char *value,
-                     const char *meaning);
+void fci_html_fig_row(fc_html *h, const char *label, const char *key, const char *value,
+                      const char *meaning);
 /* The head of a table (every table has one, before its rows): a name
  * starting with '#' is a figure column (right-aligned; '#' not shown). */
-void fc_html_head_row(fc_html *h, const char *const *names, size_t n);
+void fci_html_head_row(fc_html *h, const char *const *names, size_t n);
 
 /* A legend: a swatch of class "sw CLS" and an escaped label per item. */
-void fc_html_legend(fc_html *h, const char *const *classes, const char *const *labels, size_t n);
+void fci_html_legend(fc_html *h, const char *const *classes, const char *const *labels, size_t n);
 
 #endif

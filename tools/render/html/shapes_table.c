@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "svg.h"
 
 /* Rows shown (the text report prints 5; the page has room for more). */
@@ -15,35 +15,35 @@
 static void shape_row(fc_html *h, const fc_report_shape *s, double all, double top)
 {
     char b[160], e[FC_U128_DIGITS], pct[16];
-    fc_html_row_begin(h, NULL);
-    fc_html_td(h, s->api, 0);
+    fci_html_row_begin(h, NULL);
+    fci_html_td(h, s->api, 0);
     if (s->overflow)
         snprintf(b, sizeof b, "(shapes beyond the table)");
     else /* as the text report's "top shapes" line has it */
         snprintf(b, sizeof b, "%c%c m=%lld n=%lld k=%lld batch=%lld", s->transa, s->transb,
                  (long long)s->m, (long long)s->n, (long long)s->k, (long long)s->batch);
-    fc_html_td(h, b, 0);
-    fc_html_td(h, s->dtype, 0);
+    fci_html_td(h, b, 0);
+    fci_html_td(h, s->dtype, 0);
     snprintf(b, sizeof b, "%llu", (unsigned long long)s->calls);
-    fc_html_td(h, b, 1);
-    fc_html_td(h, fc_fmt_flop(s->flops, b, sizeof b), 1);
-    fc_html_td(h, fc_u128_to_str(s->flops, e), 1);
+    fci_html_td(h, b, 1);
+    fci_html_td(h, fci_fmt_flop(s->flops, b, sizeof b), 1);
+    fci_html_td(h, fc_u128_to_str(s->flops, e), 1);
     double f = fc_u128_to_double(s->flops);
-    fc_html_td(h, fc_fmt_pct(all > 0 ? f / all : NAN, pct, sizeof pct), 1);
-    fc_html_raw(h, "<td class=\"bar\">");
-    fc_svg_rowbar(h, top > 0 ? f / top : 0, "s-bar");
-    fc_html_raw(h, "</td>");
-    fc_html_row_end(h);
+    fci_html_td(h, fci_fmt_pct(all > 0 ? f / all : NAN, pct, sizeof pct), 1);
+    fci_html_raw(h, "<td class=\"bar\">");
+    fci_svg_rowbar(h, top > 0 ? f / top : 0, "s-bar");
+    fci_html_raw(h, "</td>");
+    fci_html_row_end(h);
 }
 
-void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total)
+void fci_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total)
 {
     static const char *const head[] = {"API",    "shape",  "dtype",  "#calls",
                                        "#FLOPs", "#exact", "#share", ""};
-    fc_html_section_begin(h, "shapes", "Top GEMM shapes");
+    fci_html_section_begin(h, "shapes", "Top GEMM shapes");
     if (n == 0) {
-        fc_html_para(h, "note", "The report lists no shapes.");
-        fc_html_section_end(h);
+        fci_html_para(h, "note", "The report lists no shapes.");
+        fci_html_section_end(h);
         return;
     }
     char caption[160];
@@ -52,14 +52,14 @@ void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128
              "%zu of %zu shapes, most FLOPs first; share of all GEMM FLOPs; bars relative to "
              "the largest",
              rows, n);
-    fc_html_table_begin(h, "shape-table", caption);
-    fc_html_head_row(h, head, sizeof head / sizeof head[0]);
+    fci_html_table_begin(h, "shape-table", caption);
+    fci_html_head_row(h, head, sizeof head / sizeof head[0]);
     double all = fc_u128_to_double(total), top = fc_u128_to_double(shapes[0].flops);
     for (size_t i = 0; i < rows; i++)
         shape_row(h, &shapes[i], all, top);
-    fc_html_table_end(h);
-    fc_html_para(h, "note",
-                 "The report has no kernel times per shape (the shim times iterations, not "
-                 "kernels), so achieved TFLOP/s per shape is not shown.");
-    fc_html_section_end(h);
+    fci_html_table_end(h);
+    fci_html_para(h, "note",
+                  "The report has no kernel times per shape (the shim times iterations, not "
+                  "kernels), so achieved TFLOP/s per shape is not shown.");
+    fci_html_section_end(h);
 }

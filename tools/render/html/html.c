@@ -111,12 +111,12 @@ static void put(fc_html *h, const char *s, size_t n)
         h->err = errno ? errno : EIO;
 }
 
-void fc_html_raw(fc_html *h, const char *s)
+void fci_html_raw(fc_html *h, const char *s)
 {
     put(h, s, strlen(s));
 }
 
-void fc_html_esc(fc_html *h, const char *s)
+void fci_html_esc(fc_html *h, const char *s)
 {
     const char *run = s;
     for (; *s; s++) {
@@ -144,24 +144,24 @@ void fc_html_esc(fc_html *h, const char *s)
         }
         if (rep) {
             put(h, run, (size_t)(s - run));
-            fc_html_raw(h, rep);
+            fci_html_raw(h, rep);
             run = s + 1;
         }
     }
     put(h, run, (size_t)(s - run));
 }
 
-void fc_html_escf(fc_html *h, const char *fmt, ...)
+void fci_html_escf(fc_html *h, const char *fmt, ...)
 {
     char buf[FMT_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fc_html_esc(h, buf);
+    fci_html_esc(h, buf);
 }
 
-void fc_html_rawf(fc_html *h, const char *fmt, ...)
+void fci_html_rawf(fc_html *h, const char *fmt, ...)
 {
     char buf[FMT_MAX];
     va_list ap;
@@ -172,7 +172,7 @@ void fc_html_rawf(fc_html *h, const char *fmt, ...)
         put(h, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
-void fc_html_init_stream(fc_html *h, FILE *f)
+void fci_html_init_stream(fc_html *h, FILE *f)
 {
     memset(h, 0, sizeof *h);
     h->f = f;
@@ -205,7 +205,7 @@ int fc_html_open(fc_html *h, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int fc_html_commit(fc_html *h, char *err, size_t errlen)
+int fci_html_commit(fc_html *h, char *err, size_t errlen)
 {
     if (h->err == 0 && fflush(h->f) != 0)
         h->err = errno;
@@ -222,7 +222,7 @@ int fc_html_commit(fc_html *h, char *err, size_t errlen)
     return 0;
 }
 
-void fc_html_discard(fc_html *h)
+void fci_html_discard(fc_html *h)
 {
     if (h->f != NULL)
         fclose(h->f);
@@ -231,184 +231,184 @@ void fc_html_discard(fc_html *h)
         unlink(h->tmp);
 }
 
-void fc_html_page_begin(fc_html *h, const char *title, const char *subtitle)
+void fci_html_page_begin(fc_html *h, const char *title, const char *subtitle)
 {
-    fc_html_raw(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                   "<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
-    fc_html_esc(h, title);
-    fc_html_raw(h, "</title>\n<style>\n");
-    fc_html_raw(h, css);
-    fc_html_raw(h, "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>");
-    fc_html_esc(h, title);
-    fc_html_raw(h, "</h1>\n<p>");
-    fc_html_esc(h, subtitle);
-    fc_html_raw(h, "</p>\n</header>\n");
+    fci_html_raw(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                    "<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
+    fci_html_esc(h, title);
+    fci_html_raw(h, "</title>\n<style>\n");
+    fci_html_raw(h, css);
+    fci_html_raw(h, "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>");
+    fci_html_esc(h, title);
+    fci_html_raw(h, "</h1>\n<p>");
+    fci_html_esc(h, subtitle);
+    fci_html_raw(h, "</p>\n</header>\n");
 }
 
-void fc_html_page_end(fc_html *h)
+void fci_html_page_end(fc_html *h)
 {
-    fc_html_raw(h, "<footer>Written by flopcount. Every chart's figures are in the table "
-                   "under it; exact integers are FLOP counts.</footer>\n</main>\n</body>\n"
-                   "</html>\n");
+    fci_html_raw(h, "<footer>Written by flopcount. Every chart's figures are in the table "
+                    "under it; exact integers are FLOP counts.</footer>\n</main>\n</body>\n"
+                    "</html>\n");
 }
 
-void fc_html_section_begin(fc_html *h, const char *id, const char *title)
+void fci_html_section_begin(fc_html *h, const char *id, const char *title)
 {
-    fc_html_raw(h, "<section id=\"");
-    fc_html_esc(h, id);
-    fc_html_raw(h, "\">\n<h2>");
-    fc_html_esc(h, title);
-    fc_html_raw(h, "</h2>\n");
+    fci_html_raw(h, "<section id=\"");
+    fci_html_esc(h, id);
+    fci_html_raw(h, "\">\n<h2>");
+    fci_html_esc(h, title);
+    fci_html_raw(h, "</h2>\n");
 }
 
-void fc_html_section_end(fc_html *h)
+void fci_html_section_end(fc_html *h)
 {
-    fc_html_raw(h, "</section>\n");
+    fci_html_raw(h, "</section>\n");
 }
 
-void fc_html_para(fc_html *h, const char *cls, const char *text)
+void fci_html_para(fc_html *h, const char *cls, const char *text)
 {
-    fc_html_raw(h, "<p");
+    fci_html_raw(h, "<p");
     if (cls) {
-        fc_html_raw(h, " class=\"");
-        fc_html_esc(h, cls);
-        fc_html_raw(h, "\"");
+        fci_html_raw(h, " class=\"");
+        fci_html_esc(h, cls);
+        fci_html_raw(h, "\"");
     }
-    fc_html_raw(h, ">");
-    fc_html_esc(h, text);
-    fc_html_raw(h, "</p>\n");
+    fci_html_raw(h, ">");
+    fci_html_esc(h, text);
+    fci_html_raw(h, "</p>\n");
 }
 
 static void key_attr(fc_html *h, const char *key)
 {
     if (key) {
-        fc_html_raw(h, " data-k=\"");
-        fc_html_esc(h, key);
-        fc_html_raw(h, "\"");
+        fci_html_raw(h, " data-k=\"");
+        fci_html_esc(h, key);
+        fci_html_raw(h, "\"");
     }
 }
 
-void fc_html_cards_begin(fc_html *h)
+void fci_html_cards_begin(fc_html *h)
 {
-    fc_html_raw(h, "<div class=\"cards\">\n");
+    fci_html_raw(h, "<div class=\"cards\">\n");
 }
 
-void fc_html_card(fc_html *h, const char *key, const char *label, const char *value,
-                  const char *detail)
+void fci_html_card(fc_html *h, const char *key, const char *label, const char *value,
+                   const char *detail)
 {
-    fc_html_raw(h, "<div class=\"card\"><div class=\"lbl\">");
-    fc_html_esc(h, label);
+    fci_html_raw(h, "<div class=\"card\"><div class=\"lbl\">");
+    fci_html_esc(h, label);
     /* a phrase rather than a figure (a peak's source) gets the smaller type */
-    fc_html_raw(h,
-                strlen(value) > 14 ? "</div><div class=\"val long\"" : "</div><div class=\"val\"");
+    fci_html_raw(h,
+                 strlen(value) > 14 ? "</div><div class=\"val long\"" : "</div><div class=\"val\"");
     key_attr(h, key);
-    fc_html_raw(h, ">");
-    fc_html_esc(h, value);
-    fc_html_raw(h, "</div><div class=\"dtl\">");
-    fc_html_esc(h, detail ? detail : "");
-    fc_html_raw(h, "</div></div>\n");
+    fci_html_raw(h, ">");
+    fci_html_esc(h, value);
+    fci_html_raw(h, "</div><div class=\"dtl\">");
+    fci_html_esc(h, detail ? detail : "");
+    fci_html_raw(h, "</div></div>\n");
 }
 
-void fc_html_cards_end(fc_html *h)
+void fci_html_cards_end(fc_html *h)
 {
-    fc_html_raw(h, "</div>\n");
+    fci_html_raw(h, "</div>\n");
 }
 
-void fc_html_table_begin(fc_html *h, const char *id, const char *caption)
+void fci_html_table_begin(fc_html *h, const char *id, const char *caption)
 {
-    fc_html_raw(h, "<div class=\"tw\"><table");
+    fci_html_raw(h, "<div class=\"tw\"><table");
     if (id) {
-        fc_html_raw(h, " id=\"");
-        fc_html_esc(h, id);
-        fc_html_raw(h, "\"");
+        fci_html_raw(h, " id=\"");
+        fci_html_esc(h, id);
+        fci_html_raw(h, "\"");
     }
-    fc_html_raw(h, ">");
+    fci_html_raw(h, ">");
     if (caption) {
-        fc_html_raw(h, "<caption>");
-        fc_html_esc(h, caption);
-        fc_html_raw(h, "</caption>");
+        fci_html_raw(h, "<caption>");
+        fci_html_esc(h, caption);
+        fci_html_raw(h, "</caption>");
     }
-    fc_html_raw(h, "\n");
+    fci_html_raw(h, "\n");
 }
 
-void fc_html_table_end(fc_html *h)
+void fci_html_table_end(fc_html *h)
 {
-    fc_html_raw(h, h->in_body ? "</tbody></table></div>\n" : "</table></div>\n");
+    fci_html_raw(h, h->in_body ? "</tbody></table></div>\n" : "</table></div>\n");
     h->in_body = 0;
 }
 
-void fc_html_row_begin(fc_html *h, const char *cls)
+void fci_html_row_begin(fc_html *h, const char *cls)
 {
     if (cls) {
-        fc_html_raw(h, "<tr class=\"");
-        fc_html_esc(h, cls);
-        fc_html_raw(h, "\">");
+        fci_html_raw(h, "<tr class=\"");
+        fci_html_esc(h, cls);
+        fci_html_raw(h, "\">");
     } else {
-        fc_html_raw(h, "<tr>");
+        fci_html_raw(h, "<tr>");
     }
 }
 
-void fc_html_row_end(fc_html *h)
+void fci_html_row_end(fc_html *h)
 {
-    fc_html_raw(h, "</tr>\n");
+    fci_html_raw(h, "</tr>\n");
 }
 
 static void cell(fc_html *h, const char *tag, const char *key, const char *text, int num)
 {
-    fc_html_rawf(h, "<%s%s", tag, num ? " class=\"n\"" : "");
+    fci_html_rawf(h, "<%s%s", tag, num ? " class=\"n\"" : "");
     key_attr(h, key);
-    fc_html_raw(h, ">");
-    fc_html_esc(h, text);
-    fc_html_rawf(h, "</%s>", tag);
+    fci_html_raw(h, ">");
+    fci_html_esc(h, text);
+    fci_html_rawf(h, "</%s>", tag);
 }
 
-void fc_html_th(fc_html *h, const char *text, int num)
+void fci_html_th(fc_html *h, const char *text, int num)
 {
     cell(h, "th", NULL, text, num);
 }
 
-void fc_html_td(fc_html *h, const char *text, int num)
+void fci_html_td(fc_html *h, const char *text, int num)
 {
     cell(h, "td", NULL, text, num);
 }
 
-void fc_html_td_key(fc_html *h, const char *key, const char *text, int num)
+void fci_html_td_key(fc_html *h, const char *key, const char *text, int num)
 {
     cell(h, "td", key, text, num);
 }
 
-void fc_html_fig_row(fc_html *h, const char *label, const char *key, const char *value,
-                     const char *meaning)
+void fci_html_fig_row(fc_html *h, const char *label, const char *key, const char *value,
+                      const char *meaning)
 {
-    fc_html_row_begin(h, NULL);
-    fc_html_td(h, label, 0);
-    fc_html_td_key(h, key, value, 1);
-    fc_html_raw(h, "<td class=\"w\">");
-    fc_html_esc(h, meaning);
-    fc_html_raw(h, "</td>");
-    fc_html_row_end(h);
+    fci_html_row_begin(h, NULL);
+    fci_html_td(h, label, 0);
+    fci_html_td_key(h, key, value, 1);
+    fci_html_raw(h, "<td class=\"w\">");
+    fci_html_esc(h, meaning);
+    fci_html_raw(h, "</td>");
+    fci_html_row_end(h);
 }
 
-void fc_html_head_row(fc_html *h, const char *const *names, size_t n)
+void fci_html_head_row(fc_html *h, const char *const *names, size_t n)
 {
-    fc_html_raw(h, "<thead>");
-    fc_html_row_begin(h, NULL);
+    fci_html_raw(h, "<thead>");
+    fci_html_row_begin(h, NULL);
     for (size_t i = 0; i < n; i++)
-        fc_html_th(h, names[i][0] == '#' ? names[i] + 1 : names[i], names[i][0] == '#');
-    fc_html_raw(h, "</tr></thead>\n<tbody>");
+        fci_html_th(h, names[i][0] == '#' ? names[i] + 1 : names[i], names[i][0] == '#');
+    fci_html_raw(h, "</tr></thead>\n<tbody>");
     h->in_body = 1;
 }
 
-void fc_html_legend(fc_html *h, const char *const *classes, const char *const *labels, size_t n)
+void fci_html_legend(fc_html *h, const char *const *classes, const char *const *labels, size_t n)
 {
-    fc_html_raw(h, "<div class=\"legend\">");
+    fci_html_raw(h, "<div class=\"legend\">");
     for (size_t i = 0; i < n; i++) {
-        fc_html_raw(h, "<span><span class=\"sw ");
-        fc_html_esc(h, classes[i]);
-        fc_html_raw(h, "\"></span>");
-        fc_html_esc(h, labels[i]);
-        fc_html_raw(h, "</span>");
+        fci_html_raw(h, "<span><span class=\"sw ");
+        fci_html_esc(h, classes[i]);
+        fci_html_raw(h, "\"></span>");
+        fci_html_esc(h, labels[i]);
+        fci_html_raw(h, "</span>");
     }
-    fc_html_raw(h, "</div>\n");
+    fci_html_raw(h, "</div>\n");
 }

@@ -34,44 +34,45 @@ typedef struct fc_svg {
 
 /* A round step (1, 2, 2.5 or 5 x 10^k) giving at most about 5 ticks from 0
  * to at least max (max <= 0 or NaN: 0..1). */
-void fc_svg_axis_fit(fc_svg_axis *a, double max, int unit);
+void fci_svg_axis_fit(fc_svg_axis *a, double max, int unit);
 /* A tick's label: digits enough to tell ticks step apart; FLOP ticks share
  * the SI prefix of the axis top. */
-void fc_svg_tick_label(const fc_svg_axis *a, double v, char *buf, size_t size);
+void fci_svg_tick_label(const fc_svg_axis *a, double v, char *buf, size_t size);
 
 /* Opens <svg> for n bands (the axes fitted by the caller before drawing);
  * label is its accessible name. height in px of a 960 px wide chart. */
-void fc_svg_begin(fc_svg *s, fc_html *h, const char *label, size_t n, double height,
-                  int right_axis);
-void fc_svg_end(fc_svg *s);
+void fci_svg_begin(fc_svg *s, fc_html *h, const char *label, size_t n, double height,
+                   int right_axis);
+void fci_svg_end(fc_svg *s);
 /* Grid, ticks and titles of both axes, and the x baseline. */
-void fc_svg_axes(fc_svg *s, const char *left_title, const char *right_title);
+void fci_svg_axes(fc_svg *s, const char *left_title, const char *right_title);
 /* The label of band i (may hold one '\n' for a second line). */
 typedef void (*fc_svg_label_fn)(void *ctx, size_t i, char *buf, size_t size);
 /* Band labels under the axis, thinned to every k-th so none overlap, and
  * a title under them. */
-void fc_svg_xlabels(fc_svg *s, fc_svg_label_fn fn, void *ctx, const char *title);
+void fci_svg_xlabels(fc_svg *s, fc_svg_label_fn fn, void *ctx, const char *title);
 
 /* Bar in band i from `from` to `to` (data units of the left axis, or of
  * the right one when right); tip (may be NULL) becomes its tooltip. */
-void fc_svg_bar(fc_svg *s, size_t i, double from, double to, int right, const char *cls,
-                const char *tip);
+void fci_svg_bar(fc_svg *s, size_t i, double from, double to, int right, const char *cls,
+                 const char *tip);
 /* A min-max whisker in band i (left axis). */
-void fc_svg_whisker(fc_svg *s, size_t i, double lo, double hi);
+void fci_svg_whisker(fc_svg *s, size_t i, double lo, double hi);
 /* A line through the band centres; NaN values break it. Points get dots
  * when there are few. */
-void fc_svg_line(fc_svg *s, const double *v, size_t n, int right, const char *cls, const char *tip);
+void fci_svg_line(fc_svg *s, const double *v, size_t n, int right, const char *cls,
+                  const char *tip);
 /* A dashed horizontal line at v; label (may be NULL) is its tooltip (the
  * legend names it: text on the plot would cross the data). */
-void fc_svg_hline(fc_svg *s, double v, int right, const char *cls, const char *label);
+void fci_svg_hline(fc_svg *s, double v, int right, const char *cls, const char *label);
 /* A mark above band i with a tooltip: a triangle over its middle (the
  * straggler), or with after set, over its right edge with a line down to
  * the axis (a pause after an iteration). */
-void fc_svg_mark(fc_svg *s, size_t i, int after, const char *cls, const char *tip);
+void fci_svg_mark(fc_svg *s, size_t i, int after, const char *cls, const char *tip);
 /* A value written above (or inside the top of) band i's bar ending at v. */
-void fc_svg_value(fc_svg *s, size_t i, double v, const char *text);
+void fci_svg_value(fc_svg *s, size_t i, double v, const char *text);
 
 /* A horizontal bar filling fraction (0..1) of a table cell. */
-void fc_svg_rowbar(fc_html *h, double fraction, const char *cls);
+void fci_svg_rowbar(fc_html *h, double fraction, const char *cls);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pages.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
 #include "stats.h"
 #include "svg.h"
 
@@ -38,12 +38,12 @@ typedef struct binned {
     double pause_min;
 } binned;
 
-char *fc_html_si(double flops, char *buf, size_t size)
+char *fci_html_si(double flops, char *buf, size_t size)
 {
     if (isnan(flops) || flops < 0)
         snprintf(buf, size, "n/a");
     else
-        fc_fmt_flop((fc_u128)(flops + 0.5), buf, size);
+        fci_fmt_flop((fc_u128)(flops + 0.5), buf, size);
     return buf;
 }
 
@@ -132,14 +132,14 @@ static void bin_tip(const binned *bs, const bin *b, char *buf, size_t size)
         const fc_html_iter *it = &bs->s->it[b->from];
         char e[FC_U128_DIGITS];
         snprintf(buf, size, "%s %s: %s, %s FLOPs%s%s", bs->s->merged ? "step" : "iteration", range,
-                 fc_fmt_seconds(it->seconds, t, sizeof t), fc_u128_to_str(it->flops, e),
+                 fci_fmt_seconds(it->seconds, t, sizeof t), fc_u128_to_str(it->flops, e),
                  it->warmup ? " (warm-up)" : "", it->open_end ? " (open end)" : "");
     } else {
         snprintf(buf, size, "%s %s: mean %s (min %s, max %s), mean %s each",
                  bs->s->merged ? "steps" : "iterations", range,
-                 fc_fmt_seconds(b->n_timed ? b->sum_s / (double)b->n_timed : NAN, t, sizeof t),
-                 fc_fmt_seconds(b->min_s, lo, sizeof lo), fc_fmt_seconds(b->max_s, hi, sizeof hi),
-                 fc_html_si(bin_mean(b, b->flops), f, sizeof f));
+                 fci_fmt_seconds(b->n_timed ? b->sum_s / (double)b->n_timed : NAN, t, sizeof t),
+                 fci_fmt_seconds(b->min_s, lo, sizeof lo), fci_fmt_seconds(b->max_s, hi, sizeof hi),
+                 fci_html_si(bin_mean(b, b->flops), f, sizeof f));
     }
 }
 
@@ -153,13 +153,13 @@ static void time_chart(fc_html *h, const binned *bs)
             tmax = fmax(tmax, bs->per > 1 ? b->max_s : b->sum_s);
         fmax_ = fmax(fmax_, bin_mean(b, b->flops));
     }
-    fc_svg_axis_fit(&s.left, tmax * 1.08, FC_UNIT_SECONDS); /* headroom for the marks */
-    fc_svg_axis_fit(&s.right, fmax_ * 1.08, FC_UNIT_FLOP);
-    fc_svg_begin(&s, h,
-                 bs->per > 1 ? "time and FLOPs per iteration, binned"
-                             : "time and FLOPs per iteration",
-                 bs->n, 320, 1);
-    fc_svg_axes(&s, "seconds", "FLOPs per iteration");
+    fci_svg_axis_fit(&s.left, tmax * 1.08, FC_UNIT_SECONDS); /* headroom for the marks */
+    fci_svg_axis_fit(&s.right, fmax_ * 1.08, FC_UNIT_FLOP);
+    fci_svg_begin(&s, h,
+                  bs->per > 1 ? "time and FLOPs per iteration, binned"
+                              : "time and FLOPs per iteration",
+                  bs->n, 320, 1);
+    fci_svg_axes(&s, "seconds", "FLOPs per iteration");
     char tip[256];
     for (size_t k = 0; k < bs->n; k++) {
         const bin *b = &bs->b[k];
@@ -167,32 +167,32 @@ static void time_chart(fc_html *h, const binned *bs)
             continue;
         bin_tip(bs, b, tip, sizeof tip);
         int odd = bs->per == 1 && (b->warm || b->open);
-        fc_svg_bar(&s, k, 0, b->sum_s / (double)b->n_timed, 0, odd ? "s-warm" : "s-time", tip);
+        fci_svg_bar(&s, k, 0, b->sum_s / (double)b->n_timed, 0, odd ? "s-warm" : "s-time", tip);
         if (bs->per > 1)
-            fc_svg_whisker(&s, k, b->min_s, b->max_s);
+            fci_svg_whisker(&s, k, b->min_s, b->max_s);
     }
     double *line = malloc((bs->n ? bs->n : 1) * sizeof *line);
     if (line != NULL) {
         for (size_t k = 0; k < bs->n; k++)
             line[k] = bin_mean(&bs->b[k], bs->b[k].flops);
-        fc_svg_line(&s, line, bs->n, 1, "s-flop", "FLOPs per iteration");
+        fci_svg_line(&s, line, bs->n, 1, "s-flop", "FLOPs per iteration");
         free(line);
     }
     if (!isnan(bs->s->median_seconds)) {
         char m[48], t[32];
-        snprintf(m, sizeof m, "median %s", fc_fmt_seconds(bs->s->median_seconds, t, sizeof t));
-        fc_svg_hline(&s, bs->s->median_seconds, 0, "med", m);
+        snprintf(m, sizeof m, "median %s", fci_fmt_seconds(bs->s->median_seconds, t, sizeof t));
+        fci_svg_hline(&s, bs->s->median_seconds, 0, "med", m);
     }
     for (size_t k = 0; k < bs->n; k++)
         if (bs->b[k].pauses) {
             char t[32];
             snprintf(tip, sizeof tip, "%zu pause%s after the iteration%s here: %s in no iteration",
                      bs->b[k].pauses, bs->b[k].pauses == 1 ? "" : "s", bs->per > 1 ? "s" : "",
-                     fc_fmt_seconds(bs->b[k].pause_s, t, sizeof t));
-            fc_svg_mark(&s, k, 1, "s-eval", tip);
+                     fci_fmt_seconds(bs->b[k].pause_s, t, sizeof t));
+            fci_svg_mark(&s, k, 1, "s-eval", tip);
         }
-    fc_svg_xlabels(&s, band_label, (void *)bs, bs->s->merged ? "step" : "iteration");
-    fc_svg_end(&s);
+    fci_svg_xlabels(&s, band_label, (void *)bs, bs->s->merged ? "step" : "iteration");
+    fci_svg_end(&s);
 }
 
 static void time_legend(fc_html *h, const binned *bs)
@@ -218,11 +218,11 @@ static void time_legend(fc_html *h, const binned *bs)
         lbl[n++] = "pause: time between iterations in none of them";
     }
     if (!isnan(bs->s->median_seconds)) {
-        snprintf(med, sizeof med, "median %s", fc_fmt_seconds(bs->s->median_seconds, t, sizeof t));
+        snprintf(med, sizeof med, "median %s", fci_fmt_seconds(bs->s->median_seconds, t, sizeof t));
         cls[n] = "s-med";
         lbl[n++] = med;
     }
-    fc_html_legend(h, cls, lbl, n);
+    fci_html_legend(h, cls, lbl, n);
 }
 
 static void iter_note(const fc_html_iter *it, const binned *bs, char *buf, size_t size)
@@ -238,13 +238,13 @@ static void iter_note(const fc_html_iter *it, const binned *bs, char *buf, size_
         o += (size_t)snprintf(buf + o, size - o, "%ssplit a guess", o ? "; " : "");
     if (is_pause(bs, it->pause_after) && o < size)
         snprintf(buf + o, size - o, "%sthen %s in no iteration", o ? "; " : "",
-                 fc_fmt_seconds(it->pause_after, t, sizeof t));
+                 fci_fmt_seconds(it->pause_after, t, sizeof t));
 }
 
 static void exact_cell(fc_html *h, fc_u128 v)
 {
     char e[FC_U128_DIGITS];
-    fc_html_td(h, fc_u128_to_str(v, e), 1);
+    fci_html_td(h, fc_u128_to_str(v, e), 1);
 }
 
 static void iter_table(fc_html *h, const binned *bs)
@@ -253,47 +253,47 @@ static void iter_table(fc_html *h, const binned *bs)
                                        "#backward",  "#recompute", "#slowest rank", "note"};
     const fc_html_iters *s = bs->s;
     char t[32], note[160], r[32];
-    fc_html_table_begin(h, "iter-table",
-                        s->merged ? "every aligned step: time of the slowest rank, FLOPs summed "
-                                    "over ranks"
-                                  : "every iteration listed in the report");
+    fci_html_table_begin(h, "iter-table",
+                         s->merged ? "every aligned step: time of the slowest rank, FLOPs summed "
+                                     "over ranks"
+                                   : "every iteration listed in the report");
     const char *cols[8];
     size_t nc = 0;
     for (size_t c = 0; c < 8; c++)
         if (c != 6 || s->merged)
             cols[nc++] = c == 0 && s->merged ? "#step" : head[c];
-    fc_html_head_row(h, cols, nc);
+    fci_html_head_row(h, cols, nc);
     for (size_t i = 0; i < s->n; i++) {
         const fc_html_iter *it = &s->it[i];
-        fc_html_row_begin(h, NULL);
+        fci_html_row_begin(h, NULL);
         snprintf(r, sizeof r, "%llu", (unsigned long long)it->index);
-        fc_html_td(h, r, 1);
-        fc_html_td(h, fc_fmt_seconds(it->seconds, t, sizeof t), 1);
+        fci_html_td(h, r, 1);
+        fci_html_td(h, fci_fmt_seconds(it->seconds, t, sizeof t), 1);
         exact_cell(h, it->flops);
         exact_cell(h, it->fwd);
         exact_cell(h, it->bwd);
         exact_cell(h, it->rc);
         if (s->merged) {
             snprintf(r, sizeof r, "%ld", it->slowest_rank);
-            fc_html_td(h, it->slowest_rank >= 0 ? r : "-", 1);
+            fci_html_td(h, it->slowest_rank >= 0 ? r : "-", 1);
         }
         iter_note(it, bs, note, sizeof note);
-        fc_html_td(h, note, 0);
-        fc_html_row_end(h);
+        fci_html_td(h, note, 0);
+        fci_html_row_end(h);
     }
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
 static void bin_row(fc_html *h, const bin *b, const char *label, int total)
 {
     char t[32], n[32], note[96], pt[32];
-    fc_html_row_begin(h, total ? "total" : NULL);
-    fc_html_td(h, label, 1);
+    fci_html_row_begin(h, total ? "total" : NULL);
+    fci_html_td(h, label, 1);
     snprintf(n, sizeof n, "%zu", b->to - b->from);
-    fc_html_td(h, n, 1);
-    fc_html_td(h, fc_fmt_seconds(b->min_s, t, sizeof t), 1);
-    fc_html_td(h, total ? "" : fc_fmt_seconds(b->median_s, t, sizeof t), 1);
-    fc_html_td(h, fc_fmt_seconds(b->max_s, t, sizeof t), 1);
+    fci_html_td(h, n, 1);
+    fci_html_td(h, fci_fmt_seconds(b->min_s, t, sizeof t), 1);
+    fci_html_td(h, total ? "" : fci_fmt_seconds(b->median_s, t, sizeof t), 1);
+    fci_html_td(h, fci_fmt_seconds(b->max_s, t, sizeof t), 1);
     exact_cell(h, b->flops);
     size_t o = 0;
     note[0] = '\0';
@@ -303,9 +303,9 @@ static void bin_row(fc_html *h, const bin *b, const char *label, int total)
         o += (size_t)snprintf(note + o, sizeof note - o, "%shas the open end", o ? "; " : "");
     if (b->pauses)
         snprintf(note + o, sizeof note - o, "%s%zu pause%s, %s", o ? "; " : "", b->pauses,
-                 b->pauses == 1 ? "" : "s", fc_fmt_seconds(b->pause_s, pt, sizeof pt));
-    fc_html_td(h, note, 0);
-    fc_html_row_end(h);
+                 b->pauses == 1 ? "" : "s", fci_fmt_seconds(b->pause_s, pt, sizeof pt));
+    fci_html_td(h, note, 0);
+    fci_html_row_end(h);
 }
 
 /* All bins as one: exact sums, extreme times, every mark. */
@@ -344,8 +344,8 @@ static void bin_table(fc_html *h, const binned *bs)
              "%zu iterations in bins of %zu: exact FLOP sums per bin, and over all of them "
              "(the phases of each bin: under the next chart)",
              bs->s->n, bs->per);
-    fc_html_table_begin(h, "iter-table", caption);
-    fc_html_head_row(h, head, sizeof head / sizeof head[0]);
+    fci_html_table_begin(h, "iter-table", caption);
+    fci_html_head_row(h, head, sizeof head / sizeof head[0]);
     for (size_t k = 0; k < bs->n; k++) {
         band_label((void *)bs, k, label, sizeof label);
         bin_row(h, &bs->b[k], label, 0);
@@ -353,7 +353,7 @@ static void bin_table(fc_html *h, const binned *bs)
     bin all;
     sum_bins(bs, &all);
     bin_row(h, &all, "all", 1);
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
 static void eval_para(fc_html *h, const fc_html_iters *s, const binned *bs)
@@ -374,25 +374,25 @@ static void eval_para(fc_html *h, const fc_html_iters *s, const binned *bs)
                      "iterations) but not where they ran. ",
                      (unsigned long long)s->eval_count, s->eval_count == 1 ? "" : "es",
                      fc_u128_to_str(s->eval_flops, e), isnan(s->eval_seconds) ? "" : ", ",
-                     isnan(s->eval_seconds) ? "" : fc_fmt_seconds(s->eval_seconds, t, sizeof t));
+                     isnan(s->eval_seconds) ? "" : fci_fmt_seconds(s->eval_seconds, t, sizeof t));
     char pt[32];
     if (o >= 0 && (size_t)o < sizeof line)
         snprintf(line + o, sizeof line - (size_t)o,
                  "Marked: %zu pause%s between iterations, %s in all, time in no iteration "
                  "(an evaluation pass, or work without GEMMs); one after the last iteration "
                  "cannot be seen.",
-                 pauses, pauses == 1 ? "" : "s", fc_fmt_seconds(pause_s, pt, sizeof pt));
-    fc_html_para(h, "note", line);
+                 pauses, pauses == 1 ? "" : "s", fci_fmt_seconds(pause_s, pt, sizeof pt));
+    fci_html_para(h, "note", line);
 }
 
-int fc_html_iterations(fc_html *h, const fc_html_iters *s)
+int fci_html_iterations(fc_html *h, const fc_html_iters *s)
 {
-    fc_html_section_begin(h, "iterations", s->merged ? "Steps" : "Iterations");
+    fci_html_section_begin(h, "iterations", s->merged ? "Steps" : "Iterations");
     if (s->about && (s->n > 0 || s->merged))
-        fc_html_para(h, "note", s->about);
+        fci_html_para(h, "note", s->about);
     if (s->n == 0) {
-        fc_html_para(h, "warn", "No iterations listed: no per-iteration chart.");
-        fc_html_section_end(h);
+        fci_html_para(h, "warn", "No iterations listed: no per-iteration chart.");
+        fci_html_section_end(h);
         return 0;
     }
     binned bs;
@@ -402,7 +402,7 @@ int fc_html_iterations(fc_html *h, const fc_html_iters *s)
         char line[160];
         snprintf(line, sizeof line, "The report lists the first %zu of %llu iterations.", s->n,
                  (unsigned long long)s->count);
-        fc_html_para(h, "note", line);
+        fci_html_para(h, "note", line);
     }
     time_chart(h, &bs);
     time_legend(h, &bs);
@@ -411,7 +411,7 @@ int fc_html_iterations(fc_html *h, const fc_html_iters *s)
         iter_table(h, &bs);
     else
         bin_table(h, &bs);
-    fc_html_section_end(h);
+    fci_html_section_end(h);
     free(bs.b);
     return 0;
 }
@@ -429,9 +429,9 @@ static void phase_chart(fc_html *h, const binned *bs)
     double top = 0;
     for (size_t k = 0; k < bs->n; k++)
         top = fmax(top, bin_mean(&bs->b[k], bs->b[k].flops));
-    fc_svg_axis_fit(&s.left, top, FC_UNIT_FLOP);
-    fc_svg_begin(&s, h, "forward, backward and recompute FLOPs per iteration", bs->n, 280, 0);
-    fc_svg_axes(&s, "FLOPs per iteration", NULL);
+    fci_svg_axis_fit(&s.left, top, FC_UNIT_FLOP);
+    fci_svg_begin(&s, h, "forward, backward and recompute FLOPs per iteration", bs->n, 280, 0);
+    fci_svg_axes(&s, "FLOPs per iteration", NULL);
     static const char *const cls[] = {"s-fwd", "s-bwd", "s-rc", "s-other"};
     static const char *const name[] = {"forward", "backward", "recompute", "not split"};
     char tip[160], f[48], range[64];
@@ -445,24 +445,24 @@ static void phase_chart(fc_html *h, const binned *bs)
             if (v <= 0)
                 continue;
             snprintf(tip, sizeof tip, "%s %s: %s %s%s", bs->per > 1 ? "iterations" : "iteration",
-                     range, name[p], fc_html_si(v, f, sizeof f), bs->per > 1 ? " (mean)" : "");
-            fc_svg_bar(&s, k, y, y + v, 0, cls[p], tip);
+                     range, name[p], fci_html_si(v, f, sizeof f), bs->per > 1 ? " (mean)" : "");
+            fci_svg_bar(&s, k, y, y + v, 0, cls[p], tip);
             y += v;
         }
     }
-    fc_svg_xlabels(&s, band_label, (void *)bs, bs->s->merged ? "step" : "iteration");
-    fc_svg_end(&s);
+    fci_svg_xlabels(&s, band_label, (void *)bs, bs->s->merged ? "step" : "iteration");
+    fci_svg_end(&s);
 }
 
 static void phase_bin_row(fc_html *h, const bin *b, const char *label, int total)
 {
-    fc_html_row_begin(h, total ? "total" : NULL);
-    fc_html_td(h, label, 1);
+    fci_html_row_begin(h, total ? "total" : NULL);
+    fci_html_td(h, label, 1);
     exact_cell(h, b->fwd);
     exact_cell(h, b->bwd);
     exact_cell(h, b->rc);
     exact_cell(h, unsplit(b->flops, b->fwd, b->bwd, b->rc));
-    fc_html_row_end(h);
+    fci_html_row_end(h);
 }
 
 /* The binned phase chart's figures: exact sums per bin. */
@@ -471,22 +471,22 @@ static void phase_bin_table(fc_html *h, const binned *bs, const bin *tot)
     static const char *const head[] = {"#iterations", "#forward", "#backward", "#recompute",
                                        "#not split"};
     char label[64];
-    fc_html_table_begin(h, "phase-bin-table", "each bin's phases, summed exactly");
-    fc_html_head_row(h, head, 5);
+    fci_html_table_begin(h, "phase-bin-table", "each bin's phases, summed exactly");
+    fci_html_head_row(h, head, 5);
     for (size_t k = 0; k < bs->n; k++) {
         band_label((void *)bs, k, label, sizeof label);
         phase_bin_row(h, &bs->b[k], label, 0);
     }
     phase_bin_row(h, tot, "all", 1);
-    fc_html_table_end(h);
+    fci_html_table_end(h);
 }
 
-int fc_html_phases(fc_html *h, const fc_html_iters *s)
+int fci_html_phases(fc_html *h, const fc_html_iters *s)
 {
-    fc_html_section_begin(h, "phases", "Forward, backward, recompute");
+    fci_html_section_begin(h, "phases", "Forward, backward, recompute");
     if (s->n == 0) {
-        fc_html_para(h, "warn", "No iterations listed: no phase split.");
-        fc_html_section_end(h);
+        fci_html_para(h, "warn", "No iterations listed: no phase split.");
+        fci_html_section_end(h);
         return 0;
     }
     binned bs;
@@ -499,34 +499,35 @@ int fc_html_phases(fc_html *h, const fc_html_iters *s)
     phase_chart(h, &bs);
     static const char *const cls[] = {"s-fwd", "s-bwd", "s-rc", "s-other"};
     static const char *const name[] = {"forward", "backward", "recompute", "not split"};
-    fc_html_legend(h, cls, name, sum[3] ? 4 : 3);
+    fci_html_legend(h, cls, name, sum[3] ? 4 : 3);
     if (sum[0] == 0 && sum[1] == 0 && sum[2] == 0)
-        fc_html_para(h, "note", "The report gives no forward / backward / recompute split.");
+        fci_html_para(h, "note", "The report gives no forward / backward / recompute split.");
     static const char *const head[] = {"phase", "#FLOPs", "#share"};
     char caption[96], e[FC_U128_DIGITS], pct[16];
     snprintf(caption, sizeof caption, "summed over the %zu %s listed", s->n,
              s->merged ? "steps" : "iterations");
-    fc_html_table_begin(h, "phase-table", caption);
-    fc_html_head_row(h, head, 3);
+    fci_html_table_begin(h, "phase-table", caption);
+    fci_html_head_row(h, head, 3);
     double a = fc_u128_to_double(all);
     for (int p = 0; p < 4; p++) {
         if (p == 3 && sum[3] == 0)
             break;
-        fc_html_row_begin(h, NULL);
-        fc_html_td(h, name[p], 0);
-        fc_html_td(h, fc_u128_to_str(sum[p], e), 1);
-        fc_html_td(h, fc_fmt_pct(a > 0 ? fc_u128_to_double(sum[p]) / a : NAN, pct, sizeof pct), 1);
-        fc_html_row_end(h);
+        fci_html_row_begin(h, NULL);
+        fci_html_td(h, name[p], 0);
+        fci_html_td(h, fc_u128_to_str(sum[p], e), 1);
+        fci_html_td(h, fci_fmt_pct(a > 0 ? fc_u128_to_double(sum[p]) / a : NAN, pct, sizeof pct),
+                    1);
+        fci_html_row_end(h);
     }
-    fc_html_row_begin(h, "total");
-    fc_html_td(h, "all", 0);
-    fc_html_td(h, fc_u128_to_str(all, e), 1);
-    fc_html_td(h, "", 1);
-    fc_html_row_end(h);
-    fc_html_table_end(h);
+    fci_html_row_begin(h, "total");
+    fci_html_td(h, "all", 0);
+    fci_html_td(h, fc_u128_to_str(all, e), 1);
+    fci_html_td(h, "", 1);
+    fci_html_row_end(h);
+    fci_html_table_end(h);
     if (bs.per > 1)
         phase_bin_table(h, &bs, &tot);
-    fc_html_section_end(h);
+    fci_html_section_end(h);
     free(bs.b);
     return 0;
 }

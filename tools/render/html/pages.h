@@ -15,8 +15,6 @@
 #include "u128.h"
 
 /* Write the whole page; -1 when out of memory (h->err says write errors). */
-int fc_html_report_page(fc_html *h, const fc_report_view *v);
-int fc_html_merge_page(fc_html *h, const fc_merge *m);
 
 /* One bar of the iteration chart: an iteration of a report, or a step of
  * a merge. */
@@ -49,18 +47,18 @@ typedef struct fc_html_iters {
 #define FC_HTML_MAX_BARS 120
 
 /* Sections "iterations" and "phases". -1 when out of memory. */
-int fc_html_iterations(fc_html *h, const fc_html_iters *s);
-int fc_html_phases(fc_html *h, const fc_html_iters *s);
+int fci_html_iterations(fc_html *h, const fc_html_iters *s);
+int fci_html_phases(fc_html *h, const fc_html_iters *s);
 
 /* Section "shapes": the largest shapes (sorted, largest first) with a bar
  * each, against total FLOPs. */
-void fc_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total);
+void fci_html_shapes(fc_html *h, const fc_report_shape *shapes, size_t n, fc_u128 total);
 
 /* HFU at the dtype mix (mix_table.c): the headline card (key: the JSON
  * field of the figure, used only when it is known) and the table of its
  * dtypes (seconds: the measured time the mix is against). */
-void fc_html_mix_card(fc_html *h, const char *key, const fc_mix *m);
-void fc_html_mix_table(fc_html *h, const fc_mix *m, double seconds);
+void fci_html_mix_card(fc_html *h, const char *key, const fc_mix *m);
+void fci_html_mix_table(fc_html *h, const fc_mix *m, double seconds);
 /* Section "attention" (attention_table.c): counted fused attention beside
  * the GEMMs (chart and table by source), its shapes, what is not counted
  * and why. Shown when the report has attention calls or uncounted kernels. */
@@ -73,9 +71,9 @@ typedef struct fc_html_attn {
     const char *comparison;            /* with the formula, in words; NULL: none */
     const char *whose;                 /* "" or " on all ranks" */
 } fc_html_attn;
-void fc_html_attention(fc_html *h, const fc_html_attn *s);
+void fci_html_attention(fc_html *h, const fc_html_attn *s);
 
 /* Short SI label ("2.94 GFLOP") of a FLOP count that fits a double. */
-char *fc_html_si(double flops, char *buf, size_t size);
+char *fci_html_si(double flops, char *buf, size_t size);
 
 #endif

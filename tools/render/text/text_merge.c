@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_out.c - the merged job as text for people (merge_json.c writes the
+/* text_merge.c - the merged job as text for people (json_merge.c writes the
  * JSON). */
 #include <math.h>
 #include <stdio.h>
@@ -7,37 +7,14 @@
 
 #include "merge.h"
 #include "merge_gpu.h"
-#include "report_gpu_out.h"
-#include "report_fmt.h"
+#include "render_fmt.h"
+#include "render_forms.h"
+#include "render_gpu.h"
 
 /* Above this many ranks the text lists only the ranks worth a look. */
 #define LIST_ALL_UP_TO 32
 
-void fc_rank_ranges(const long *ranks, size_t n, char *out, size_t size)
-{
-    size_t o = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
-            j++;
-        char piece[48];
-        if (j == i)
-            snprintf(piece, sizeof piece, "%s%ld", i ? ", " : "", ranks[i]);
-        else
-            snprintf(piece, sizeof piece, "%s%ld-%ld", i ? ", " : "", ranks[i], ranks[j]);
-        size_t len = strlen(piece);
-        if (o + len + 5 > size) {
-            snprintf(out + o, size - o, ", ...");
-            return;
-        }
-        memcpy(out + o, piece, len + 1);
-        o += len;
-        i = j + 1;
-    }
-}
-
-const char *fc_merge_verdict_words(const fc_merge *m)
+const char *fci_merge_verdict_words(const fc_merge *m)
 {
     switch (m->verdict) {
     case FC_FLOPS_SAME:
@@ -56,20 +33,19 @@ const char *fc_merge_verdict_words(const fc_merge *m)
     }
 }
 
-char *fc_merge_header_words(const fc_merge *m, char *buf, size_t size)
+char *fci_merge_header_words(const fc_merge *m, char *buf, size_t size)
 {
-    snprintf(buf, size,
-             "%zu report%s, world size %ld, %zu rank%s merged on %zu host%s (launcher %s)",
-             m->n_ranks, m->n_ranks == 1 ? "" : "s", m->world_size, m->n_used,
-             m->n_used == 1 ? "" : "s", m->n_hosts, m->n_hosts == 1 ? "" : "s",
-             m->launcher[0] ? m->launcher : "unknown");
+    snprintf(
+        buf, size, "%zu report%s, world size %ld, %zu rank%s merged on %zu host%s (launcher %s)",
+        m->n_ranks, m->n_ranks == 1 ? "" : "s", m->world_size, m->n_used, m->n_used == 1 ? "" : "s",
+        m->n_hosts, m->n_hosts == 1 ? "" : "s", m->launcher[0] ? m->launcher : "unknown");
     return buf;
 }
 
 static void text_header(const fc_merge *m)
 {
     char ranks[256], f1[48], e1[FC_U128_DIGITS], line[256];
-    printf("flopcount merge: %s\n", fc_merge_header_words(m, line, sizeof line));
+    printf("flopcount merge: %s\n", fci_merge_header_words(m, line, sizeof line));
     if (m->n_missing) {
         fc_rank_ranges(m->missing, m->n_missing, ranks, sizeof ranks);
         printf("  MISSING ranks: %s (%zu of %ld)\n", ranks, m->n_missing, m->world_size);
@@ -85,7 +61,7 @@ static void text_header(const fc_merge *m)
                m->n_not_complete, m->n_not_complete == 1 ? " is" : "s are");
     printf("  GEMM totals      %s (%s) in %llu calls on all ranks; %llu failed, %llu invalid\n",
            fc_u128_to_str(m->sum.totals.gemm_flops, e1),
-           fc_fmt_flop(m->sum.totals.gemm_flops, f1, sizeof f1),
+           fci_fmt_flop(m->sum.totals.gemm_flops, f1, sizeof f1),
            (unsigned long long)m->sum.totals.gemm_calls,
            (unsigned long long)m->sum.totals.failed_calls,
            (unsigned long long)m->sum.totals.invalid_calls);
@@ -106,23 +82,25 @@ static void text_iterations(const fc_merge *m)
     printf("  iterations       %zu aligned across %zu ranks (fewest counted by a rank: %llu); "
            "median step %s (slowest rank per step)\n",
            m->n_steps, m->n_used, (unsigned long long)m->iter_count,
-           fc_fmt_seconds(m->median_step_seconds, t, sizeof t));
+           fci_fmt_seconds(m->median_step_seconds, t, sizeof t));
     if (m->n_steps == 0)
         return;
     printf("  per iteration    %s (%s) on all ranks; recompute %s%s\n",
            fc_u128_to_str(m->flops_per_iteration, e1),
-           fc_fmt_flop(m->flops_per_iteration, f1, sizeof f1),
+           fci_fmt_flop(m->flops_per_iteration, f1, sizeof f1),
            fc_u128_to_str(m->recompute_per_iteration, e2),
            m->n_ambiguous_steps ? " (the split is a guess: see below)" : "");
     if (m->n_ambiguous_steps) {
-        printf("  split            a guess in %zu of %zu steps: %s\n", m->n_ambiguous_steps, m->n_steps,
-               m->ambiguous_reasons && m->ambiguous_reasons[0] ? m->ambiguous_reasons : "see the ranks' reports");
+        printf("  split            a guess in %zu of %zu steps: %s\n", m->n_ambiguous_steps,
+               m->n_steps,
+               m->ambiguous_reasons && m->ambiguous_reasons[0] ? m->ambiguous_reasons
+                                                               : "see the ranks' reports");
         if (m->advice && m->advice[0])
             printf("                   to make it exact: %s\n", m->advice);
     }
 }
 
-char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size)
+char *fci_merge_straggler_words(const fc_merge *m, char *buf, size_t size)
 {
     char a[32], b[32];
     if (m->straggler < 0) {
@@ -133,15 +111,14 @@ char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size)
     double pct = m->others_seconds > 0 ? behind / m->others_seconds * 100.0 : NAN;
     const char *what = m->straggler_by_wall ? "wall time" : "median step";
     if (!fc_merge_is_straggler(m)) {
-        snprintf(buf, size,
-                 "none: the slowest rank (%ld, %s %s) is within %.0f%% of the others",
-                 m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
+        snprintf(buf, size, "none: the slowest rank (%ld, %s %s) is within %.0f%% of the others",
+                 m->straggler, what, fci_fmt_seconds(m->straggler_seconds, a, sizeof a),
                  FC_STRAGGLER_PCT);
         return buf;
     }
     int n = snprintf(buf, size, "rank %ld: %s %s vs %s for the others (+%.4f s, +%.1f%%)",
-                     m->straggler, what, fc_fmt_seconds(m->straggler_seconds, a, sizeof a),
-                     fc_fmt_seconds(m->others_seconds, b, sizeof b), behind, pct);
+                     m->straggler, what, fci_fmt_seconds(m->straggler_seconds, a, sizeof a),
+                     fci_fmt_seconds(m->others_seconds, b, sizeof b), behind, pct);
     if (n < 0 || (size_t)n >= size)
         return buf;
     if (!m->straggler_by_wall)
@@ -156,14 +133,14 @@ char *fc_merge_straggler_words(const fc_merge *m, char *buf, size_t size)
 static void text_straggler(const fc_merge *m)
 {
     char line[256];
-    printf("  straggler        %s\n", fc_merge_straggler_words(m, line, sizeof line));
+    printf("  straggler        %s\n", fci_merge_straggler_words(m, line, sizeof line));
 }
 
 static void text_consistency(const fc_merge *m)
 {
     char e[FC_U128_DIGITS], ranks[200];
     const char *basis = m->flops_basis_iteration ? "per iteration" : "totals: no iterations";
-    printf("  FLOPs per rank   %s (compared %s)\n", fc_merge_verdict_words(m), basis);
+    printf("  FLOPs per rank   %s (compared %s)\n", fci_merge_verdict_words(m), basis);
     if (m->verdict == FC_FLOPS_SAME)
         return;
     double ref = fc_u128_to_double(m->fgroups[0].flops);
@@ -192,14 +169,14 @@ static void text_utilization(const fc_merge *m)
     else
         printf("  utilization      cluster HFU %s, MFU %s (measured: counted FLOPs less "
                "recompute%s%s) on %zu ranks; peak %s\n",
-               fc_fmt_pct(m->hfu, h, sizeof h), fc_fmt_pct(m->mfu, u, sizeof u),
+               fci_fmt_pct(m->hfu, h, sizeof h), fci_fmt_pct(m->mfu, u, sizeof u),
                m->xs_per_iteration ? " and the attention excess" : "",
                m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "", m->n_used,
                m->peak_desc);
     /* each dtype's own peak: known even when the ranks' single peaks differ;
      * unknown with its reason whenever the dtypes are */
     if (m->mix.ok || m->mix.n > 0 || (m->peak_flops > 0 && !isnan(m->hfu)))
-        printf("  HFU at mix       %s\n", fc_fmt_mix_line(&m->mix, mix, sizeof mix));
+        printf("  HFU at mix       %s\n", fci_fmt_mix_line(&m->mix, mix, sizeof mix));
 }
 
 static void text_inferred(const fc_merge *m)
@@ -207,7 +184,8 @@ static void text_inferred(const fc_merge *m)
     const fc_merge_model *mm = &m->model;
     char line[600], e[FC_U128_DIGITS], p[16];
     if (mm->state == FC_MERGE_MODEL_NONE) {
-        printf("  inferred model   none: %s\n", mm->why[0] ? mm->why : "no rank has a forward profile");
+        printf("  inferred model   none: %s\n",
+               mm->why[0] ? mm->why : "no rank has a forward profile");
         return;
     }
     const fc_inferred *in = &mm->inf;
@@ -217,11 +195,13 @@ static void text_inferred(const fc_merge *m)
         return;
     }
     const fc_model *md = &in->model;
-    printf("  inferred model   l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld%s V=%lld s=%lld B=%lld%s, "
-           "recompute %s\n", (long long)md->layers, (long long)md->hidden, (long long)md->heads,
-           (long long)fc_model_kv_heads(md), (long long)md->head_dim, (long long)fc_model_ffn(md),
-           md->swiglu ? " gated" : "", (long long)md->vocab, (long long)md->seq, (long long)md->batch,
-           md->experts ? " MoE" : "", fc_recompute_name(md->recompute));
+    printf(
+        "  inferred model   l=%lld h=%lld a=%lld kv=%lld d=%lld ffn=%lld%s V=%lld s=%lld B=%lld%s, "
+        "recompute %s\n",
+        (long long)md->layers, (long long)md->hidden, (long long)md->heads,
+        (long long)fc_model_kv_heads(md), (long long)md->head_dim, (long long)fc_model_ffn(md),
+        md->swiglu ? " gated" : "", (long long)md->vocab, (long long)md->seq, (long long)md->batch,
+        md->experts ? " MoE" : "", fc_recompute_name(md->recompute));
     printf("                   %s\n", fc_merge_layout_words(m, line, sizeof line));
     printf("                   formula model FLOPs %s per iteration%s; formula MFU %s\n",
            fc_u128_to_str(mm->f.model_flops_per_iteration, e),
@@ -230,10 +210,12 @@ static void text_inferred(const fc_merge *m)
            : in->fits_iteration ? " = counted less recompute"
            : in->fits           ? ""
                                 : " (the formula does not fit the count exactly)",
-           fc_fmt_pct(mm->formula_mfu, p, sizeof p));
+           fci_fmt_pct(mm->formula_mfu, p, sizeof p));
 }
 
-static int in_largest_group(const fc_merge *m, long rank)
+/* 1 when the rank's FLOPs are the largest group's: the rank tables (text
+ * and page) mark the others. */
+int fci_in_largest_group(const fc_merge *m, long rank)
 {
     const fc_merge_fgroup *g = &m->fgroups[0];
     for (size_t i = 0; i < g->n_ranks; i++)
@@ -248,21 +230,21 @@ static void text_rank_row(const fc_merge *m, const fc_merge_rank *s)
     double hfu = fc_merge_rank_hfu(m, s);
     printf("  %5ld  %-16.16s %-9.9s %24s %8llu %11s %22s %7s\n", s->rank, s->host, s->status,
            fc_u128_to_str(s->gemm_flops, e1), (unsigned long long)s->iter_count,
-           fc_fmt_seconds(s->median_seconds, t, sizeof t),
+           fci_fmt_seconds(s->median_seconds, t, sizeof t),
            s->has_iterations ? fc_u128_to_str(s->flops_per_iteration, e2) : "-",
-           fc_fmt_pct(hfu, h, sizeof h));
+           fci_fmt_pct(hfu, h, sizeof h));
 }
 
 static void text_ranks(const fc_merge *m, int all)
 {
-    printf("\n  %5s  %-16s %-9s %24s %8s %11s %22s %7s\n", "rank", "host", "status",
-           "GEMM FLOPs", "iters", "median step", "FLOPs/iteration", "HFU");
+    printf("\n  %5s  %-16s %-9s %24s %8s %11s %22s %7s\n", "rank", "host", "status", "GEMM FLOPs",
+           "iters", "median step", "FLOPs/iteration", "HFU");
     size_t shown = 0;
     int every = all || m->n_used <= LIST_ALL_UP_TO;
     for (size_t i = 0; i < m->n_used; i++) {
         const fc_merge_rank *s = &m->ranks[i];
         int worth = i == 0 || s->rank == m->straggler ||
-                    (m->verdict != FC_FLOPS_SAME && !in_largest_group(m, s->rank));
+                    (m->verdict != FC_FLOPS_SAME && !fci_in_largest_group(m, s->rank));
         if (every || (worth && shown < LIST_ALL_UP_TO)) {
             text_rank_row(m, s);
             shown++;
@@ -274,10 +256,10 @@ static void text_ranks(const fc_merge *m, int all)
                shown, m->n_used);
 }
 
-void fc_merge_print_text(const fc_merge *m, int all_ranks)
+void fci_text_merge(const fc_merge *m, int all_ranks)
 {
     text_header(m);
-    fc_merge_attention_text(m);
+    fci_merge_attention_text(m);
     text_iterations(m);
     text_straggler(m);
     if (m->n_used > 1)
@@ -286,5 +268,5 @@ void fc_merge_print_text(const fc_merge *m, int all_ranks)
     text_inferred(m);
     if (m->n_used > 0)
         text_ranks(m, all_ranks);
-    fc_gpu_print_text(fc_merge_gpu_result());
+    fci_gpu_print_text(fc_merge_gpu_result());
 }

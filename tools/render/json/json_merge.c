@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_json.c - the merged job as JSON, in the layout of a rank's report
+/* json_merge.c - the merged job as JSON, in the layout of a rank's report
  * plus "kind": "merge" and a "merge" section, so 'flopcount report' reads
  * it like any report and tools can read the per-rank table. */
 #include <math.h>
@@ -10,9 +10,9 @@
 #include "jsonw.h"
 #include "merge.h"
 #include "merge_gpu.h"
-#include "report_gpu_out.h"
-#include "report_fmt.h"
-
+#include "render_fmt.h"
+#include "render_forms.h"
+#include "render_gpu.h"
 
 static void json_problems(fc_jw *w, const fc_merge *m)
 {
@@ -45,10 +45,10 @@ static void json_straggler(fc_jw *w, const fc_merge *m)
     fc_jw_double(w, "seconds", m->straggler_seconds);
     fc_jw_double(w, "others_median_seconds", m->others_seconds);
     fc_jw_double(w, "behind_seconds", m->straggler_seconds - m->others_seconds);
-    fc_jw_double(w, "behind_fraction", m->others_seconds > 0
-                                           ? (m->straggler_seconds - m->others_seconds) /
-                                                 m->others_seconds
-                                           : NAN);
+    fc_jw_double(w, "behind_fraction",
+                 m->others_seconds > 0
+                     ? (m->straggler_seconds - m->others_seconds) / m->others_seconds
+                     : NAN);
     fc_jw_u64(w, "slowest_in_steps", m->straggler_slowest_steps);
     fc_jw_obj_end(w);
 }
@@ -59,7 +59,7 @@ static void json_consistency(fc_jw *w, const fc_merge *m)
     fc_jw_obj_begin(w, "flops_consistency");
     fc_jw_str(w, "basis", m->flops_basis_iteration ? "per_iteration" : "total");
     fc_jw_str(w, "verdict", names[m->verdict]);
-    fc_jw_str(w, "explanation", fc_merge_verdict_words(m));
+    fc_jw_str(w, "explanation", fci_merge_verdict_words(m));
     fc_jw_arr_begin(w, "groups");
     for (size_t g = 0; g < m->n_fgroups; g++) {
         fc_jw_obj_begin(w, NULL);
@@ -115,7 +115,7 @@ void fc_merge_json_shapes(fc_jw *w, const fc_merge *m)
 {
     fc_jw_arr_begin(w, "shapes");
     for (size_t i = 0; i < m->sum.n_shapes; i++)
-        fc_json_shape(w, &m->sum.shapes[i]);
+        fci_json_shape(w, &m->sum.shapes[i]);
     fc_jw_arr_end(w);
 }
 
@@ -248,8 +248,8 @@ static void json_inferred(fc_jw *w, const fc_merge *m)
 void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_t overflow,
                           int64_t rank_count, int64_t processes)
 {
-    const unsigned attn =
-        FC_TOTALS_BIT(attention_calls) | FC_TOTALS_BIT(attention_flops) | FC_TOTALS_BIT(counted_flops);
+    const unsigned attn = FC_TOTALS_BIT(attention_calls) | FC_TOTALS_BIT(attention_flops) |
+                          FC_TOTALS_BIT(counted_flops);
     fc_totals_rec t = {.gemm_calls = m->sum.totals.gemm_calls,
                        .gemm_flops = m->sum.totals.gemm_flops,
                        .failed_calls = m->sum.totals.failed_calls,
@@ -264,7 +264,8 @@ void fc_merge_json_totals(fc_jw *w, const fc_merge *m, uint64_t distinct, int64_
                        .processes = processes < 0 ? 0 : (uint64_t)processes};
     unsigned sums = (rank_count < 0 ? FC_TOTALS_BIT(ranks) : 0u) |
                     (processes < 0 ? FC_TOTALS_BIT(processes) : 0u);
-    fc_totals_json(w, &t, attn | FC_TOTALS_SUMS | (overflow < 0 ? FC_TOTALS_BIT(overflow_calls) : 0u));
+    fc_totals_json(w, &t,
+                   attn | FC_TOTALS_SUMS | (overflow < 0 ? FC_TOTALS_BIT(overflow_calls) : 0u));
     fc_totals_json(w, &t, ~(FC_TOTALS_SUMS & ~sums)); /* ranks, processes where given */
     fc_totals_json(w, &t, ~attn);
 }
@@ -316,13 +317,13 @@ int fc_merge_write_json(const fc_merge *m, int fd)
     fc_merge_json_attention(&w, m);
     json_iterations(&w, m);
     json_utilization(&w, m);
-    fc_gpu_print_json(&w, fc_merge_gpu_result());
+    fci_gpu_print_json(&w, fc_merge_gpu_result());
     json_inferred(&w, m);
     fc_jw_obj_end(&w);
     return fc_jw_finish(&w);
 }
 
-int fc_merge_print_json(const fc_merge *m)
+int fci_json_merge(const fc_merge *m)
 {
     fflush(stdout);
     char nl = '\n';

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report_text.c - 'flopcount report' for people: what was measured, the
+/* text_report.c - 'flopcount report' for people: what was measured, the
  * formula beside it, and the difference in words and numbers. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "rate.h"
-#include "report_view.h"
-#include "report_fmt.h"
 #include "nullgpu_note.h"
-#include "report_gpu_out.h"
+#include "rate.h"
+#include "render_fmt.h"
+#include "render_forms.h"
+#include "render_gpu.h"
+#include "report_view.h"
 
 #define TOP_SHAPES 5
 
-char *fc_report_source_words(const fc_report_view *v, char *buf, size_t size)
+char *fci_report_source_words(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_report *r = &v->rep;
     if (r->is_merge)
@@ -44,7 +45,7 @@ static void text_source(const fc_report_view *v)
     if (r->has_job && r->job.command[0] && r->n_procs > 1)
         printf("  job            %.100s%s: %s; several processes (below)\n", r->job.command,
                strlen(r->job.command) > 100 ? " ..." : "", r->job.ended[0] ? r->job.ended : "?");
-    printf("  source         %s\n", fc_report_source_words(v, line, sizeof line));
+    printf("  source         %s\n", fci_report_source_words(v, line, sizeof line));
     if (r->command && r->command[0])
         printf("  command        %.100s%s\n", r->command, strlen(r->command) > 100 ? " ..." : "");
 }
@@ -94,25 +95,25 @@ static void text_totals(const fc_report_view *v)
     char e[FC_U128_DIGITS], h[48], t[32];
     printf("  GEMM totals    %s (%s) in %llu calls; %llu failed, %llu invalid, %llu unresolved; "
            "wall %s\n",
-           fc_u128_to_str(r->totals.gemm_flops, e), fc_fmt_flop(r->totals.gemm_flops, h, sizeof h),
+           fc_u128_to_str(r->totals.gemm_flops, e), fci_fmt_flop(r->totals.gemm_flops, h, sizeof h),
            (unsigned long long)r->totals.gemm_calls, (unsigned long long)r->totals.failed_calls,
            (unsigned long long)r->totals.invalid_calls,
            (unsigned long long)r->totals.unresolved_calls,
-           fc_fmt_seconds(r->wall_seconds, t, sizeof t));
+           fci_fmt_seconds(r->wall_seconds, t, sizeof t));
     double all = fc_u128_to_double(r->totals.gemm_flops);
     for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++) {
         const fc_report_shape *s = &r->shapes[i];
         char pct[16];
-        fc_fmt_pct(all > 0 ? fc_u128_to_double(s->flops) / all : NAN, pct, sizeof pct);
+        fci_fmt_pct(all > 0 ? fc_u128_to_double(s->flops) / all : NAN, pct, sizeof pct);
         if (s->overflow)
             printf("  %-14s %-26s (shapes beyond the table) %s %8llu calls %s (%s)\n",
                    i ? "" : "top shapes", s->api, s->dtype, (unsigned long long)s->calls,
-                   fc_fmt_flop(s->flops, h, sizeof h), pct);
+                   fci_fmt_flop(s->flops, h, sizeof h), pct);
         else
             printf("  %-14s %-26s %c%c m=%lld n=%lld k=%lld batch=%lld %s %llu calls %s (%s)\n",
                    i ? "" : "top shapes", s->api, s->transa, s->transb, (long long)s->m,
                    (long long)s->n, (long long)s->k, (long long)s->batch, s->dtype,
-                   (unsigned long long)s->calls, fc_fmt_flop(s->flops, h, sizeof h), pct);
+                   (unsigned long long)s->calls, fci_fmt_flop(s->flops, h, sizeof h), pct);
     }
 }
 
@@ -154,7 +155,8 @@ static void text_eval(const fc_report *r, int iterations)
            (unsigned long long)r->eval_passes.count, fc_u128_to_str(r->eval_passes.flops, e),
            fc_u128_to_str(r->eval_passes.flops / r->eval_passes.count, each));
     if (s > 0)
-        printf(", in %s: %s", fc_fmt_seconds(s, t, sizeof t), fc_rate_text(f / s, rate, sizeof rate));
+        printf(", in %s: %s", fci_fmt_seconds(s, t, sizeof t),
+               fc_rate_text(f / s, rate, sizeof rate));
     printf("%s\n", iterations ? " (not in the iterations)" : "");
 }
 
@@ -176,7 +178,8 @@ static void text_grouped_load(const fc_report *r)
             top = it->grouped_max;
         if (shown < 8 && n >= 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, "%s%llu: %.3f", shown ? ", " : "",
-                          (unsigned long long)it->index, it->grouped_max), shown++;
+                          (unsigned long long)it->index, it->grouped_max),
+                shown++;
     }
     if (with == 0)
         return;
@@ -204,7 +207,7 @@ static void text_iterations(const fc_report_view *v)
            (unsigned long long)r->iterations.count, fwd_only ? " forward-only" : "",
            r->iterations.detected_by[0] ? r->iterations.detected_by : "?", mixed, v->n_steady,
            r->is_merge ? "aligned across ranks" : "steady (no warm-up, no open end)",
-           fc_fmt_seconds(v->seconds, t, sizeof t));
+           fci_fmt_seconds(v->seconds, t, sizeof t));
     if (fwd_only)
         printf("  an iteration   a marked step whose GEMMs were all forward (no backward): "
                "inference, evaluation or a benchmark loop\n");
@@ -216,7 +219,7 @@ static void text_iterations(const fc_report_view *v)
     text_grouped_load(r);
 }
 
-const char *fc_report_gpus_from(const fc_report_view *v)
+const char *fci_report_gpus_from(const fc_report_view *v)
 {
     static const char *const from[] = {"default", "the report's world size", "--gpus"};
     return from[v->gpus_from];
@@ -251,11 +254,11 @@ static void text_measured(const fc_report_view *v)
     const char *unsure = v->recompute_guessed ? "; the split is a guess (see above)"
                          : v->n_ambiguous     ? "; of the iterations split for sure"
                                               : "";
-    fc_report_attention_text_measured(v);
+    fci_report_attention_text_measured(v);
     printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
-           fc_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
+           fci_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
            unsure);
-    printf("  time           %s (median%s)\n", fc_fmt_seconds(v->seconds, t, sizeof t),
+    printf("  time           %s (median%s)\n", fci_fmt_seconds(v->seconds, t, sizeof t),
            v->rep.null_gpu[0] ? ", host time on the null GPU" : "");
     char mix[640];
     if (v->rep.null_gpu[0]) {
@@ -265,20 +268,20 @@ static void text_measured(const fc_report_view *v)
         /* each dtype's own peak, from the report (a merge of unlike ranks);
          * or why the mix is unknown too, when its dtypes are */
         if (v->mix.ok || v->mix.n > 0)
-            printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
+            printf("  HFU at mix     %s\n", fci_fmt_mix_line(&v->mix, mix, sizeof mix));
         return;
     }
     printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
-           fc_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
-           fc_report_gpus_from(v), v->peak_desc);
-    printf("  HFU at mix     %s\n", fc_fmt_mix_line(&v->mix, mix, sizeof mix));
+           fci_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
+           fci_report_gpus_from(v), v->peak_desc);
+    printf("  HFU at mix     %s\n", fci_fmt_mix_line(&v->mix, mix, sizeof mix));
     printf("  MFU measured   %s   counted FLOPs less recompute%s%s\n",
-           fc_fmt_pct(v->mfu, p2, sizeof p2),
+           fci_fmt_pct(v->mfu, p2, sizeof p2),
            v->job_xs ? " and attention's backward beyond 2x its forward" : "",
            v->recompute_guessed ? " (an estimate: the recompute it leaves out is a guess)" : "");
 }
 
-char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
+char *fci_report_model_desc(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_model *m = &v->model;
     char attn[96], moe[128] = "";
@@ -303,12 +306,12 @@ char *fc_report_model_desc(const fc_report_view *v, char *buf, size_t size)
 static void text_formula(const fc_report_view *v)
 {
     char e[FC_U128_DIGITS], p[16], d[256];
-    printf("formula (%s; from %s)\n", fc_report_model_desc(v, d, sizeof d), v->model_from);
+    printf("formula (%s; from %s)\n", fci_report_model_desc(v, d, sizeof d), v->model_from);
     printf("  model FLOPs    %s\n", fc_u128_to_str(v->f.model_flops_per_iteration, e));
     printf("  hardware FLOPs %s\n", fc_u128_to_str(v->f.hardware_flops_per_iteration, e));
     if (v->peak > 0 && !isnan(v->formula_mfu))
         printf("  MFU formula    %s   model FLOPs / (%lld GPU%s x peak x measured time)\n",
-               fc_fmt_pct(v->formula_mfu, p, sizeof p), (long long)v->gpus,
+               fci_fmt_pct(v->formula_mfu, p, sizeof p), (long long)v->gpus,
                v->gpus == 1 ? "" : "s");
     /* a model read off the stream alone that does not give back the counted
      * forward is a reading, not the model: say so beside its figure */
@@ -332,7 +335,7 @@ static void text_terms(const fc_gap *g)
                    fc_u128_to_str(g->term[t], e));
 }
 
-char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size)
+char *fci_report_gap_sentence(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_gap *g = &v->gap;
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
@@ -349,7 +352,7 @@ char *fc_report_gap_sentence(const fc_report_view *v, char *buf, size_t size)
     return buf;
 }
 
-char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size)
+char *fci_report_gap_verdict(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_gap *g = &v->gap;
     char e[FC_U128_DIGITS];
@@ -373,14 +376,14 @@ char *fc_report_gap_verdict(const fc_report_view *v, char *buf, size_t size)
     return buf;
 }
 
-char *fc_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size)
+char *fci_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size)
 {
     const fc_gap *g = &v->gap;
     char p[16], q[16];
     snprintf(buf, size,
              "measured %s of the formula's model FLOPs; the formula with recompute %s adds %s",
-             fc_fmt_pct(g->recompute_of_model, p, sizeof p), fc_recompute_name(v->model.recompute),
-             fc_fmt_pct(g->formula_recompute_of_model, q, sizeof q));
+             fci_fmt_pct(g->recompute_of_model, p, sizeof p), fc_recompute_name(v->model.recompute),
+             fci_fmt_pct(g->formula_recompute_of_model, q, sizeof q));
     return buf;
 }
 
@@ -393,26 +396,26 @@ static void text_gap(const fc_report_view *v)
         printf("  n/a: no iterations found to compare per iteration\n");
         return;
     }
-    printf("  %s\n", fc_report_gap_sentence(v, line, sizeof line));
+    printf("  %s\n", fci_report_gap_sentence(v, line, sizeof line));
     if (g->sign != 0)
-        printf("%s%s\n", g->sign > 0 ? "    " : "  ", fc_report_gap_verdict(v, line, sizeof line));
+        printf("%s%s\n", g->sign > 0 ? "    " : "  ", fci_report_gap_verdict(v, line, sizeof line));
     if (g->sign < 0 || g->explained)
         text_terms(g);
-    fc_report_attention_text_gap(v);
-    printf("  recompute      %s%s\n", fc_report_recompute_sentence(v, line, sizeof line),
+    fci_report_attention_text_gap(v);
+    printf("  recompute      %s%s\n", fci_report_recompute_sentence(v, line, sizeof line),
            v->recompute_guessed ? " (the measured recompute rests on a guessed split)" : "");
 }
 
-void fc_report_print_text(const fc_report_view *v)
+void fci_text_report(const fc_report_view *v)
 {
     text_source(v);
     text_totals(v);
-    fc_report_attention_text(v);
+    fci_report_attention_text(v);
     text_processes(v);
     text_iterations(v);
     text_measured(v);
     if (v->has_inferred)
-        fc_report_infer_text(v);
+        fci_report_infer_text(v);
     if (v->has_inferred && v->moe.found) {
         static char moe[2048];
         fc_moe_grouped_text(&v->moe, moe, sizeof moe);
@@ -422,5 +425,5 @@ void fc_report_print_text(const fc_report_view *v)
         text_formula(v);
         text_gap(v);
     }
-    fc_gpu_print_text(&v->gpu);
+    fci_gpu_print_text(&v->gpu);
 }
