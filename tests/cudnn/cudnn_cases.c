@@ -4,10 +4,10 @@
 
 #include <dlfcn.h>
 #include <json-c/json.h>
-#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -72,8 +72,12 @@ static cudnnStatus_t r_execute(cudnnHandle_t h, cudnnBackendDescriptor_t p, cudn
     return CUDNN_STATUS_SUCCESS;
 }
 
-static const cb_api recorder = {.create = r_create, .destroy = r_destroy, .set = r_set, .get = r_get,
-                                .finalize = r_finalize, .execute = r_execute};
+static const cb_api recorder = {.create = r_create,
+                                .destroy = r_destroy,
+                                .set = r_set,
+                                .get = r_get,
+                                .finalize = r_finalize,
+                                .execute = r_execute};
 
 static int setup(void **state)
 {
