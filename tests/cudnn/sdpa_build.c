@@ -24,6 +24,8 @@ int cb_api_dlsym(cb_api *api, void *h)
     *(void **)&api->finalize = dlsym(h, "cudnnBackendFinalize");
     *(void **)&api->execute = dlsym(h, "cudnnBackendExecute");
     *(void **)&api->populate = dlsym(h, "cudnnBackendPopulateCudaGraph");
+    api->dev_alloc = NULL; /* made-up addresses until a program gives an allocator */
+    api->dev_free = NULL;
     return api->create && api->destroy && api->set && api->get && api->finalize && api->execute &&
                    api->populate
                ? 0

@@ -13,6 +13,8 @@
  *    calls of its shape, the hand-counted FLOPs each; graph 0 once more
  *    without a variant pack, which the library refuses (a failed call);
  *  - the matmul graph: RUNS + 1 calls of its GEMM shape;
+ *  - an SDPA graph with no handle on its operation graph gets no engine
+ *    config and no plan (as the real 9.19 answers);
  *  - a backward GQA graph whose tensors and operations were destroyed
  *    before its plan was made: counted all the same (2 calls);
  *  - named, not counted, one call each: a convolution, a tensor attribute
@@ -100,6 +102,17 @@ static void attention_graphs(void)
         }
         cb_destroy_all(&g);
     }
+    /* with no handle on its operation graph an SDPA graph gets no engine:
+     * no engine config from heuristics, none by index, no plan (9.19 on
+     * the null GPU; the fake answers the same) */
+    cb_init(&g, &api, NULL);
+    cb_build_sdpa(&g, &cc_sdpa[0]);
+    cb_plan(&g);
+    assert_int_equal(g.st.graph, CUDNN_STATUS_SUCCESS);
+    assert_int_equal(g.st.heur_results, 0);
+    assert_int_equal(g.st.engcfg, CUDNN_STATUS_NOT_SUPPORTED);
+    assert_int_not_equal(g.st.plan, CUDNN_STATUS_SUCCESS);
+    cb_destroy_all(&g);
     cb_init(&g, &api, handle);
     g.keep_tensors = 0;
     cb_build_sdpa(&g, &destroyed_early);
