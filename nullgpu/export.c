@@ -10,7 +10,11 @@
  * point at a function that logs "table T slot N" once (FLOPCOUNT_NULLGPU_LOG)
  * and returns 0 (success), which is what the libraries needed from them.
  * NVRTC's table (DA9151D3) is refused: with it NVRTC hands cuDNN an empty
- * cubin; without it NVRTC compiles on the CPU. */
+ * cubin; without it NVRTC compiles on the CPU. CUPTI's (7cb63f9b) is given
+ * with no slots (its size slot says 8 bytes): CUPTI 13.2 then takes its own
+ * defaults where it would call the table, and cuptiSubscribe fails with
+ * CUPTI_ERROR_UNKNOWN; refused, the table sent CUPTI into endless
+ * recursion (tests/nullgpu/cupti_refused.c). */
 #include "nullgpu.h"
 
 #include <stdlib.h>
@@ -19,13 +23,13 @@
 #define NSLOTS 128
 
 enum { T_CUDART, T_HOOKS, T_TLS, T_CLS, T_CHECKS, T_INTEGRITY, T_CTX_ID, T_1734, T_BYPASS, T_HEAP,
-       T_DEVEXT, NTABLES };
+       T_DEVEXT, T_CUPTI, NTABLES };
 
 static const char *const table_names[NTABLES] = {
     "CUDART_INTERFACE 6bd5fb6c", "TOOLS_RUNTIME_CALLBACK_HOOKS a094798c", "TOOLS_TLS 42d85a81",
     "CONTEXT_LOCAL_STORAGE c693336e", "CONTEXT_CHECKS 263e8860", "INTEGRITY_CHECK d4082055",
     "CONTEXT_IDENTITY 21318c60", "1734dc26", "CTX_CREATE_BYPASS 0ca50b8c", "HEAP_ACCESS 195bcbf4",
-    "DEVICE_EXTENDED_RT b10541e1"};
+    "DEVICE_EXTENDED_RT b10541e1", "CUPTI 7cb63f9b"};
 
 static const unsigned char uuids[NTABLES][16] = {
     {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9},
@@ -39,11 +43,17 @@ static const unsigned char uuids[NTABLES][16] = {
     {0x0c, 0xa5, 0x0b, 0x8c, 0x10, 0x04, 0x92, 0x9a, 0x89, 0xa7, 0xd0, 0xdf, 0x10, 0xe7, 0x72, 0x86},
     {0x19, 0x5b, 0xcb, 0xf4, 0xd6, 0x7d, 0x02, 0x4a, 0xac, 0xc5, 0x1d, 0x29, 0xce, 0xa6, 0x31, 0xae},
     {0xb1, 0x05, 0x41, 0xe1, 0xf7, 0xc7, 0xc7, 0x4a, 0x9f, 0x64, 0xf2, 0x23, 0xbe, 0x99, 0xf1, 0xe2},
+    {0x7c, 0xb6, 0x3f, 0x9b, 0x9c, 0xa4, 0x8e, 0x42, 0xa4, 0x84, 0xbe, 0xb6, 0x6e, 0x6a, 0xed, 0x7f},
 };
 /* how many leading bytes identify the table (full UUID where we know it) */
-static const int uuid_len[NTABLES] = {16, 16, 16, 16, 16, 16, 4, 4, 16, 16, 16};
-/* table sizes in slots, as the real driver's */
-static const int table_slots[NTABLES] = {13, 7, 4, 4, 4, 3, NSLOTS, 16, 2, 3, 26};
+static const int uuid_len[NTABLES] = {16, 16, 16, 16, 16, 16, 4, 4, 16, 16, 16, 16};
+/* table sizes in slots, as the real driver's; CUPTI's: the size slot alone */
+static const int table_slots[NTABLES] = {13, 7, 4, 4, 4, 3, NSLOTS, 16, 2, 3, 26, 1};
+/* what an unknown slot answers: 0 (success, what the runtime and the
+ * libraries needed); CUDA_ERROR_NOT_SUPPORTED in CUPTI's table, should a
+ * CUPTI call past its size (slot 67 of a full table answering an error sent
+ * 13.2 into the same recursion as a refused table) */
+static const uintptr_t slot_answer[NTABLES] = {[T_CUPTI] = CUDA_ERROR_NOT_SUPPORTED};
 
 /* ---- the unknown-slot functions: one per (table, slot), logging once ---- */
 static int slot_once[NTABLES][NSLOTS];
@@ -51,8 +61,9 @@ static int slot_once[NTABLES][NSLOTS];
 static uintptr_t unknown_slot(int t, int s)
 {
     if (!__atomic_exchange_n(&slot_once[t][s], 1, __ATOMIC_RELAXED))
-        ng_log("export table %s slot %d called (answered 0)", table_names[t], s);
-    return 0;
+        ng_log("export table %s slot %d called (answered %d)", table_names[t], s,
+               (int)slot_answer[t]);
+    return slot_answer[t];
 }
 
 #define SLOT_FN(t, g, k)                                                                           \
@@ -75,11 +86,12 @@ TABLE_FNS(7)
 TABLE_FNS(8)
 TABLE_FNS(9)
 TABLE_FNS(10)
+TABLE_FNS(11)
 
 static void *tables[NTABLES][NSLOTS] = {
     {R128(SLOT_PTR, 0)}, {R128(SLOT_PTR, 1)}, {R128(SLOT_PTR, 2)}, {R128(SLOT_PTR, 3)},
     {R128(SLOT_PTR, 4)}, {R128(SLOT_PTR, 5)}, {R128(SLOT_PTR, 6)}, {R128(SLOT_PTR, 7)},
-    {R128(SLOT_PTR, 8)}, {R128(SLOT_PTR, 9)}, {R128(SLOT_PTR, 10)},
+    {R128(SLOT_PTR, 8)}, {R128(SLOT_PTR, 9)}, {R128(SLOT_PTR, 10)}, {R128(SLOT_PTR, 11)},
 };
 
 /* ---- CUDART_INTERFACE ---- */

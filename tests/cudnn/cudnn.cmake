@@ -118,6 +118,24 @@ add_test(NAME cudnn_fake_dlopen
   COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-dlopen.json "${FC_PRELOAD}"
           $<TARGET_FILE:test_cudnn_fake_dl> dlopen ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 ${FC_CUDNN_FAKE_DIR})
 
+# Their twins: the same programs on the toolkit's real cuDNN 9 on the null
+# GPU (a live handle on each operation graph, cudaMalloc'd tensors and
+# workspace): every attention graph and the matmul plan, run to the end,
+# with the same hand counts; the defence cases (made-up graphs only an
+# emulation accepts) are the fake's alone (docs/nullgpu.md). The linked
+# program's RUNPATH names the fake; LD_LIBRARY_PATH, ahead of it, the real one.
+if(FC_CUDNN_REAL_LIB)
+  add_test(NAME cudnn_fake_linked_nullgpu
+    COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-linked-nullgpu.json "${FC_PRELOAD}"
+            $<TARGET_FILE:test_cudnn_fake> linked ${FC_CUDNN_REAL_LIB} ${FC_CUDNN_REAL_DIR})
+  add_test(NAME cudnn_fake_dlopen_nullgpu
+    COMMAND sh -c "${FC_CUDNN_FAKE_RUN}" cudnn ${FC_CUDNN_WORK}/fake-dlopen-nullgpu.json "${FC_PRELOAD}"
+            $<TARGET_FILE:test_cudnn_fake_dl> dlopen ${FC_CUDNN_REAL_LIB} ${FC_CUDNN_REAL_DIR})
+  foreach(t cudnn_fake_linked_nullgpu cudnn_fake_dlopen_nullgpu)
+    fc_nullgpu_twin(${t} "LD_LIBRARY_PATH=${FC_NULLGPU_LIBS}")
+  endforeach()
+endif()
+
 # The shim's own copy of the backend numbers, against the real header.
 add_executable(test_cudnn_abi ${CMAKE_CURRENT_LIST_DIR}/test_cudnn_abi.c ${FC_CUDNN_SHIM_SOURCES})
 target_include_directories(test_cudnn_abi PRIVATE ${CMAKE_SOURCE_DIR}/shim ${FLOPCOUNT_CUDA_INCLUDE})

@@ -4,10 +4,11 @@
 
 #include <dlfcn.h>
 #include <json-c/json.h>
-#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -74,6 +75,66 @@ void *cc_open(int argc, char **argv, cb_api *api, void (*linked)(cb_api *))
     if (strcmp(argv[2], "dlopen") != 0)
         linked(api);
     return h;
+}
+
+static int (*rt_malloc)(void **, size_t);
+static int (*rt_free)(void *);
+static int (*rt_graph_create)(cudaGraph_t *, unsigned);
+
+static void *dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    return rt_malloc(&p, bytes) == 0 ? p : NULL;
+}
+
+static void dev_free(void *p)
+{
+    rt_free(p);
+}
+
+static void *host_alloc(size_t bytes)
+{
+    return calloc(1, bytes);
+}
+
+int cc_device(cb_api *api, cudaStream_t *stream)
+{
+    const char *ng = getenv("FLOPCOUNT_TEST_NULLGPU");
+    if (ng == NULL || strcmp(ng, "1") != 0) {
+        api->dev_alloc = host_alloc;
+        api->dev_free = free;
+        *stream = (cudaStream_t)0x5000;
+        return 0;
+    }
+    int (*mk_stream)(cudaStream_t *) = NULL;
+    void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (rt != NULL) {
+        *(void **)&rt_malloc = dlsym(rt, "cudaMalloc");
+        *(void **)&rt_free = dlsym(rt, "cudaFree");
+        *(void **)&mk_stream = dlsym(rt, "cudaStreamCreate");
+        *(void **)&rt_graph_create = dlsym(rt, "cudaGraphCreate");
+    }
+    if (rt_malloc == NULL || rt_free == NULL || mk_stream == NULL || rt_graph_create == NULL) {
+        fprintf(stderr, "cc_device: no cudaMalloc / cudaStreamCreate (%s)\n",
+                rt ? "dlsym" : dlerror());
+        return -1;
+    }
+    int st = mk_stream(stream);
+    if (st != 0) {
+        fprintf(stderr, "cc_device: cudaStreamCreate: %d\n", st);
+        return -1;
+    }
+    api->dev_alloc = dev_alloc;
+    api->dev_free = dev_free;
+    return 0;
+}
+
+cudaGraph_t cc_cuda_graph(void)
+{
+    cudaGraph_t g = NULL;
+    if (rt_graph_create == NULL)
+        return (cudaGraph_t)0x1000;
+    return rt_graph_create(&g, 0) == 0 ? g : NULL;
 }
 
 json_object *cc_load(const char *path)

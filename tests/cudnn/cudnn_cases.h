@@ -43,6 +43,16 @@ void *cc_open(int argc, char **argv, cb_api *api, void (*linked)(cb_api *));
 #define CC_LINKED cb_api_linked
 #endif
 
+/* Device memory for api (dev_alloc / dev_free) and the stream to run on:
+ * on the null GPU (FLOPCOUNT_TEST_NULLGPU=1, the real cuDNN) cudaMalloc
+ * and cudaStreamCreate of the toolkit's runtime, as a cuDNN program on a
+ * GPU has them; otherwise (the fake cuDNN, which never touches them) host
+ * memory and a made-up stream. 0, or -1 with the reason on stderr. */
+int cc_device(cb_api *api, cudaStream_t *stream);
+/* An empty CUDA graph (cudaGraphCreate) after cc_device on the null GPU; a
+ * made-up one for the fake cuDNN. */
+cudaGraph_t cc_cuda_graph(void);
+
 struct json_object *cc_load(const char *path);
 /* The attention shape of s in the report: checks its fields, calls and
  * failed calls, and its per-call and total FLOPs against the hand count. */

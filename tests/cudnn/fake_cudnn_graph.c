@@ -3,8 +3,9 @@
  * cudnn_graph.h: the backend API with the behaviour the shim relies on
  * and a GPU would give - descriptors of any type (newer ones included),
  * attributes accepted, heuristics that fill the engine configs they are
- * handed, plans that finalize once they have an engine config, executes
- * that succeed on a finalized plan and variant pack - so the call
+ * handed when the operation graph carries a handle (the real 9.19 has no
+ * engine for an SDPA graph without one: none here for any graph), plans that finalize once they
+ * have an engine config, executes that succeed on a finalized plan and variant pack - so the call
  * sequences the real library refuses without a device (tests/cudnn/
  * test_cudnn_real.c) run to the end here. Nothing is computed. The
  * handle functions (cudnnCreate, cudnnSetStream, cudnnGetStream) keep a
@@ -20,6 +21,8 @@ typedef struct fdesc {
     int type;
     int finalized;
     void *config; /* plan: its engine config */
+    void *graph;  /* heuristics, engine: their operation graph; engine config: its engine */
+    int has_handle; /* operation graph: CUDNN_ATTR_OPERATIONGRAPH_HANDLE set */
 } fdesc;
 
 typedef struct fhandle {
@@ -78,13 +81,31 @@ cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d, cudnnBackendA
     if (f->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && t == CUDNN_TYPE_BACKEND_DESCRIPTOR &&
         a == CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG)
         f->config = *(void *const *)el;
+    if (f->type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR &&
+        a == CUDNN_ATTR_OPERATIONGRAPH_HANDLE && t == CUDNN_TYPE_HANDLE && n == 1 &&
+        *(void *const *)el != NULL)
+        f->has_handle = 1;
+    if (t == CUDNN_TYPE_BACKEND_DESCRIPTOR && n == 1 &&
+        ((f->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR &&
+          a == CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH) ||
+         (f->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR && a == CUDNN_ATTR_ENGINE_OPERATION_GRAPH) ||
+         (f->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR && a == CUDNN_ATTR_ENGINECFG_ENGINE)))
+        f->graph = *(void *const *)el;
     if (f->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR &&
         a == CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION)
         f->config = f; /* a plan from JSON needs no engine config */
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Heuristics have two engine configs and fill those the caller hands in. */
+/* The operation graph of heuristics or an engine carries a handle. */
+static int on_device(const fdesc *f)
+{
+    const fdesc *g = f != NULL ? desc_of(f->graph) : NULL;
+    return g != NULL && g->type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR && g->has_handle;
+}
+
+/* Heuristics on a graph with a handle have two engine configs and fill
+ * those the caller hands in; on one without, none. */
 cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
                                        cudnnBackendAttributeName_t a, cudnnBackendAttributeType_t t,
                                        int64_t requested, int64_t *n, void *el)
@@ -95,6 +116,8 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
     *n = 0;
     if (f->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR && a == CUDNN_ATTR_ENGINEHEUR_RESULTS &&
         t == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+        if (!on_device(f))
+            return CUDNN_STATUS_SUCCESS;
         if (el == NULL || requested == 0) {
             *n = 2;
             return CUDNN_STATUS_SUCCESS;
@@ -117,6 +140,12 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
         return CUDNN_STATUS_BAD_PARAM;
     if (f->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && f->config == NULL)
         return CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
+    const fdesc *cfg = f->config != f ? desc_of(f->config) : NULL;
+    if (f->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && cfg != NULL && !cfg->finalized)
+        return CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED; /* as 9.19 */
+    /* an engine config by hand needs an engine of a graph with a handle */
+    if (f->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR && !on_device(desc_of(f->graph)))
+        return CUDNN_STATUS_NOT_SUPPORTED;
     f->finalized = 1;
     return CUDNN_STATUS_SUCCESS;
 }

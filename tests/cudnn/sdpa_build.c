@@ -5,9 +5,10 @@
  * attributes set, finalized; each operation likewise; the operation graph
  * of all of them; heuristics (mode A) and the engine configs they fill,
  * or an engine by global index when heuristics give none; the plan; per
- * execute a variant pack of (unique id, pointer) pairs - fake device
- * addresses for device tensors, the host address of the value for the
- * scalars passed by value. */
+ * execute a variant pack of (unique id, pointer) pairs - device memory of
+ * each tensor's size for device tensors (api->dev_alloc; made-up
+ * addresses without one), the host address of the value for the scalars
+ * passed by value - and the workspace the plan asked for. */
 #include "sdpa_build.h"
 
 #include <dlfcn.h>
@@ -23,6 +24,8 @@ int cb_api_dlsym(cb_api *api, void *h)
     *(void **)&api->finalize = dlsym(h, "cudnnBackendFinalize");
     *(void **)&api->execute = dlsym(h, "cudnnBackendExecute");
     *(void **)&api->populate = dlsym(h, "cudnnBackendPopulateCudaGraph");
+    api->dev_alloc = NULL; /* made-up addresses until a program gives an allocator */
+    api->dev_free = NULL;
     return api->create && api->destroy && api->set && api->get && api->finalize && api->execute &&
                    api->populate
                ? 0
@@ -75,6 +78,36 @@ static void vp_add(cb_graph *g, int64_t uid, void *ptr)
     }
 }
 
+static size_t dtype_bytes(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_HALF:
+    case CUDNN_DATA_BFLOAT16:
+        return 2;
+    case CUDNN_DATA_INT64:
+    case CUDNN_DATA_DOUBLE:
+        return 8;
+    case CUDNN_DATA_BOOLEAN:
+    case CUDNN_DATA_INT8:
+    case CUDNN_DATA_UINT8:
+        return 1;
+    default:
+        return 4;
+    }
+}
+
+/* Device memory for a graph (freed by cb_destroy_all); NULL when the api
+ * has no allocator or it failed. */
+static void *dev_mem(cb_graph *g, size_t bytes)
+{
+    if (g->api->dev_alloc == NULL || g->n_mem >= CB_MAX_VP)
+        return NULL;
+    void *p = g->api->dev_alloc(bytes);
+    if (p != NULL)
+        g->mem[g->n_mem++] = p;
+    return p;
+}
+
 static cb_tensor tensor(cb_graph *g, int nd, const int64_t *dims, const int64_t *strides,
                         cudnnDataType_t dt, int is_virtual, int by_value)
 {
@@ -105,8 +138,16 @@ static cb_tensor tensor(cb_graph *g, int nd, const int64_t *dims, const int64_t 
         g->extra_tensor_attr = 0;
     }
     note(s, g->api->finalize(t.desc));
-    if (!is_virtual && !by_value)
-        vp_add(g, t.uid, (void *)(uintptr_t)(0x100000u * (uint64_t)t.uid)); /* a fake device address */
+    if (!is_virtual && !by_value) {
+        /* the bytes the strides reach, every element */
+        int64_t last = 0;
+        for (int i = 0; i < nd; i++)
+            last += (dims[i] - 1) * st[i];
+        void *p = (void *)(uintptr_t)(0x100000u * (uint64_t)t.uid); /* a made-up address */
+        if (g->api->dev_alloc != NULL)
+            p = dev_mem(g, (size_t)(last + 1) * dtype_bytes(dt));
+        vp_add(g, t.uid, p);
+    }
     return t;
 }
 
@@ -598,6 +639,9 @@ void cb_plan(cb_graph *g)
     g->opgraph = make(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->st.graph);
     set(g, &g->st.graph, g->opgraph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
         g->n_ops, g->ops);
+    if (g->handle != NULL) /* as cudnn-frontend: the engines are chosen for its device */
+        set(g, &g->st.graph, g->opgraph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
+            &g->handle);
     if (g->dynamic) {
         bool on = true;
         set(g, &g->st.graph, g->opgraph, CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED,
@@ -649,41 +693,72 @@ void cb_plan(cb_graph *g)
             &g->handle);
     set_desc(g, &g->st.plan, g->plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, cfg);
     note(&g->st.plan, a->finalize(g->plan));
+    int64_t n = 0;
+    g->ws_size = 0;
+    if (g->st.plan == CUDNN_STATUS_SUCCESS &&
+        a->get(g->plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+               &g->ws_size) != CUDNN_STATUS_SUCCESS)
+        g->ws_size = 0;
+    g->ws = g->ws_size > 0 ? dev_mem(g, (size_t)g->ws_size) : NULL;
+    if (g->ws == NULL && a->dev_alloc == NULL)
+        g->ws = (void *)(uintptr_t)0x7000000; /* a made-up address */
+}
+
+/* The variant pack of one execute (NULL when it cannot be made). */
+static cudnnBackendDescriptor_t variant_pack(cb_graph *g, cudnnStatus_t *st)
+{
+    const cb_api *a = g->api;
+    cudnnBackendDescriptor_t vp = NULL;
+    *st = a->create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp);
+    if (*st != CUDNN_STATUS_SUCCESS)
+        return NULL;
+    void *ws = g->ws;
+    a->set(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, g->n_vp, g->vp_uid);
+    a->set(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, g->n_vp, g->vp_ptr);
+    a->set(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
+    if (g->n_over > 0) {
+        /* std::vector<std::vector<int64_t>>: three pointers each (begin,
+         * end, end of capacity), the outer one over the inner ones; only
+         * read during the set */
+        struct vec {
+            const void *begin, *end, *cap;
+        } inner[4], outer;
+        for (int i = 0; i < g->n_over; i++) {
+            inner[i].begin = g->over_dims[i];
+            inner[i].end = inner[i].cap = g->over_dims[i] + 4;
+        }
+        outer.begin = inner;
+        outer.end = outer.cap = inner + g->n_over;
+        a->set(vp, CUDNN_ATTR_VARIANT_PACK_OVERRIDE_UNIQUE_IDS, CUDNN_TYPE_INT64, g->n_over,
+               g->over_uid);
+        a->set(vp, CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES, CUDNN_TYPE_VOID_PTR, 1, &outer);
+    }
+    a->finalize(vp);
+    return vp;
 }
 
 cudnnStatus_t cb_execute(cb_graph *g)
 {
-    const cb_api *a = g->api;
-    cudnnBackendDescriptor_t vp = NULL;
-    cudnnStatus_t st = a->create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp);
-    void *ws = (void *)(uintptr_t)0x7000000;
-    if (st == CUDNN_STATUS_SUCCESS) {
-        a->set(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, g->n_vp, g->vp_uid);
-        a->set(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, g->n_vp, g->vp_ptr);
-        a->set(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
-        if (g->n_over > 0) {
-            /* std::vector<std::vector<int64_t>>: three pointers each (begin,
-             * end, end of capacity), the outer one over the inner ones */
-            struct vec {
-                const void *begin, *end, *cap;
-            } inner[4], outer;
-            for (int i = 0; i < g->n_over; i++) {
-                inner[i].begin = g->over_dims[i];
-                inner[i].end = inner[i].cap = g->over_dims[i] + 4;
-            }
-            outer.begin = inner;
-            outer.end = outer.cap = inner + g->n_over;
-            a->set(vp, CUDNN_ATTR_VARIANT_PACK_OVERRIDE_UNIQUE_IDS, CUDNN_TYPE_INT64, g->n_over,
-                   g->over_uid);
-            a->set(vp, CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES, CUDNN_TYPE_VOID_PTR, 1, &outer);
-        }
-        a->finalize(vp);
-        st = a->execute(g->handle, g->plan, vp);
+    cudnnStatus_t st;
+    cudnnBackendDescriptor_t vp = variant_pack(g, &st);
+    if (vp != NULL) {
+        st = g->api->execute(g->handle, g->plan, vp);
         if (g->after_execute != NULL)
             g->after_execute(g->handle, g->plan, vp, st);
-        a->destroy(vp);
+        g->api->destroy(vp);
     }
     note(&g->st.execute, st);
+    return st;
+}
+
+cudnnStatus_t cb_populate(cb_graph *g, cudaGraph_t graph)
+{
+    cudnnStatus_t st;
+    cudnnBackendDescriptor_t vp = variant_pack(g, &st);
+    if (vp != NULL) {
+        st = g->api->populate(g->handle, g->plan, vp, graph);
+        g->api->destroy(vp);
+    }
     return st;
 }
 
@@ -693,6 +768,10 @@ void cb_destroy_all(cb_graph *g)
         if (g->own[i] != NULL)
             g->api->destroy(g->own[i]);
     g->n_own = 0;
+    for (int i = 0; i < g->n_mem; i++)
+        g->api->dev_free(g->mem[i]);
+    g->n_mem = 0;
+    g->ws = NULL;
 }
 
 void cb_expect(const cb_sdpa *s, cb_want *w)

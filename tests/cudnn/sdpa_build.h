@@ -17,6 +17,7 @@
 #define FC_TEST_SDPA_BUILD_H
 
 #include <cudnn_graph.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct cb_api {
@@ -30,6 +31,12 @@ typedef struct cb_api {
     cudnnStatus_t (*execute)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t);
     cudnnStatus_t (*populate)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t,
                               cudaGraph_t);
+    /* device memory for the tensors and the plan's workspace (cudaMalloc
+     * on a GPU, real or null; host memory for the fake cuDNN); NULL:
+     * made-up addresses, for a library that never touches them (the
+     * recorder of test_cudnn_walk, the real cuDNN with no handle) */
+    void *(*dev_alloc)(size_t bytes);
+    void (*dev_free)(void *p);
 } cb_api;
 
 /* The functions the program links (cudnnBackend* of the library it was
@@ -62,6 +69,10 @@ typedef struct cb_graph {
     float fval[32];
     int32_t ival[32];
     int n_f, n_i;
+    void *mem[CB_MAX_VP]; /* what dev_alloc gave this graph */
+    int n_mem;
+    int64_t ws_size; /* the plan's workspace, in bytes */
+    void *ws;
     cudnnBackendDescriptor_t opgraph, plan;
     int keep_tensors; /* 0: destroy tensors and operations once the graph is built */
     /* called after each execute with its arguments and status (a test
@@ -103,12 +114,17 @@ void cb_reshape(cb_graph *g, cb_tensor x, cb_tensor y);
 /* Any operation descriptor, created and finalized with no attributes (a
  * convolution for the "not counted" case; the real library refuses it). */
 cudnnBackendDescriptor_t cb_bare_op(cb_graph *g, cudnnBackendDescriptorType_t type);
-/* The operation graph of the operations so far, its heuristics, engine
- * config(s) and plan; g->plan is set (NULL when nothing could be made). */
+/* The operation graph of the operations so far (on g->handle, when there
+ * is one), its heuristics, engine config(s) and plan; g->plan is set (NULL
+ * when nothing could be made), and the workspace the plan asks for is
+ * allocated (api->dev_alloc). */
 void cb_plan(cb_graph *g);
 /* One execute of g->plan: a variant pack made, executed, destroyed. */
 cudnnStatus_t cb_execute(cb_graph *g);
-/* Destroys every descriptor the build made. */
+/* g->plan's kernels put into graph (cudnnBackendPopulateCudaGraph), with
+ * the variant pack of an execute. */
+cudnnStatus_t cb_populate(cb_graph *g, cudaGraph_t graph);
+/* Destroys every descriptor the build made and frees its device memory. */
 void cb_destroy_all(cb_graph *g);
 
 /* An attention problem and how the graph expresses it. */

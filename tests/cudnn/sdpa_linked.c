@@ -12,5 +12,7 @@ void cb_api_linked(cb_api *api)
     api->finalize = cudnnBackendFinalize;
     api->execute = cudnnBackendExecute;
     api->populate = cudnnBackendPopulateCudaGraph;
+    api->dev_alloc = NULL; /* made-up addresses until a program gives an allocator */
+    api->dev_free = NULL;
 }
 

@@ -72,7 +72,12 @@ static cudnnStatus_t r_execute(cudnnHandle_t h, cudnnBackendDescriptor_t p, cudn
     return CUDNN_STATUS_SUCCESS;
 }
 
-static const cb_api recorder = {r_create, r_destroy, r_set, r_get, r_finalize, r_execute, NULL};
+static const cb_api recorder = {.create = r_create,
+                                .destroy = r_destroy,
+                                .set = r_set,
+                                .get = r_get,
+                                .finalize = r_finalize,
+                                .execute = r_execute};
 
 static int setup(void **state)
 {

@@ -109,3 +109,32 @@ PY]=] sh $<TARGET_FILE:test_nullgpu_real_blas> ${FC_NULLGPU_WORK}/real_blas.json
     "${FC_PRELOAD}")
   set_tests_properties(nullgpu_real_blas PROPERTIES LABELS nullgpu)
 endif()
+
+# CUPTI on the null GPU fails cleanly: cuptiSubscribe returns an error and
+# the process goes on (the toolkit's CUPTI, and the nvidia-cu13 wheel's
+# 13.2 when the torch environment is there: it once recursed to a SIGSEGV).
+add_executable(test_nullgpu_cupti ${CMAKE_CURRENT_LIST_DIR}/cupti_refused.c)
+target_link_libraries(test_nullgpu_cupti PRIVATE ${CMAKE_DL_LIBS})
+find_library(FC_NULLGPU_CUPTI_TOOLKIT NAMES libcupti.so.13 PATHS ${FLOPCOUNT_CUDA_LIBDIR}
+             ${FLOPCOUNT_CUDA_LIBDIR}/../extras/CUPTI/lib64 NO_DEFAULT_PATH)
+file(GLOB FC_NULLGPU_CUPTI_WHEEL
+     "$ENV{HOME}/.cache/flopcount/torch-venv/lib/python3*/site-packages/nvidia/cu13/lib/libcupti.so.13")
+set(fc_cuptis)
+if(FC_NULLGPU_CUPTI_TOOLKIT)
+  list(APPEND fc_cuptis toolkit ${FC_NULLGPU_CUPTI_TOOLKIT})
+endif()
+if(FC_NULLGPU_CUPTI_WHEEL)
+  list(GET FC_NULLGPU_CUPTI_WHEEL 0 fc_wheel_cupti)
+  list(APPEND fc_cuptis wheel ${fc_wheel_cupti})
+endif()
+while(fc_cuptis)
+  list(POP_FRONT fc_cuptis which lib)
+  add_test(NAME nullgpu_cupti_${which} COMMAND sh -c [=[
+log="$2/cupti-$3.log"; rm -f "$log"
+env LD_LIBRARY_PATH="$4" FLOPCOUNT_NULLGPU_LOG="$log" "$1" "$5" || exit 1
+n=$(grep -c 'export table 7cb63f9b.* refused' "$log")
+[ "$n" = 0 ] || { echo "FAIL: table 7cb63f9b refused $n times"; exit 1; }
+echo "cuptiSubscribe failed cleanly"]=] sh $<TARGET_FILE:test_nullgpu_cupti> ${FC_NULLGPU_WORK}
+          ${which} ${FC_NULLGPU_DIR} ${lib})
+  set_tests_properties(nullgpu_cupti_${which} PROPERTIES LABELS nullgpu)
+endwhile()
