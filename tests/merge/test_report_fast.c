@@ -53,7 +53,9 @@ static void same_iter(const fc_report_iter *a, const fc_report_iter *b, size_t i
         a->recompute_flops != b->recompute_flops || a->calls != b->calls ||
         a->open_end != b->open_end || a->ambiguous != b->ambiguous ||
         a->ambiguous_recompute != b->ambiguous_recompute ||
-        a->attention_excess_flops != b->attention_excess_flops)
+        a->attention_excess_flops != b->attention_excess_flops ||
+        a->grouped_calls != b->grouped_calls || !same_double(a->grouped_max, b->grouped_max) ||
+        !same_double(a->grouped_mean, b->grouped_mean))
         fail_msg("iterations.list[%zu] differ (seconds %.17g / %.17g)", i, a->seconds, b->seconds);
 }
 
@@ -142,6 +144,11 @@ static void test_odd_but_valid(void **state)
         {"\"shapes\":[{\"flops\":1,\"api\":\"0123456789012345678901234567890123456789"
          "0123456789\"}]",
          "\"iterations\":{\"list\":[{\"flops\":1}],\"list\":[]}", ""},
+        /* 10: the experts' load of an iteration (docs/moe.md), and one cut short */
+        {"\"shapes\":[]",
+         "\"iterations\":{\"list\":[{\"flops\":4,\"grouped_imbalance\":{\"calls\":2,"
+         "\"max\":1.5,\"mean\":1.25}},{\"flops\":5,\"grouped_imbalance\":{\"calls\":1}}]}",
+         ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* iterations before shapes too: the cuts come in either order */
@@ -164,6 +171,13 @@ static void test_odd_but_valid(void **state)
                 assert_int_equal(r.iterations.list[2].ambiguous_recompute, 0);
                 assert_int_equal(r.iterations.list[3].ambiguous_recompute, 0);
                 assert_int_equal(r.iterations.list[3].index, 3); /* its position */
+            }
+            if (i == 10) { /* by hand: the values written, nothing more */
+                assert_true(r.iterations.list[0].grouped_calls == 2);
+                assert_true(r.iterations.list[0].grouped_max == 1.5 &&
+                            r.iterations.list[0].grouped_mean == 1.25);
+                assert_true(r.iterations.list[1].grouped_calls == 1 &&
+                            r.iterations.list[1].grouped_max == 0);
             }
             if (i == 8) /* api[48]: 47 characters kept */
                 assert_int_equal(strlen(r.shapes[0].api), 47);
