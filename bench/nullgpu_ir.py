@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: Apache-2.0
+"""nullgpu_ir.py - host overhead on real PyTorch CUDA (the null GPU) counted
+in instructions, which the machine's load does not change (times on a shared
+machine swing by +-30-70%: bench/nullgpu_overhead.py). The small GPT of
+nullgpu_step.py runs under valgrind's callgrind with instrumentation off for
+start-up and warm-up; bench/step_marker.c switches it on at the first
+measured step and dumps one profile per step (every thread: the shim's
+drainer, PyTorch's autograd thread). Per process: the median instructions
+per step. Modes as nullgpu_overhead.py: bare, flopcount (`flopcount run
+--null-gpu`, the default mode), kernels (--kernels), profiler
+(torch.profiler with_flops).
+Two figures for the shim, independent of each other:
+  whole process  (instructions per step under flopcount) / (bare) - 1, per
+                 round (processes of a round side by side), median and spread
+  shim's own     what the profiles put on libflopcount.so: its functions' own
+                 instructions plus everything they call in other libraries
+                 (libc, libunwind, the CUDA libraries' getters) except the
+                 call forwarded to the real function (a callee whose name is
+                 one the library exports: its hooks), per step, and as a
+                 share of the bare step
+  python3 bench/nullgpu_ir.py --flopcount build/bin/flopcount --nullgpu build/nullgpu \\
+      [--marker build/bench/libfc_step_marker.so] [--python VENV/bin/python] \\
+      [--configs eager-flash,eager-cudnn,compiled-flash] [--modes bare,flopcount,kernels] \\
+      [--rounds 2] [--steps 8] [--warmup 3] [--jobs 2] [--top 12] [--json OUT]
+Needs valgrind (`bash scripts/deps.sh bench`). About 2 minutes of CPU per
+eager process (start-up runs ~5x slower under valgrind), more compiled."""
+import argparse
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def exported_names(shim):
+    out = subprocess.run(["nm", "-D", "--defined-only", shim], stdout=subprocess.PIPE, check=True).stdout
+    return {ln.split()[-1].split("@")[0] for ln in out.decode().splitlines() if ln.strip()}
+
+
+def parse_profile(path, shim_base, hooks):
+    """-> (total Ir, shim Ir, {shim function: Ir}) of one callgrind dump."""
+    names = {"ob": {}, "fn": {}}
+    total, shim, per_fn = 0, 0, {}
+    ob = fn = None
+    cob = cfn = None
+    in_call = False
+    pat = re.compile(r"^\((\d+)\)(?: (.*))?$")
+
+    def name(kind, v):
+        m = pat.match(v)
+        if not m:
+            return v
+        if m.group(2) is not None:
+            names[kind][m.group(1)] = m.group(2)
+        return names[kind].get(m.group(1), v)
+
+    with open(path, errors="replace") as f:
+        for ln in f:
+            c = ln[0] if ln else ""
+            if c.isdigit() or c in "+-*":
+                ir = int(ln.split()[-1])
+                if in_call:
+                    callee_ob = cob if cob is not None else ob
+                    if (ob and ob.endswith(shim_base) and not callee_ob.endswith(shim_base)
+                            and cfn not in hooks):
+                        shim += ir
+                        per_fn[fn] = per_fn.get(fn, 0) + ir
+                    in_call, cob, cfn = False, None, None
+                else:
+                    total += ir
+                    if ob and ob.endswith(shim_base):
+                        shim += ir
+                        per_fn[fn] = per_fn.get(fn, 0) + ir
+            elif ln.startswith("ob="):
+                ob = name("ob", ln[3:].rstrip("\n"))
+            elif ln.startswith("fn="):
+                fn = name("fn", ln[3:].rstrip("\n"))
+            elif ln.startswith("cob="):
+                cob = name("ob", ln[4:].rstrip("\n"))
+            elif ln.startswith("cfn="):
+                cfn = name("fn", ln[4:].rstrip("\n"))
+            elif ln.startswith("calls="):
+                in_call = True
+    return total, shim, per_fn
+
+
+def run_one(a, config, mode, hooks):
+    attn = config.split("-")[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        vg = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--dump-line=no",
+              "--callgrind-out-file=" + os.path.join(tmp, "cg.%p")]
+        prog = [a.python, os.path.join(HERE, "nullgpu_step.py"), "--attn", attn, "--warmup", str(a.warmup),
+                "--steps", str(a.steps), "--marker", a.marker]
+        if config.startswith("compiled"):
+            prog.append("--compile")
+        if mode == "profiler":
+            prog.append("--profiler")
+        env = dict(os.environ, TORCHINDUCTOR_MAX_AUTOTUNE="0", PYTHONHASHSEED="0")
+        if mode in ("bare", "profiler"):
+            env["LD_LIBRARY_PATH"] = a.nullgpu + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+            env["FLOPCOUNT_NULLGPU_DEVICE"] = "h100"
+            argv = vg + prog
+        else:
+            argv = [a.flopcount, "run", "--null-gpu", "h100", "--quiet", "--output",
+                    os.path.join(tmp, "r.%p.json")] + (["--kernels"] if mode == "kernels" else []) + ["--"] + vg + prog
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=3600)
+        if r.returncode != 0:
+            sys.exit("nullgpu_ir: %s %s failed (%d): %s" % (config, mode, r.returncode,
+                                                          r.stderr.decode(errors="replace")[-1500:]))
+        steps = []
+        for path in glob.glob(os.path.join(tmp, "cg.*")):
+            with open(path, errors="replace") as f:
+                head = f.read(2000)
+            if re.search(r"Trigger: Client Request: step \d+", head):
+                steps.append(parse_profile(path, a.shim_base, hooks))
+        if len(steps) != a.steps:
+            sys.exit("nullgpu_ir: %s %s: %d step profiles, expected %d" % (config, mode, len(steps), a.steps))
+    fns = {}
+    for _, _, per in steps:
+        for k, v in per.items():
+            fns[k] = fns.get(k, 0) + v / len(steps)
+    return {"ir": statistics.median(s[0] for s in steps), "shim": statistics.median(s[1] for s in steps),
+            "ir_steps": [s[0] for s in steps], "shim_steps": [s[1] for s in steps], "shim_fns": fns}
+
+
+def spread(xs, fmt):
+    return (fmt + " (" + fmt + ".." + fmt + ")") % (statistics.median(xs), min(xs), max(xs))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--flopcount", required=True)
+    p.add_argument("--nullgpu", required=True, help="the folder of the null GPU's libcuda.so.1")
+    p.add_argument("--marker", default=None, help="libfc_step_marker.so (default: beside the flopcount build)")
+    p.add_argument("--shim", default=None, help="libflopcount.so (default: the build's lib/)")
+    cache = os.environ.get("FLOPCOUNT_CACHE") or os.path.expanduser("~/.cache/flopcount")
+    p.add_argument("--python", default=os.path.join(cache, "torch-venv", "bin", "python"))
+    p.add_argument("--configs", default="eager-flash,eager-cudnn,compiled-flash")
+    p.add_argument("--modes", default="bare,flopcount,kernels")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--steps", type=int, default=8)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--jobs", type=int, default=2, help="processes at once (counts do not depend on load)")
+    p.add_argument("--top", type=int, default=12, help="the shim's costliest functions to list")
+    p.add_argument("--json", default=None)
+    a = p.parse_args()
+    build = os.path.dirname(os.path.dirname(os.path.abspath(a.flopcount)))
+    a.marker = os.path.abspath(a.marker or os.path.join(build, "bench", "libfc_step_marker.so"))
+    a.shim = os.path.abspath(a.shim or os.path.join(build, "lib", "libflopcount.so"))
+    a.shim_base = os.path.basename(os.path.realpath(a.shim))  # the profiles name the file itself
+    a.nullgpu = os.path.abspath(a.nullgpu)
+    for need in (a.marker, a.shim):
+        if not os.path.exists(need):
+            sys.exit("nullgpu_ir: %s missing (valgrind's header absent at configure time? "
+                     "bash scripts/deps.sh bench)" % need)
+    hooks = exported_names(a.shim)
+    configs, modes = a.configs.split(","), a.modes.split(",")
+    jobs = [(r, c, m) for r in range(a.rounds) for c in configs for m in modes]
+    res = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(run_one, a, c, m, hooks): (r, c, m) for r, c, m in jobs}
+        for fu in concurrent.futures.as_completed(futs):
+            r, c, m = futs[fu]
+            try:
+                res[(r, c, m)] = fu.result()
+            except SystemExit as e:  # one failed process: its row is left out, the others still count
+                print(e, file=sys.stderr, flush=True)
+                continue
+            print("done %s %s round %d" % (c, m, r + 1), file=sys.stderr, flush=True)
+    configs = [c for c in configs if all((r, c, m) in res for r in range(a.rounds) for m in modes)]
+    print("| config | mode | instructions / step, M (median, min..max) | vs bare | shim's own, K / step | "
+          "shim's own / bare step |")
+    print("|---|---|---|---|---|---|")
+    out = []
+    for c in configs:
+        bare = [res[(r, c, "bare")]["ir"] for r in range(a.rounds)] if "bare" in modes else None
+        for m in modes:
+            rows = [res[(r, c, m)] for r in range(a.rounds)]
+            ir = [x["ir"] for x in rows]
+            vs = [x / b - 1 for x, b in zip(ir, bare)] if bare and m != "bare" else []
+            sh = [x["shim"] for x in rows]
+            share = [s / b for s, b in zip(sh, bare)] if bare else []
+            shim_col = spread([s / 1e3 for s in sh], "%.1f") if m in ("flopcount", "kernels") else "-"
+            share_col = spread([100 * s for s in share], "%.3f%%") if m in ("flopcount", "kernels") and share else "-"
+            print("| %s | %s | %s | %s | %s | %s |" % (
+                c, m, spread([x / 1e6 for x in ir], "%.3f"),
+                spread([100 * v for v in vs], "%+.2f%%") if vs else "-", shim_col, share_col))
+            out.append({"config": c, "mode": m, "rounds": rows})
+    for c in configs:
+        for m in ("flopcount", "kernels"):
+            if m not in modes or a.top <= 0:
+                continue
+            fns = res[(0, c, m)]["shim_fns"]
+            top = sorted(fns.items(), key=lambda kv: -kv[1])[:a.top]
+            print("\n%s %s, round 1: the shim's costliest functions (own + non-forwarded callees, per step)"
+                  % (c, m))
+            for k, v in top:
+                print("  %10.0f  %s" % (v, k))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
