@@ -44,9 +44,12 @@ def exported_names(shim):
 
 
 def parse_profile(path, shim_base, hooks):
-    """-> (total Ir, shim Ir, {shim function: Ir}) of one callgrind dump."""
+    """-> (total Ir, shim Ir, {shim function: Ir}, {hook: calls}) of one
+    callgrind dump; the hooks' calls are those made into the shim from
+    outside it."""
     names = {"ob": {}, "fn": {}}
-    total, shim, per_fn = 0, 0, {}
+    total, shim, per_fn, entries = 0, 0, {}, {}
+    ncalls = 0
     ob = fn = None
     cob = cfn = None
     in_call = False
@@ -67,6 +70,8 @@ def parse_profile(path, shim_base, hooks):
                 ir = int(ln.split()[-1])
                 if in_call:
                     callee_ob = cob if cob is not None else ob
+                    if callee_ob.endswith(shim_base) and not (ob or "").endswith(shim_base):
+                        entries[cfn] = entries.get(cfn, 0) + ncalls
                     if (ob and ob.endswith(shim_base) and not callee_ob.endswith(shim_base)
                             and cfn not in hooks):
                         shim += ir
@@ -87,7 +92,8 @@ def parse_profile(path, shim_base, hooks):
                 cfn = name("fn", ln[4:].rstrip("\n"))
             elif ln.startswith("calls="):
                 in_call = True
-    return total, shim, per_fn
+                ncalls = int(ln[6:].split()[0])
+    return total, shim, per_fn, entries
 
 
 def run_one(a, config, mode, hooks):
@@ -121,12 +127,15 @@ def run_one(a, config, mode, hooks):
                 steps.append(parse_profile(path, a.shim_base, hooks))
         if len(steps) != a.steps:
             sys.exit("nullgpu_ir: %s %s: %d step profiles, expected %d" % (config, mode, len(steps), a.steps))
-    fns = {}
-    for _, _, per in steps:
+    fns, hooked = {}, {}
+    for _, _, per, ent in steps:
         for k, v in per.items():
             fns[k] = fns.get(k, 0) + v / len(steps)
+        for k, v in ent.items():
+            hooked[k] = hooked.get(k, 0) + v / len(steps)
     return {"ir": statistics.median(s[0] for s in steps), "shim": statistics.median(s[1] for s in steps),
-            "ir_steps": [s[0] for s in steps], "shim_steps": [s[1] for s in steps], "shim_fns": fns}
+            "ir_steps": [s[0] for s in steps], "shim_steps": [s[1] for s in steps], "shim_fns": fns,
+            "hook_calls": hooked}
 
 
 def spread(xs, fmt):
@@ -202,6 +211,9 @@ def main():
                   % (c, m))
             for k, v in top:
                 print("  %10.0f  %s" % (v, k))
+            print("%s %s, round 1: calls into the shim per step (mean over steps)" % (c, m))
+            for k, v in sorted(res[(0, c, m)]["hook_calls"].items(), key=lambda kv: -kv[1]):
+                print("  %10.1f  %s" % (v, k))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)
