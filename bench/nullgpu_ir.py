@@ -44,11 +44,12 @@ def exported_names(shim):
 
 
 def parse_profile(path, shim_base, hooks):
-    """-> (total Ir, shim Ir, {shim function: Ir}, {hook: calls}) of one
-    callgrind dump; the hooks' calls are those made into the shim from
-    outside it."""
+    """-> (total Ir, shim Ir, {shim function: Ir}, {hook: calls}, drainer
+    wake-ups) of one callgrind dump; the hooks' calls are those made into the
+    shim from outside it, the wake-ups the drainer's calls of
+    fc_ring_pending (one per nap, shim/ring/drainer.c)."""
     names = {"ob": {}, "fn": {}}
-    total, shim, per_fn, entries = 0, 0, {}, {}
+    total, shim, per_fn, entries, wakes = 0, 0, {}, {}, 0
     ncalls = 0
     ob = fn = None
     cob = cfn = None
@@ -72,6 +73,8 @@ def parse_profile(path, shim_base, hooks):
                     callee_ob = cob if cob is not None else ob
                     if callee_ob.endswith(shim_base) and not (ob or "").endswith(shim_base):
                         entries[cfn] = entries.get(cfn, 0) + ncalls
+                    if fn == "drainer_main" and cfn == "fc_ring_pending":
+                        wakes += ncalls
                     if (ob and ob.endswith(shim_base) and not callee_ob.endswith(shim_base)
                             and cfn not in hooks):
                         shim += ir
@@ -93,7 +96,7 @@ def parse_profile(path, shim_base, hooks):
             elif ln.startswith("calls="):
                 in_call = True
                 ncalls = int(ln[6:].split()[0])
-    return total, shim, per_fn, entries
+    return total, shim, per_fn, entries, wakes
 
 
 def run_one(a, config, mode, hooks):
@@ -128,14 +131,32 @@ def run_one(a, config, mode, hooks):
         if len(steps) != a.steps:
             sys.exit("nullgpu_ir: %s %s: %d step profiles, expected %d" % (config, mode, len(steps), a.steps))
     fns, hooked = {}, {}
-    for _, _, per, ent in steps:
+    for _, _, per, ent, _ in steps:
         for k, v in per.items():
             fns[k] = fns.get(k, 0) + v / len(steps)
         for k, v in ent.items():
             hooked[k] = hooked.get(k, 0) + v / len(steps)
     return {"ir": statistics.median(s[0] for s in steps), "shim": statistics.median(s[1] for s in steps),
             "ir_steps": [s[0] for s in steps], "shim_steps": [s[1] for s in steps], "shim_fns": fns,
-            "hook_calls": hooked}
+            "hook_calls": hooked, "wakes_steps": [s[4] for s in steps]}
+
+
+def wake_fit(rows):
+    """Least squares over every step of rows: shim Ir = base + per_wake *
+    wake-ups. Under valgrind a step lasts seconds, so the drainer (a nap of
+    10 ms, shim/ring/drainer.c) wakes tens of times per step where a native
+    step of <= 20 ms sees <= 2: the fit takes that out. None without wake
+    data."""
+    pts = [(w, x) for r in rows if "wakes_steps" in r for w, x in zip(r["wakes_steps"], r["shim_steps"])]
+    if len(pts) < 3 or len({w for w, _ in pts}) < 2:
+        return None
+    mw = sum(w for w, _ in pts) / len(pts)
+    mx = sum(x for _, x in pts) / len(pts)
+    b = sum((w - mw) * (x - mx) for w, x in pts) / sum((w - mw) ** 2 for w, _ in pts)
+    return mx - b * mw, b, mw
+
+
+NATIVE_WAKES = 2  # a native step of <= 20 ms (5.9-16 ms here) and a 10 ms nap
 
 
 def spread(xs, fmt):
@@ -158,6 +179,10 @@ def main():
     p.add_argument("--jobs", type=int, default=2, help="processes at once (counts do not depend on load)")
     p.add_argument("--top", type=int, default=12, help="the shim's costliest functions to list")
     p.add_argument("--json", default=None)
+    p.add_argument("--save", default=None, help="append each process's result to this file as it ends (JSON lines)")
+    p.add_argument("--cells", default=None, help="run only these, ROUND:CONFIG:MODE,... (rounds from 1), "
+                   "to complete a --save file")
+    p.add_argument("--load", default=None, help="make the tables from --save files (comma-separated) instead of running")
     a = p.parse_args()
     build = os.path.dirname(os.path.dirname(os.path.abspath(a.flopcount)))
     a.marker = os.path.abspath(a.marker or os.path.join(build, "bench", "libfc_step_marker.so"))
@@ -171,7 +196,16 @@ def main():
     hooks = exported_names(a.shim)
     configs, modes = a.configs.split(","), a.modes.split(",")
     jobs = [(r, c, m) for r in range(a.rounds) for c in configs for m in modes]
+    if a.cells:
+        jobs = [(int(x.split(":")[0]) - 1, x.split(":")[1], x.split(":")[2]) for x in a.cells.split(",")]
     res = {}
+    if a.load:
+        for path in a.load.split(","):
+            with open(path) as f:
+                for ln in f:
+                    d = json.loads(ln)
+                    res[(d["round"], d["config"], d["mode"])] = d["result"]
+        jobs = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         futs = {ex.submit(run_one, a, c, m, hooks): (r, c, m) for r, c, m in jobs}
         for fu in concurrent.futures.as_completed(futs):
@@ -182,37 +216,53 @@ def main():
                 print(e, file=sys.stderr, flush=True)
                 continue
             print("done %s %s round %d" % (c, m, r + 1), file=sys.stderr, flush=True)
-    configs = [c for c in configs if all((r, c, m) in res for r in range(a.rounds) for m in modes)]
+            if a.save:
+                with open(a.save, "a") as f:
+                    f.write(json.dumps({"round": r, "config": c, "mode": m, "result": res[(r, c, m)]}) + "\n")
+    # per config, the rounds whose every mode ran (a failed process leaves its round out)
+    done = {c: [r for r in sorted({k[0] for k in res}) if all((r, c, m) in res for m in modes)]
+            for c in configs}
+    configs = [c for c in configs if done[c]]
     print("| config | mode | instructions / step, M (median, min..max) | vs bare | shim's own, K / step | "
-          "shim's own / bare step |")
-    print("|---|---|---|---|---|---|")
+          "shim's own / bare step | drainer wake-ups / step | shim's own at %d wake-ups, K / step (/ bare) |"
+          % NATIVE_WAKES)
+    print("|---|---|---|---|---|---|---|---|")
     out = []
     for c in configs:
-        bare = [res[(r, c, "bare")]["ir"] for r in range(a.rounds)] if "bare" in modes else None
+        bare = [res[(r, c, "bare")]["ir"] for r in done[c]] if "bare" in modes else None
         for m in modes:
-            rows = [res[(r, c, m)] for r in range(a.rounds)]
+            rows = [res[(r, c, m)] for r in done[c]]
             ir = [x["ir"] for x in rows]
             vs = [x / b - 1 for x, b in zip(ir, bare)] if bare and m != "bare" else []
             sh = [x["shim"] for x in rows]
             share = [s / b for s, b in zip(sh, bare)] if bare else []
             shim_col = spread([s / 1e3 for s in sh], "%.1f") if m in ("flopcount", "kernels") else "-"
             share_col = spread([100 * s for s in share], "%.3f%%") if m in ("flopcount", "kernels") and share else "-"
-            print("| %s | %s | %s | %s | %s | %s |" % (
+            fit = wake_fit(rows) if m in ("flopcount", "kernels") else None
+            wk = [statistics.median(x["wakes_steps"]) for x in rows if "wakes_steps" in x]
+            native = "-"
+            if fit:
+                at = fit[0] + fit[1] * NATIVE_WAKES
+                native = "%.1f (%.3f%%; %.0f a wake-up)" % (at / 1e3, 100 * at / statistics.median(bare), fit[1])
+            print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 c, m, spread([x / 1e6 for x in ir], "%.3f"),
-                spread([100 * v for v in vs], "%+.2f%%") if vs else "-", shim_col, share_col))
-            out.append({"config": c, "mode": m, "rounds": rows})
+                spread([100 * v for v in vs], "%+.2f%%") if vs else "-", shim_col, share_col,
+                spread(wk, "%.0f") if wk and m != "bare" else "-", native))
+            out.append({"config": c, "mode": m, "rounds": rows,
+                        "wake_fit": None if fit is None else {"base": fit[0], "per_wake": fit[1]}})
     for c in configs:
         for m in ("flopcount", "kernels"):
             if m not in modes or a.top <= 0:
                 continue
-            fns = res[(0, c, m)]["shim_fns"]
+            first = res[(done[c][0], c, m)]
+            fns = first["shim_fns"]
             top = sorted(fns.items(), key=lambda kv: -kv[1])[:a.top]
-            print("\n%s %s, round 1: the shim's costliest functions (own + non-forwarded callees, per step)"
+            print("\n%s %s, first round: the shim's costliest functions (own + non-forwarded callees, per step)"
                   % (c, m))
             for k, v in top:
                 print("  %10.0f  %s" % (v, k))
-            print("%s %s, round 1: calls into the shim per step (mean over steps)" % (c, m))
-            for k, v in sorted(res[(0, c, m)]["hook_calls"].items(), key=lambda kv: -kv[1]):
+            print("%s %s, first round: calls into the shim per step (mean over steps)" % (c, m))
+            for k, v in sorted(first["hook_calls"].items(), key=lambda kv: -kv[1]):
                 print("  %10.1f  %s" % (v, k))
     if a.json:
         with open(a.json, "w") as f:
