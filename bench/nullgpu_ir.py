@@ -141,19 +141,30 @@ def run_one(a, config, mode, hooks):
             "hook_calls": hooked, "wakes_steps": [s[4] for s in steps]}
 
 
-def wake_fit(rows):
-    """Least squares over every step of rows: shim Ir = base + per_wake *
-    wake-ups. Under valgrind a step lasts seconds, so the drainer (a nap of
-    10 ms, shim/ring/drainer.c) wakes tens of times per step where a native
-    step of <= 20 ms sees <= 2: the fit takes that out. None without wake
-    data."""
-    pts = [(w, x) for r in rows if "wakes_steps" in r for w, x in zip(r["wakes_steps"], r["shim_steps"])]
-    if len(pts) < 3 or len({w for w, _ in pts}) < 2:
-        return None
-    mw = sum(w for w, _ in pts) / len(pts)
-    mx = sum(x for _, x in pts) / len(pts)
-    b = sum((w - mw) * (x - mx) for w, x in pts) / sum((w - mw) ** 2 for w, _ in pts)
-    return mx - b * mw, b, mw
+def wake_cost(rows):
+    """Instructions a drainer wake-up costs: least squares of the shim's
+    own instructions on the wake-ups over every step, each process about its
+    own means (its records, repeats and config are its own), pooled. Under
+    valgrind a step lasts seconds, so the drainer (a nap of 10 ms,
+    shim/ring/drainer.c) wakes tens of times per step where a native step
+    of <= 20 ms sees <= 2: the figures at NATIVE_WAKES take that out.
+    None without wake data."""
+    num = den = 0.0
+    for r in rows:
+        if "wakes_steps" not in r:
+            continue
+        w, x = r["wakes_steps"], r["shim_steps"]
+        mw, mx = sum(w) / len(w), sum(x) / len(x)
+        num += sum((a - mw) * (b - mx) for a, b in zip(w, x))
+        den += sum((a - mw) ** 2 for a in w)
+    return num / den if den > 0 else None
+
+
+def at_native(r, key, per_wake):
+    """The process's mean of key per step with its wake-ups brought to
+    NATIVE_WAKES."""
+    w = r["wakes_steps"]
+    return sum(r[key]) / len(r[key]) - per_wake * (sum(w) / len(w) - NATIVE_WAKES)
 
 
 NATIVE_WAKES = 2  # a native step of <= 20 ms (5.9-16 ms here) and a 10 ms nap
@@ -219,42 +230,50 @@ def main():
             if a.save:
                 with open(a.save, "a") as f:
                     f.write(json.dumps({"round": r, "config": c, "mode": m, "result": res[(r, c, m)]}) + "\n")
-    # per config, the rounds whose every mode ran (a failed process leaves its round out)
-    done = {c: [r for r in sorted({k[0] for k in res}) if all((r, c, m) in res for m in modes)]
-            for c in configs}
+    # per config, the rounds its bare process ran in (each mode's are paired with those)
+    done = {c: [r for r in sorted({k[0] for k in res}) if (r, c, "bare") in res] for c in configs}
     configs = [c for c in configs if done[c]]
-    print("| config | mode | instructions / step, M (median, min..max) | vs bare | shim's own, K / step | "
-          "shim's own / bare step | drainer wake-ups / step | shim's own at %d wake-ups, K / step (/ bare) |"
-          % NATIVE_WAKES)
+    per_wake = wake_cost([res[k] for k in res if k[2] in ("flopcount", "kernels")])
+    if per_wake is not None:
+        print("a drainer wake-up: %.0f instructions (fit over every step of the flopcount and kernels processes)\n"
+              % per_wake)
+    print("| config | mode | instructions / step, M (median, min..max) | vs bare | shim's own / bare step | "
+          "drainer wake-ups / step | vs bare at %d wake-ups | shim's own at %d wake-ups, K (/ bare step) |"
+          % (NATIVE_WAKES, NATIVE_WAKES))
     print("|---|---|---|---|---|---|---|---|")
     out = []
     for c in configs:
-        bare = [res[(r, c, "bare")]["ir"] for r in done[c]] if "bare" in modes else None
         for m in modes:
-            rows = [res[(r, c, m)] for r in done[c]]
+            rr = [r for r in done[c] if (r, c, m) in res]
+            if not rr:
+                continue
+            bare = [res[(r, c, "bare")]["ir"] for r in rr]
+            rows = [res[(r, c, m)] for r in rr]
             ir = [x["ir"] for x in rows]
-            vs = [x / b - 1 for x, b in zip(ir, bare)] if bare and m != "bare" else []
-            sh = [x["shim"] for x in rows]
-            share = [s / b for s, b in zip(sh, bare)] if bare else []
-            shim_col = spread([s / 1e3 for s in sh], "%.1f") if m in ("flopcount", "kernels") else "-"
-            share_col = spread([100 * s for s in share], "%.3f%%") if m in ("flopcount", "kernels") and share else "-"
-            fit = wake_fit(rows) if m in ("flopcount", "kernels") else None
-            wk = [statistics.median(x["wakes_steps"]) for x in rows if "wakes_steps" in x]
-            native = "-"
-            if fit:
-                at = fit[0] + fit[1] * NATIVE_WAKES
-                native = "%.1f (%.3f%%; %.0f a wake-up)" % (at / 1e3, 100 * at / statistics.median(bare), fit[1])
-            print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                c, m, spread([x / 1e6 for x in ir], "%.3f"),
-                spread([100 * v for v in vs], "%+.2f%%") if vs else "-", shim_col, share_col,
-                spread(wk, "%.0f") if wk and m != "bare" else "-", native))
-            out.append({"config": c, "mode": m, "rounds": rows,
-                        "wake_fit": None if fit is None else {"base": fit[0], "per_wake": fit[1]}})
+            cols = [spread([x / 1e6 for x in ir], "%.3f")] + ["-"] * 5
+            if m in ("flopcount", "kernels") and bare:
+                cols[1] = spread([100 * (x / b - 1) for x, b in zip(ir, bare)], "%+.2f%%")
+                cols[2] = spread([100 * x["shim"] / b for x, b in zip(rows, bare)], "%.2f%%")
+                pairs = [(x, b) for x, b in zip(rows, bare) if "wakes_steps" in x]
+                if pairs and per_wake is not None:
+                    cols[3] = spread([statistics.median(x["wakes_steps"]) for x, _ in pairs], "%.0f")
+                    cols[4] = spread([100 * (at_native(x, "ir_steps", per_wake) / b - 1) for x, b in pairs],
+                                     "%+.2f%%")
+                    own = [at_native(x, "shim_steps", per_wake) for x, _ in pairs]
+                    cols[5] = "%s (%s)" % (spread([o / 1e3 for o in own], "%.1f"),
+                                           spread([100 * o / b for o, (_, b) in zip(own, pairs)], "%.2f%%"))
+            elif m != "bare" and bare:
+                cols[1] = spread([100 * (x / b - 1) for x, b in zip(ir, bare)], "%+.2f%%")
+            print("| %s | %s | %s |" % (c, m, " | ".join(cols)))
+            out.append({"config": c, "mode": m, "rounds": rows})
     for c in configs:
         for m in ("flopcount", "kernels"):
             if m not in modes or a.top <= 0:
                 continue
-            first = res[(done[c][0], c, m)]
+            rr = [r for r in done[c] if (r, c, m) in res]
+            if not rr:
+                continue
+            first = res[(rr[0], c, m)]
             fns = first["shim_fns"]
             top = sorted(fns.items(), key=lambda kv: -kv[1])[:a.top]
             print("\n%s %s, first round: the shim's costliest functions (own + non-forwarded callees, per step)"
@@ -266,7 +285,7 @@ def main():
                 print("  %10.1f  %s" % (v, k))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
+            json.dump({"per_wake": per_wake, "native_wakes": NATIVE_WAKES, "cells": out}, f, indent=1)
 
 
 if __name__ == "__main__":
