@@ -254,7 +254,9 @@ def main():
             if m in ("flopcount", "kernels") and bare:
                 cols[1] = spread([100 * (x / b - 1) for x, b in zip(ir, bare)], "%+.2f%%")
                 cols[2] = spread([100 * x["shim"] / b for x, b in zip(rows, bare)], "%.2f%%")
-                pairs = [(x, b) for x, b in zip(rows, bare) if "wakes_steps" in x]
+                # means over steps here (a wake-up correction is a mean), the bare process's too
+                bmean = [sum(res[(r, c, "bare")]["ir_steps"]) / len(res[(r, c, "bare")]["ir_steps"]) for r in rr]
+                pairs = [(x, b) for x, b in zip(rows, bmean) if "wakes_steps" in x]
                 if pairs and per_wake is not None:
                     cols[3] = spread([statistics.median(x["wakes_steps"]) for x, _ in pairs], "%.0f")
                     cols[4] = spread([100 * (at_native(x, "ir_steps", per_wake) / b - 1) for x, b in pairs],
