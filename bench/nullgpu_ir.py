@@ -22,6 +22,10 @@ Two figures for the shim, independent of each other:
       [--marker build/bench/libfc_step_marker.so] [--python VENV/bin/python] \\
       [--configs eager-flash,eager-cudnn,compiled-flash] [--modes bare,flopcount,kernels] \\
       [--rounds 2] [--steps 8] [--warmup 3] [--jobs 2] [--top 12] [--json OUT]
+      [--save FILE] [--cells ROUND:CONFIG:MODE,...] [--load FILE,...]
+Under valgrind a step lasts seconds and the shim's drainer wakes tens of
+times in it (a native step sees <= 2): the last columns bring each process
+to 2 wake-ups a step, with the wake-up's cost fitted over the steps.
 Needs valgrind (`bash scripts/deps.sh bench`). About 2 minutes of CPU per
 eager process (start-up runs ~5x slower under valgrind), more compiled."""
 import argparse
