@@ -5,11 +5,15 @@ the null GPU, where a step is pure host time; prints one JSON line with
 each measured step's wall time and this process's CPU time (every thread:
 the shim's drainer included) per step.
   python nullgpu_step.py --attn flash|cudnn [--compile] [--profiler]
-    [--warmup 10] [--steps 40]
+    [--warmup 10] [--steps 40] [--marker build/bench/libfc_step_marker.so]
+--marker: call fc_bench_step_marker(i) of that library (bench/step_marker.c)
+before each measured step and fc_bench_step_stop(steps) after the last: under
+callgrind, one profile per measured step (bench/nullgpu_ir.py).
 --profiler: the measured steps run inside torch.profiler.profile(
 activities=[CPU], with_flops=True) (CUDA activities need CUPTI, which the
 null GPU cannot run)."""
 import argparse
+import ctypes
 import json
 import time
 
@@ -57,7 +61,14 @@ def main():
     p.add_argument("--profiler", action="store_true")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--marker", default=None)
     a = p.parse_args()
+    mark = stop = lambda i: None  # noqa: E731
+    if a.marker:
+        lib = ctypes.CDLL(a.marker)
+        mark, stop = lib.fc_bench_step_marker, lib.fc_bench_step_stop
+        for f in (mark, stop):
+            f.argtypes, f.restype = [ctypes.c_int64], None
     torch.manual_seed(0)
     model = GPT().cuda().to(torch.bfloat16)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -80,11 +91,13 @@ def main():
     if a.profiler:
         prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], with_flops=True)
         prof.__enter__()
-    for _ in range(a.steps):
+    for i in range(a.steps):
+        mark(i)
         t0, c0 = time.perf_counter(), time.process_time()
         step()
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
+    stop(a.steps)
     if prof is not None:
         prof.__exit__(None, None, None)
     print(json.dumps({"wall": walls, "cpu": cpus}), flush=True)

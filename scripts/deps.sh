@@ -5,6 +5,7 @@
 # everything is already there.
 #   bash scripts/deps.sh demo   # build the command and the library, train the demo (scripts/demo.sh)
 #   bash scripts/deps.sh test   # all of that and the test suite's tools (scripts/test.sh; the default)
+#   bash scripts/deps.sh bench  # all of test and valgrind (bench/nullgpu_ir.py: instructions per step)
 # test also makes the PyTorch CUDA environment the null-GPU tests run
 # (label torch_cuda): the newest torch wheel from PyPI with its NVIDIA
 # library wheels, in ${FLOPCOUNT_CACHE:-~/.cache/flopcount}/torch-venv
@@ -28,10 +29,14 @@ demo=(cmake make gcc libc6-dev pkg-config libjson-c-dev libunwind-dev python3-to
 test=("${demo[@]}" clang libclang-rt-14-dev libcmocka-dev libblas-dev libblas3 openmpi-bin
       libopenmpi-dev patchelf chromium prometheus-node-exporter prometheus protobuf-compiler
       python3-protobuf groff-base man-db dpkg-dev file lintian python3-venv python3-dev)
+# bench, besides: valgrind (callgrind, and the client-request header
+# bench/step_marker.c includes)
+bench=("${test[@]}" valgrind)
 case "$set_name" in
 demo) pkgs=("${demo[@]}") ;;
 test) pkgs=("${test[@]}") ;;
-*) echo "usage: deps.sh [demo|test]" >&2; exit 2 ;;
+bench) pkgs=("${bench[@]}") ;;
+*) echo "usage: deps.sh [demo|test|bench]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do
@@ -57,9 +62,9 @@ if [ ! -f /usr/local/cuda/include/cublasLt.h ]; then
     exit 1
 fi
 
-# The PyTorch CUDA environment (test only). The stamp is written after the
+# The PyTorch CUDA environment (test and bench). The stamp is written after the
 # install and an import check, so an interrupted install is redone.
-[ "$set_name" = test ] && [ "${FLOPCOUNT_TORCH_VENV:-1}" != 0 ] || exit 0
+[ "$set_name" != demo ] && [ "${FLOPCOUNT_TORCH_VENV:-1}" != 0 ] || exit 0
 venv=${FLOPCOUNT_CACHE:-$HOME/.cache/flopcount}/torch-venv
 if [ ! -f "$venv/.flopcount-ready" ]; then
     echo "deps.sh: installing PyTorch (CUDA wheels) into $venv"
