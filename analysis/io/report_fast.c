@@ -27,9 +27,10 @@ typedef struct field {
 #key, sizeof #key - 1, t, offsetof(st, key), sizeof((st *)0)->key                          \
     }
 
+/* In the order the shim writes them (shim/report/report.c, sections.c):
+ * read_entry guesses each key is the one after the last it read. */
 static const field shape_fields[] = {
     F(fc_report_shape, api, T_STR),
-    F(fc_report_shape, overflow, T_BOOL),
     F(fc_report_shape, m, T_I64),
     F(fc_report_shape, n, T_I64),
     F(fc_report_shape, k, T_I64),
@@ -40,10 +41,11 @@ static const field shape_fields[] = {
     F(fc_report_shape, out_dtype, T_STR),
     F(fc_report_shape, compute, T_STR),
     F(fc_report_shape, calls, T_U64),
-    F(fc_report_shape, failed_calls, T_U64),
     F(fc_report_shape, flops, T_U128),
+    F(fc_report_shape, failed_calls, T_U64),
+    F(fc_report_shape, overflow, T_BOOL),
 };
-#define SHAPE_REQUIRED (1u << 13) /* flops */
+#define SHAPE_REQUIRED (1u << 11) /* flops */
 
 static const field iter_fields[] = {
     F(fc_report_iter, index, T_U64),
@@ -55,9 +57,9 @@ static const field iter_fields[] = {
     F(fc_report_iter, recompute_flops, T_U128),
     F(fc_report_iter, attention_excess_flops, T_U128),
     F(fc_report_iter, calls, T_U64),
-    F(fc_report_iter, open_end, T_BOOL),
     F(fc_report_iter, ambiguous, T_BOOL),
     F(fc_report_iter, ambiguous_recompute, T_BOOL),
+    F(fc_report_iter, open_end, T_BOOL),
 };
 #define ITER_REQUIRED (1u << 3) /* flops */
 
@@ -272,8 +274,7 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
         size_t i = rc == 2 ? next : 0;
         while (i < n && !is_field(&fields[i], &key))
             i++;
-        next = i + 1;
-        if (i == n) {
+        if (i == n) { /* a member not read: the guess of the next one stands */
             if (fc_js_skip(s, 3) != 0)
                 return -1;
             continue;
@@ -281,6 +282,7 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
         if ((seen & (1u << i)) || get_field(s, &fields[i], base) != 0)
             return -1;
         seen |= 1u << i;
+        next = i + 1;
     }
     return rc == 0 && (seen & required) == required ? 0 : -1;
 }
