@@ -17,7 +17,7 @@
 enum { T_STR, T_TRANS, T_BOOL, T_I64, T_U64, T_U128, T_DBL };
 
 typedef struct field {
-    const char *name;
+    char name[24]; /* zero-padded: json_scan.h reads it eight bytes at a time */
     unsigned char len, type;
     unsigned short off, size;
 } field;
@@ -109,9 +109,7 @@ static int small_int(const fc_jspan *v, int64_t *out)
 {
     if (!v->is_int || int_digits(v) > 18 || (v->n == 2 && v->s[0] == '-' && v->s[1] == '0'))
         return -1;
-    int64_t x = 0;
-    for (size_t i = v->s[0] == '-'; i < v->n; i++)
-        x = x * 10 + (v->s[i] - '0');
+    int64_t x = (int64_t)v->mag; /* 18 digits at most: no wrap */
     *out = v->s[0] == '-' ? -x : x;
     return 0;
 }
@@ -271,8 +269,8 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
                      : fc_js_next_member(s, &first, &key)) > 0) {
         if (key.escaped)
             return -1;
-        size_t i = rc == 2 ? next : 0;
-        while (i < n && !is_field(&fields[i], &key))
+        size_t i = rc == 2 ? next : 0; /* 2: the key is fields[next], compared */
+        while (rc != 2 && i < n && !is_field(&fields[i], &key))
             i++;
         if (i == n) { /* a member not read: the guess of the next one stands */
             if (fc_js_skip(s, 3) != 0)
