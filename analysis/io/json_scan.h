@@ -53,9 +53,13 @@ typedef struct fc_jspan {
                    * pass (right when they are 19 or fewer) */
 } fc_jspan;
 
+/* Bytes JSON counts as white space: space, \t, \n, \r (a table: one load
+ * before every token instead of four compares). */
+static const unsigned char fc_jsi_ws_tab[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
 static inline int fc_js_space(char ch)
 {
-    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+    return fc_jsi_ws_tab[(unsigned char)ch];
 }
 
 /* Skips spaces, tabs, newlines and carriage returns (inline: it runs
@@ -209,7 +213,7 @@ static inline int fc_jsi_delimiter(char ch)
 
 static inline int fc_jsi_digit(const char *p, const char *end)
 {
-    return p < end && *p >= '0' && *p <= '9';
+    return p < end && (unsigned char)(*p - '0') < 10;
 }
 
 static inline int fc_js_number(fc_jscan *s, fc_jspan *out)
