@@ -48,12 +48,18 @@ typedef struct fc_jspan {
     const char *s;
     size_t n;
     int escaped;
-    int is_int; /* a number without fraction or exponent */
+    int is_int;   /* a number without fraction or exponent */
+    uint64_t mag; /* a number's integer digits as a value, read in the same
+                   * pass (right when they are 19 or fewer) */
 } fc_jspan;
+
+/* Bytes JSON counts as white space: space, \t, \n, \r (a table: one load
+ * before every token instead of four compares). */
+static const unsigned char fc_jsi_ws_tab[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
 static inline int fc_js_space(char ch)
 {
-    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+    return fc_jsi_ws_tab[(unsigned char)ch];
 }
 
 /* Skips spaces, tabs, newlines and carriage returns (inline: it runs
@@ -98,16 +104,17 @@ static inline int fc_js_open(fc_jscan *s, char bracket);
 static inline int fc_js_next_member(fc_jscan *s, int *first, fc_jspan *key);
 static inline int fc_js_next_element(fc_jscan *s, int *first);
 /* fc_js_next_member when the key is likely name (len bytes, no quote or
- * backslash in it): 2 when it is (compared in place, not scanned), 1 for
- * another key (in *key), 0 at the end, -1. */
+ * backslash in it; name readable and zero-padded up to len rounded up to
+ * 8 bytes, e.g. a char[24]): 2 when it is (compared in place, not
+ * scanned), 1 for another key (in *key), 0 at the end, -1. */
 static inline int fc_js_next_member_like(fc_jscan *s, int *first, const char *name, size_t len,
                                          fc_jspan *key);
 
 /* 1 when span (an unescaped key) is the NUL-terminated name. */
 static inline int fc_js_is(const fc_jspan *span, const char *name);
 
-/* A non-negative integer literal (digits only) into *out; -1 when the span
- * is no such literal or exceeds 2^128 - 1. */
+/* A non-negative integer literal (digits only, a span from fc_js_number)
+ * into *out; -1 when the span is no such literal or exceeds 2^128 - 1. */
 static inline int fc_js_u128(const fc_jspan *num, fc_u128 *out);
 
 /* ---- the implementation: inline, so the reader's loops (report_fast.c)
@@ -206,7 +213,7 @@ static inline int fc_jsi_delimiter(char ch)
 
 static inline int fc_jsi_digit(const char *p, const char *end)
 {
-    return p < end && *p >= '0' && *p <= '9';
+    return p < end && (unsigned char)(*p - '0') < 10;
 }
 
 static inline int fc_js_number(fc_jscan *s, fc_jspan *out)
@@ -220,14 +227,17 @@ static inline int fc_js_number(fc_jscan *s, fc_jspan *out)
         p++;
     if (!fc_jsi_digit(p, end))
         return -1;
+    uint64_t mag = 0;
     if (*p == '0') {
         p++;
         if (fc_jsi_digit(p, end))
             return -1; /* a leading zero: refused */
     } else {
-        while (fc_jsi_digit(p, end))
-            p++;
+        do /* past 19 digits it wraps: fc_js_u128 then reads the text */
+            mag = mag * 10 + (uint64_t)(*p++ - '0');
+        while (fc_jsi_digit(p, end));
     }
+    out->mag = mag;
     if (p < end && *p == '.') {
         out->is_int = 0;
         p++;
@@ -314,6 +324,38 @@ static inline int fc_js_next_member(fc_jscan *s, int *first, fc_jspan *key)
     return 1;
 }
 
+/* name[0..len) == q[0..len), q having room bytes readable; name is
+ * readable up to len rounded up to 8 (fc_js_next_member_like's rule), so
+ * a short key is one masked eight-byte compare. */
+static inline int fc_jsi_key_eq(const char *name, const char *q, size_t len, size_t room)
+{
+    uint64_t a, b;
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len > 0 && len < 8 && room >= 8) {
+        memcpy(&a, name, 8);
+        memcpy(&b, q, 8);
+        return ((a ^ b) & (~0ull >> (64 - 8 * len))) == 0;
+    }
+#endif
+    (void)room;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) { /* eight bytes a step, no memcmp call */
+        memcpy(&a, name + i, 8);
+        memcpy(&b, q + i, 8);
+        if (a != b)
+            return 0;
+    }
+    if (i < len && len >= 8) { /* the tail: the last eight, overlapping */
+        memcpy(&a, name + len - 8, 8);
+        memcpy(&b, q + len - 8, 8);
+        return a == b;
+    }
+    for (; i < len; i++)
+        if (name[i] != q[i])
+            return 0;
+    return 1;
+}
+
 static inline int fc_js_next_member_like(fc_jscan *s, int *first, const char *name, size_t len,
                                          fc_jspan *key)
 {
@@ -322,20 +364,9 @@ static inline int fc_js_next_member_like(fc_jscan *s, int *first, const char *na
         return rc;
     fc_js_ws(s);
     const char *p = s->p;
-    size_t i = 0;
-    if ((size_t)(s->end - p) > len + 2 && p[0] == '"' && p[len + 1] == '"') {
-        for (; i + 8 <= len; i += 8) { /* eight bytes a step, no memcmp call */
-            uint64_t a, b;
-            memcpy(&a, name + i, 8);
-            memcpy(&b, p + 1 + i, 8);
-            if (a != b)
-                break;
-        }
-        while (i < len && name[i] == p[1 + i])
-            i++;
-    }
-    if (i == len && p[0] == '"' && p[len + 1] == '"' && (size_t)(s->end - p) > len + 2) {
-        *key = (fc_jspan){p + 1, len, 0, 0};
+    if ((size_t)(s->end - p) > len + 2 && p[0] == '"' && p[len + 1] == '"' &&
+        fc_jsi_key_eq(name, p + 1, len, (size_t)(s->end - p) - 1)) {
+        *key = (fc_jspan){p + 1, len, 0, 0, 0};
         s->p = p + len + 2;
         rc = 2;
     } else if (fc_js_string(s, key) != 0) {
@@ -397,10 +428,7 @@ static inline int fc_js_u128(const fc_jspan *num, fc_u128 *out)
         return -1;
     if (num->n > 19)
         return fc_u128_parse(num->s, num->n, out);
-    uint64_t v = 0;
-    for (size_t i = 0; i < num->n; i++)
-        v = v * 10 + (uint64_t)(num->s[i] - '0');
-    *out = v;
+    *out = num->mag;
     return 0;
 }
 

@@ -19,7 +19,7 @@
 enum { T_STR, T_TRANS, T_BOOL, T_I64, T_U64, T_U128, T_DBL, T_GROUPED };
 
 typedef struct field {
-    const char *name;
+    char name[24]; /* zero-padded: json_scan.h reads it eight bytes at a time */
     unsigned char len, type;
     unsigned short off, size;
 } field;
@@ -29,9 +29,10 @@ typedef struct field {
 #key, sizeof #key - 1, t, offsetof(st, key), sizeof((st *)0)->key                          \
     }
 
+/* In the order the shim writes them (shim/report/report.c, sections.c):
+ * read_entry guesses each key is the one after the last it read. */
 static const field shape_fields[] = {
     F(fc_report_shape, api, T_STR),
-    F(fc_report_shape, overflow, T_BOOL),
     F(fc_report_shape, m, T_I64),
     F(fc_report_shape, n, T_I64),
     F(fc_report_shape, k, T_I64),
@@ -42,10 +43,11 @@ static const field shape_fields[] = {
     F(fc_report_shape, out_dtype, T_STR),
     F(fc_report_shape, compute, T_STR),
     F(fc_report_shape, calls, T_U64),
-    F(fc_report_shape, failed_calls, T_U64),
     F(fc_report_shape, flops, T_U128),
+    F(fc_report_shape, failed_calls, T_U64),
+    F(fc_report_shape, overflow, T_BOOL),
 };
-#define SHAPE_REQUIRED (1u << 13) /* flops */
+#define SHAPE_REQUIRED (1u << 11) /* flops */
 
 static const field iter_fields[] = {
     F(fc_report_iter, index, T_U64),
@@ -57,9 +59,9 @@ static const field iter_fields[] = {
     F(fc_report_iter, recompute_flops, T_U128),
     F(fc_report_iter, attention_excess_flops, T_U128),
     F(fc_report_iter, calls, T_U64),
-    F(fc_report_iter, open_end, T_BOOL),
     F(fc_report_iter, ambiguous, T_BOOL),
     F(fc_report_iter, ambiguous_recompute, T_BOOL),
+    F(fc_report_iter, open_end, T_BOOL),
     {"grouped_imbalance", sizeof "grouped_imbalance" - 1, T_GROUPED, 0, 0},
 };
 #define ITER_REQUIRED (1u << 3) /* flops */
@@ -119,9 +121,7 @@ static int small_int(const fc_jspan *v, int64_t *out)
 {
     if (!v->is_int || int_digits(v) > 18 || (v->n == 2 && v->s[0] == '-' && v->s[1] == '0'))
         return -1;
-    int64_t x = 0;
-    for (size_t i = v->s[0] == '-'; i < v->n; i++)
-        x = x * 10 + (v->s[i] - '0');
+    int64_t x = (int64_t)v->mag; /* 18 digits at most: no wrap */
     *out = v->s[0] == '-' ? -x : x;
     return 0;
 }
@@ -287,11 +287,10 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
                      : fc_js_next_member(s, &first, &key)) > 0) {
         if (key.escaped)
             return -1;
-        size_t i = rc == 2 ? next : 0;
-        while (i < n && !is_field(&fields[i], &key))
+        size_t i = rc == 2 ? next : 0; /* 2: the key is fields[next], compared */
+        while (rc != 2 && i < n && !is_field(&fields[i], &key))
             i++;
-        next = i + 1;
-        if (i == n) {
+        if (i == n) { /* a member not read: the guess of the next one stands */
             if (fc_js_skip(s, 3) != 0)
                 return -1;
             continue;
@@ -299,6 +298,7 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
         if ((seen & (1u << i)) || get_field(s, &fields[i], base) != 0)
             return -1;
         seen |= 1u << i;
+        next = i + 1;
     }
     return rc == 0 && (seen & required) == required ? 0 : -1;
 }

@@ -11,6 +11,42 @@
 
 enum { F_FLOPS, F_FORWARD, F_XS, F_MICRO };
 
+/* The lower median of v[0..n) (stats.h's definition: the ((n-1)/2)-th
+ * smallest, 0-based) by selection, not a sort: a merge takes four a rank.
+ * Integers: equal values are the same value, so which of them lands at k
+ * does not matter, and the result is fc_median_u128's. Reorders v; no
+ * allocation, no recursion. */
+static fc_u128 median_select(fc_u128 *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    size_t lo = 0, hi = n - 1, k = (n - 1) / 2;
+    while (hi > lo) {
+        size_t mid = lo + (hi - lo) / 2; /* median of three as the pivot */
+        fc_u128 a = v[lo], b = v[mid], c = v[hi];
+        fc_u128 pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        for (;;) { /* Hoare: [lo, j] <= pivot <= [j + 1, hi] */
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i >= j)
+                break;
+            fc_u128 t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        if (k <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return v[k];
+}
+
 /* The median of one u128 field over [from, to). */
 static fc_u128 median_of(fc_fig_iter_fn get, const void *ctx, size_t from, size_t to, int field,
                          fc_u128 *scratch)
@@ -24,7 +60,7 @@ static fc_u128 median_of(fc_fig_iter_fn get, const void *ctx, size_t from, size_
                        : field == F_XS ? it.xs
                                        : (fc_u128)it.micro;
     }
-    return fc_median_u128(scratch, n);
+    return median_select(scratch, n);
 }
 
 void fc_fig_medians_of(fc_fig_iter_fn get, const void *ctx, size_t from, size_t to,
@@ -57,7 +93,7 @@ void fc_fig_medians_of(fc_fig_iter_fn get, const void *ctx, size_t from, size_t 
         }
         out->recompute_guessed = out->n_unsure_recompute > 0;
     }
-    out->recompute = fc_median_u128(scratch, n_sure ? n_sure : n);
+    out->recompute = median_select(scratch, n_sure ? n_sure : n);
     out->flops = median_of(get, ctx, from, to, F_FLOPS, scratch);
     out->forward = median_of(get, ctx, from, to, F_FORWARD, scratch);
     out->xs = median_of(get, ctx, from, to, F_XS, scratch);
