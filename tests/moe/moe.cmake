@@ -109,6 +109,32 @@ LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_
                      ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_check.py ${fc_read} ${mode})
     fc_nullgpu_twin(moe_cutlass_grouped_${mode}_nullgpu)
   endforeach()
+  # CUTLASS 2 GemmGrouped (grouped_gemm) the same way: read and counted
+  # with the option, listed without, five defence launches
+  set(fc_cg2_prog ${FC_MOE_WORK}/cutlass2_grouped_prog)
+  add_custom_command(OUTPUT ${fc_cg2_prog}
+    COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg2_prog}
+            ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_prog.cu
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_prog.cu
+    COMMENT "nvcc: the CUTLASS 2 grouped launch program" VERBATIM)
+  add_custom_target(fc_cutlass2_grouped_prog ALL DEPENDS ${fc_cg2_prog})
+  foreach(mode on off)
+    if(mode STREQUAL "on")
+      set(fc_read 1)
+    else()
+      set(fc_read 0)
+    endif()
+    add_test(NAME moe_cutlass2_grouped_${mode}_nullgpu
+             COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_CUPTI=0 \
+  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3"
+/usr/bin/python3 "$5" "$1" "$7"]=] moe ${FC_MOE_WORK}/cutlass2_grouped_${mode}.json
+                     "${FC_PRELOAD}" ${fc_cg2_prog} "${FC_NULLGPU_LIBS}"
+                     ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_check.py ${fc_read} ${mode})
+    fc_nullgpu_twin(moe_cutlass2_grouped_${mode}_nullgpu)
+  endforeach()
 else()
   add_test(NAME moe_cutlass_grouped_nvcc
            COMMAND sh -c "echo 'moe: skipped: nvcc not found (the CUTLASS grouped launch test needs it)'; exit 77")
