@@ -25,9 +25,8 @@ static const char *const comm[] = {"nccl", NULL};
  * named after mm, and Triton grouped GEMMs whose names hold none of these:
  * vLLM / SGLang's fused_moe_kernel, torchtitan's _kernel_mg_*. */
 static const char *const gemm_like[] = {
-    "gemm",        "xmma",      "gmma",        "cutlass",          "cublas",      "matmul", "_mm_",
-    "_bmm_",       "_addmm",    "mm_kernel",   "triton_tem_",      "fused_moe_kernel",
-    "_kernel_mg_", NULL};
+    "gemm",  "xmma",   "gmma",      "cutlass",     "cublas",           "matmul",      "_mm_",
+    "_bmm_", "_addmm", "mm_kernel", "triton_tem_", "fused_moe_kernel", "_kernel_mg_", NULL};
 
 const char *fc_kclass_name(int cls)
 {

@@ -114,8 +114,8 @@ int main(int argc, char **argv)
     for (int r = -10; r < rounds; r++) { /* 10 rounds of warm-up */
         double t0 = now_ns();
         for (int i = 0; i < batch; i++)
-            failed |= cublasLtMatmul(h, op, &one, A, al, B, bl, &zero, D, dl, D, dl, NULL, NULL,
-                                     0, (cudaStream_t)0x51) != CUBLAS_STATUS_SUCCESS;
+            failed |= cublasLtMatmul(h, op, &one, A, al, B, bl, &zero, D, dl, D, dl, NULL, NULL, 0,
+                                     (cudaStream_t)0x51) != CUBLAS_STATUS_SUCCESS;
         double t1 = now_ns();
         gpu_run();
         memset(&s, 0, sizeof s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cutlass_grouped.c - a CUTLASS 3 grouped GEMM launch's group count and
- * problem-shape array read from its Params (cutlass_grouped.h), each field
- * checked; what does not check out is said, never guessed. */
+/* cutlass_grouped.c - a CUTLASS 3 or CUTLASS 2 grouped GEMM launch's group
+ * count and problem-shape array read from its Params (cutlass_grouped.h),
+ * each field checked; what does not check out is said, never guessed. */
 #include "cutlass_grouped.h"
 
 #include <stdio.h>
@@ -73,6 +73,52 @@ int fc_cutlass_grouped_decode(const char *name, const fc_kparams *k, fc_cutlass_
     }
     out->groups = groups;
     out->shapes = (const void *)(uintptr_t)shapes;
+    out->dtype = dtype_of_name(name);
+    return 0;
+}
+
+int fc_cutlass2_grouped_decode(const char *name, const fc_kparams *k, fc_cutlass_groups *out,
+                               char *why, size_t n)
+{
+    if (name == NULL || strstr(name, "11GemmGroupedI") == NULL) {
+        snprintf(why, n, "not a CUTLASS 2 GemmGrouped: its Params layout is not known");
+        return -1;
+    }
+    if (fc_kp_check_call(k, "CUTLASS Kernel<GemmGrouped>", why, n) != 0)
+        return -1;
+    int64_t size = k->size > 0 ? k->size : k->avail;
+    if (size > 0 && size < FC_CUTLASS2_GROUPED_MIN_BYTES) {
+        snprintf(why, n,
+                 "parameter 0 is %lld bytes, less than the %d of the problem visitor's Params "
+                 "and threadblock_count",
+                 (long long)size, FC_CUTLASS2_GROUPED_MIN_BYTES);
+        return -1;
+    }
+    const char *p = k->p;
+    uint64_t sizes;
+    int32_t groups, tiles, blocks;
+    memcpy(&sizes, p, sizeof sizes);
+    memcpy(&groups, p + 8, sizeof groups);
+    memcpy(&tiles, p + 24, sizeof tiles);
+    memcpy(&blocks, p + 32, sizeof blocks);
+    if (groups < 1 || groups > FC_CUTLASS_GROUPED_MAX_GROUPS) {
+        snprintf(why, n, "%d problems, out of 1..%d", (int)groups, FC_CUTLASS_GROUPED_MAX_GROUPS);
+        return -1;
+    }
+    if (sizes == 0 || sizes % 4 != 0) {
+        snprintf(why, n, "problem_sizes %s", sizes == 0 ? "is NULL" : "is not 4-byte aligned");
+        return -1;
+    }
+    if (tiles < 0) {
+        snprintf(why, n, "tile_count %d is negative", (int)tiles);
+        return -1;
+    }
+    if (blocks < 1 || (k->grid[0] > 0 && (unsigned)blocks != k->grid[0])) {
+        snprintf(why, n, "threadblock_count %d, not the grid's %u", (int)blocks, k->grid[0]);
+        return -1;
+    }
+    out->groups = groups;
+    out->shapes = (const void *)(uintptr_t)sizes;
     out->dtype = dtype_of_name(name);
     return 0;
 }

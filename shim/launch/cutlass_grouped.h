@@ -42,4 +42,26 @@ typedef struct fc_cutlass_groups {
 int fc_cutlass_grouped_decode(const char *name, const fc_kparams *k, fc_cutlass_groups *out,
                               char *why, size_t n);
 
+/* A CUTLASS 2 grouped GEMM launch (cutlass::Kernel<GemmGrouped<Mma,
+ * Epilogue, Swizzle, GroupScheduleMode, Transposed>>: the grouped_gemm
+ * package, older Megatron MoE). Its one parameter, the kernel's Params,
+ * begins (CUTLASS 2.x / 3.x, include/cutlass/gemm/kernel/gemm_grouped.h,
+ * grouped_problem_visitor.h: BaseGroupedProblemVisitor::Params first):
+ *
+ *   offset  0  GemmCoord const *problem_sizes   device memory, groups x
+ *                                               {int32 m, n, k}
+ *   offset  8  int32_t problem_count
+ *   offset 16  void const *workspace            (host-precomputed schedule)
+ *   offset 24  int32_t tile_count
+ *   offset 32  int threadblock_count            the launch's grid.x
+ *
+ * Checked: the name (11GemmGroupedI), one parameter, at least 36 bytes when
+ * the size is known, 1..65536 problems, problem_sizes not NULL and 4-byte
+ * aligned, tile_count not negative, threadblock_count = grid.x (GemmGrouped
+ * launches dim3(threadblock_count, 1, 1)). A transposed kernel swaps each
+ * problem's m and n (2mnk unchanged). */
+#define FC_CUTLASS2_GROUPED_MIN_BYTES 36
+int fc_cutlass2_grouped_decode(const char *name, const fc_kparams *k, fc_cutlass_groups *out,
+                               char *why, size_t n);
+
 #endif

@@ -150,7 +150,7 @@ static const fc_ktraits *traits(fc_kernel *k, fc_ktraits *mine, char *why, size_
     return rc == 0 ? mine : NULL;
 }
 
-/* A CUTLASS 3 grouped launch: its group count and problem-shape array
+/* A CUTLASS 3 or 2 grouped launch: its group count and problem-shape array
  * read from its Params (cutlass_grouped.h) and listed uncounted
  * (sizes_in_device_memory, "N groups"), or, when they do not check out,
  * named with why (layout_mismatch). Interned at each launch (a hash and a
@@ -162,7 +162,9 @@ static void cutlass_grouped(fc_kernel *k, const fc_launch_call *c, fc_launch_res
     char why[256];
     fc_cutlass_groups g;
     r->kind = FC_LR_UNCOUNTED;
-    if (fc_cutlass_grouped_decode(k->name, &p, &g, why, sizeof why) != 0) {
+    int v2 = k->family == FC_KF_CUTLASS2_GROUPED;
+    if ((v2 ? fc_cutlass2_grouped_decode(k->name, &p, &g, why, sizeof why)
+            : fc_cutlass_grouped_decode(k->name, &p, &g, why, sizeof why)) != 0) {
         r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_LAYOUT, why);
         add(&st.layout[c->path & 1]);
         return;
@@ -170,8 +172,8 @@ static void cutlass_grouped(fc_kernel *k, const fc_launch_call *c, fc_launch_res
     char detail[FC_UNCOUNTED_DETAIL];
     snprintf(detail, sizeof detail,
              "%d groups; every group's m, n, k are in device memory "
-             "(GroupProblemShape problem_shapes)%s",
-             (int)g.groups,
+             "(%s)%s",
+             (int)g.groups, v2 ? "GemmGrouped problem_sizes" : "GroupProblemShape problem_shapes",
              fc_opt.read_device_sizes ? ", read back: counted when the copy lands" : "");
     r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_DEVICE_SIZES, detail);
     r->groups = g.groups;
@@ -218,15 +220,12 @@ void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r
         r->id = (uint32_t)marker_of(k->family);
         return;
     case FC_KA_OPAQUE:
-        if (k->family == FC_KF_CUTLASS_GROUPED) {
+        if (k->family == FC_KF_CUTLASS_GROUPED || k->family == FC_KF_CUTLASS2_GROUPED) {
             cutlass_grouped(k, c, r);
             return;
         }
         r->kind = FC_LR_UNCOUNTED;
-        /* grouped GEMMs: the per-group problem shapes are a device array
-         * (CUTLASS's problem_shapes / problem_sizes), the rest is opaque */
-        r->id = unc_id(k, k->family == FC_KF_CUTLASS2_GROUPED ? FC_UNC_DEVICE_SIZES : FC_UNC_OPAQUE,
-                       fc_kfamily_label(k->family));
+        r->id = unc_id(k, FC_UNC_OPAQUE, fc_kfamily_label(k->family));
         return;
     case FC_KA_DECODE:
         break;

@@ -28,6 +28,7 @@
 #include "destination.h"
 #include "jsonw.h"
 #include "nullgpu_note.h"
+#include "probe/grouped_log.h"
 #include "launch_json.h"
 #include "live.h"
 #include "prometheus.h"
@@ -340,6 +341,17 @@ static void summary(int interrupted)
                      v->key.transb, (long long)v->key.m, (long long)v->key.n,
                      (long long)v->key.k, (long long)v->key.batch, fc_dtype_name(v->key.dtype),
                      (unsigned long long)v->calls, h);
+        say(line);
+    }
+    /* the experts' load over the run (per iteration: the JSON report) */
+    fc_grouped_span g;
+    fc_grouped_log_span(0, UINT64_MAX, &g);
+    if (g.calls > 0) {
+        snprintf(line, sizeof line,
+                 "flopcount: expert load (max group work / mean): max %.3f, mean %.3f over %llu "
+                 "grouped calls%s\n",
+                 g.max, g.mean, (unsigned long long)g.calls,
+                 fc_grouped_log_dropped() > 0 ? " (the first kept)" : "");
         say(line);
     }
     fc_attention_section_text(2);

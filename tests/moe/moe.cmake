@@ -60,9 +60,16 @@ foreach(mode on off)
 mkdir -p "$(dirname "$1")"
 rm -f "$1"
 LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_LIBCUDA="$5" FLOPCOUNT_READ_DEVICE_SIZES="$7" \
-  FAKE_CUDA_CAPTURING_STREAM=0x99 FLOPCOUNT_CUPTI=0 FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 \
-  ASAN_OPTIONS=detect_leaks=0 "$3" RUN "$6"
+  FAKE_CUDA_CAPTURING_STREAM=0x99 FLOPCOUNT_CUPTI=0 FLOPCOUNT_OUTPUT="$1" \
+  ASAN_OPTIONS=detect_leaks=0 "$3" RUN "$6" 2> "$1.err" || { cat "$1.err" >&2; exit 1; }
 "$3" --check "$1" "$6"
+# the exit summary's expert load: G1, G2 1.5 and G6 1.0 read (test_moe_devsizes.c's
+# header): max 1.5, mean 4/3; none without the option
+if [ "$6" = on ]; then
+  grep -qF 'flopcount: expert load (max group work / mean): max 1.500, mean 1.333 over 3 grouped calls' "$1.err"
+else
+  ! grep -qF 'expert load' "$1.err"
+fi
 # the experts' load per iteration in the text (test_moe_devsizes.c's header)
 if [ "$6" = on ]; then
   "$8" report "$1" | grep -qF 'expert load    max group work / mean, per iteration: 1: 1.500, 2: 1.000 (max 1.500 over 2 iterations)'
@@ -108,6 +115,32 @@ LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_
                      "${FC_PRELOAD}" ${fc_cg_prog} "${FC_NULLGPU_LIBS}"
                      ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_check.py ${fc_read} ${mode})
     fc_nullgpu_twin(moe_cutlass_grouped_${mode}_nullgpu)
+  endforeach()
+  # CUTLASS 2 GemmGrouped (grouped_gemm) the same way: read and counted
+  # with the option, listed without, five defence launches
+  set(fc_cg2_prog ${FC_MOE_WORK}/cutlass2_grouped_prog)
+  add_custom_command(OUTPUT ${fc_cg2_prog}
+    COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg2_prog}
+            ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_prog.cu
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_prog.cu
+    COMMENT "nvcc: the CUTLASS 2 grouped launch program" VERBATIM)
+  add_custom_target(fc_cutlass2_grouped_prog ALL DEPENDS ${fc_cg2_prog})
+  foreach(mode on off)
+    if(mode STREQUAL "on")
+      set(fc_read 1)
+    else()
+      set(fc_read 0)
+    endif()
+    add_test(NAME moe_cutlass2_grouped_${mode}_nullgpu
+             COMMAND sh -c [=[set -e
+mkdir -p "$(dirname "$1")"
+rm -f "$1"
+LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_CUPTI=0 \
+  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3"
+/usr/bin/python3 "$5" "$1" "$7"]=] moe ${FC_MOE_WORK}/cutlass2_grouped_${mode}.json
+                     "${FC_PRELOAD}" ${fc_cg2_prog} "${FC_NULLGPU_LIBS}"
+                     ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_check.py ${fc_read} ${mode})
+    fc_nullgpu_twin(moe_cutlass2_grouped_${mode}_nullgpu)
   endforeach()
 else()
   add_test(NAME moe_cutlass_grouped_nvcc
