@@ -92,55 +92,38 @@ add_test(NAME moe_infer_units COMMAND test_moe_infer_units)
 # the device and counted with the option on, listed only with it off; six
 # launches whose parameters do not check out named with the reason.
 if(FC_NVCC)
-  set(fc_cg_prog ${FC_MOE_WORK}/cutlass_grouped_prog)
-  add_custom_command(OUTPUT ${fc_cg_prog}
-    COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg_prog}
-            ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_prog.cu
-    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_prog.cu
-    COMMENT "nvcc: the CUTLASS grouped launch program" VERBATIM)
-  add_custom_target(fc_cutlass_grouped_prog ALL DEPENDS ${fc_cg_prog})
-  foreach(mode on off)
-    if(mode STREQUAL "on")
-      set(fc_read 1)
+  # v3: CUTLASS 3 GemmUniversal over GroupProblemShape (torch._grouped_mm,
+  # six defence launches); v2: CUTLASS 2 GemmGrouped (grouped_gemm, five)
+  foreach(v 3 2)
+    if(v STREQUAL "3")
+      set(fc_cg cutlass_grouped)
     else()
-      set(fc_read 0)
+      set(fc_cg cutlass2_grouped)
     endif()
-    add_test(NAME moe_cutlass_grouped_${mode}_nullgpu
-             COMMAND sh -c [=[set -e
+    set(fc_cg_prog ${FC_MOE_WORK}/${fc_cg}_prog)
+    add_custom_command(OUTPUT ${fc_cg_prog}
+      COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg_prog}
+              ${CMAKE_CURRENT_LIST_DIR}/${fc_cg}_prog.cu
+      DEPENDS ${CMAKE_CURRENT_LIST_DIR}/${fc_cg}_prog.cu
+      COMMENT "nvcc: the CUTLASS ${v} grouped launch program" VERBATIM)
+    add_custom_target(fc_${fc_cg}_prog ALL DEPENDS ${fc_cg_prog})
+    foreach(mode on off)
+      if(mode STREQUAL "on")
+        set(fc_read 1)
+      else()
+        set(fc_read 0)
+      endif()
+      add_test(NAME moe_${fc_cg}_${mode}_nullgpu
+               COMMAND sh -c [=[set -e
 mkdir -p "$(dirname "$1")"
 rm -f "$1"
 LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_CUPTI=0 \
   FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3"
-/usr/bin/python3 "$5" "$1" "$7"]=] moe ${FC_MOE_WORK}/cutlass_grouped_${mode}.json
-                     "${FC_PRELOAD}" ${fc_cg_prog} "${FC_NULLGPU_LIBS}"
-                     ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_check.py ${fc_read} ${mode})
-    fc_nullgpu_twin(moe_cutlass_grouped_${mode}_nullgpu)
-  endforeach()
-  # CUTLASS 2 GemmGrouped (grouped_gemm) the same way: read and counted
-  # with the option, listed without, five defence launches
-  set(fc_cg2_prog ${FC_MOE_WORK}/cutlass2_grouped_prog)
-  add_custom_command(OUTPUT ${fc_cg2_prog}
-    COMMAND ${FC_NVCC} -arch=sm_80 -cudart shared -w -o ${fc_cg2_prog}
-            ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_prog.cu
-    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_prog.cu
-    COMMENT "nvcc: the CUTLASS 2 grouped launch program" VERBATIM)
-  add_custom_target(fc_cutlass2_grouped_prog ALL DEPENDS ${fc_cg2_prog})
-  foreach(mode on off)
-    if(mode STREQUAL "on")
-      set(fc_read 1)
-    else()
-      set(fc_read 0)
-    endif()
-    add_test(NAME moe_cutlass2_grouped_${mode}_nullgpu
-             COMMAND sh -c [=[set -e
-mkdir -p "$(dirname "$1")"
-rm -f "$1"
-LD_PRELOAD="$2" LD_LIBRARY_PATH="$4" FLOPCOUNT_READ_DEVICE_SIZES="$6" FLOPCOUNT_CUPTI=0 \
-  FLOPCOUNT_OUTPUT="$1" FLOPCOUNT_QUIET=1 ASAN_OPTIONS=detect_leaks=0 "$3"
-/usr/bin/python3 "$5" "$1" "$7"]=] moe ${FC_MOE_WORK}/cutlass2_grouped_${mode}.json
-                     "${FC_PRELOAD}" ${fc_cg2_prog} "${FC_NULLGPU_LIBS}"
-                     ${CMAKE_CURRENT_LIST_DIR}/cutlass2_grouped_check.py ${fc_read} ${mode})
-    fc_nullgpu_twin(moe_cutlass2_grouped_${mode}_nullgpu)
+/usr/bin/python3 "$5" "$1" "$7" "$8"]=] moe ${FC_MOE_WORK}/${fc_cg}_${mode}.json
+                       "${FC_PRELOAD}" ${fc_cg_prog} "${FC_NULLGPU_LIBS}"
+                       ${CMAKE_CURRENT_LIST_DIR}/cutlass_grouped_check.py ${fc_read} ${mode} ${v})
+      fc_nullgpu_twin(moe_${fc_cg}_${mode}_nullgpu)
+    endforeach()
   endforeach()
 else()
   add_test(NAME moe_cutlass_grouped_nvcc
