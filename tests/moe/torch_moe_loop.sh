@@ -22,7 +22,8 @@
 #              (2 * (66 + 3 + 3 + 6) + 3)
 # Both figures are also FlopCounterMode's over one step of the same program
 # (run without the shim). Asserts, each run: 4 iterations (the optimizer's, no
-# markers), each counted = the figure exactly, the calls, all bf16, the
+# markers), each counted = the figure exactly, forward a third and backward
+# two thirds of them, the calls, all bf16, the
 # forward profile's forward = a third, nothing uncounted. The lone layer is
 # no transformer, so the inferred model reads nothing there (it says "not
 # inferred"; it must claim no other experts or top-k); in the model it must
@@ -73,6 +74,9 @@ for kind, hand, calls in (("layer", layer, 66), ("model", model, 159)):
     want(kind + ": FlopCounterMode over one step", fcm["fcm_" + kind], hand)
     it = r.get("iterations") or {}
     want(kind + ": iterations", it.get("count"), steps)
+    want(kind + ": iterations found by", it.get("detected_by"), "optimizer")
+    want(kind + ": forward / backward FLOPs", (it.get("forward_flops"), it.get("backward_flops")),
+         (hand // 3 * steps, 2 * hand // 3 * steps))
     want(kind + ": per-iteration FLOPs", [x.get("flops") for x in it.get("list", [])], [hand] * steps)
     tot = r.get("totals") or {}
     want(kind + ": GEMM calls", tot.get("gemm_calls"), calls * steps)
