@@ -161,3 +161,16 @@ if(FLOPCOUNT_SANITIZE STREQUAL "")
   set_tests_properties(moe_torch_grouped_mm_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
                        SKIP_RETURN_CODE 77 TIMEOUT 240)
 endif()
+
+# An MoE layer whose experts run one by one through cuBLAS (the eager loop of
+# Hugging Face MoE blocks), routed on the host, trained 4 AdamW steps in bf16
+# with the real PyTorch on the null GPU: every iteration = the hand count and
+# FlopCounterMode exactly, and in a 2-layer transformer the inferred model
+# reads its experts, top-k and widths (tests/moe/torch_moe_loop.sh's header).
+if(FLOPCOUNT_SANITIZE STREQUAL "")
+  add_test(NAME moe_torch_expert_loop_nullgpu
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/torch_moe_loop.sh "${FC_PRELOAD}"
+                   $<TARGET_FILE_DIR:nullgpu> $<TARGET_FILE:flopcount_cli> ${FC_MOE_WORK}/torch_moe_loop)
+  set_tests_properties(moe_torch_expert_loop_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
