@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "call_table.h"
 #include "core/clock.h"
 #include "core/diag.h"
 #include "core/lazymem.h"
@@ -34,7 +35,7 @@
 #define ACT_BUFS 16
 #define ACT_BUF_SIZE (1u << 20)
 #define CORR_SLOTS 65536u  /* correlation id -> external id, direct-mapped */
-#define CALL_SLOTS 262144u /* stamp -> shape key, direct-mapped */
+#define CALL_SLOTS 262144u /* stamp -> shape key (call_table.h) */
 #define EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
 
 static uint8_t (*bufs)[ACT_BUF_SIZE]; /* ACT_BUFS of them, from fc_activity_start on */
@@ -56,13 +57,8 @@ typedef struct corr_slot {
 } corr_slot;
 static corr_slot *corr_map; /* CORR_SLOTS, with bufs */
 
-typedef struct call_slot_t {
-    uint64_t t;    /* the stamp (atomic: written last) */
-    uint32_t key;  /* fc_site_key of the call */
-    uint32_t seen; /* a kernel of it was counted already */
-} call_slot_t;
 /* CALL_SLOTS, with bufs: NULL until kernel activity starts */
-static call_slot_t *activity_calls; /* only through __atomic_* (clang refuses them on _Atomic) */
+static fc_call_slot *activity_calls; /* only through __atomic_* (clang refuses them on _Atomic) */
 
 static uint64_t no_buffer, last_flush;
 static int started, finished;
@@ -110,12 +106,12 @@ static int map_tables(void)
     if (__atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE) != NULL)
         return 0;
     size_t b = (size_t)ACT_BUFS * ACT_BUF_SIZE, c = CORR_SLOTS * sizeof(corr_slot);
-    uint8_t *m = fc_mem_map(b + c + CALL_SLOTS * sizeof(call_slot_t));
+    uint8_t *m = fc_mem_map(b + c + CALL_SLOTS * sizeof(fc_call_slot));
     if (m == NULL)
         return -1;
     bufs = (uint8_t (*)[ACT_BUF_SIZE])m;
     corr_map = (corr_slot *)(m + b);
-    __atomic_store_n(&activity_calls, (call_slot_t *)(m + b + c), __ATOMIC_RELEASE);
+    __atomic_store_n(&activity_calls, (fc_call_slot *)(m + b + c), __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -151,36 +147,18 @@ void fc_activity_pop(void)
     fc_cu.ActivityPopExternalCorrelationId(EXT_KIND, &last);
 }
 
-static uint32_t call_slot(uint64_t t)
-{
-    t ^= t >> 29;
-    t *= 0xbf58476d1ce4e5b9ull;
-    t ^= t >> 32;
-    return (uint32_t)t & (CALL_SLOTS - 1);
-}
-
 void fc_activity_note_call(uint64_t t, uint32_t key)
 {
-    call_slot_t *calls = __atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE);
-    if (calls == NULL)
-        return;
-    uint32_t i = call_slot(t);
-    __atomic_store_n(&calls[i].key, key, __ATOMIC_RELAXED);
-    __atomic_store_n(&calls[i].seen, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&calls[i].t, t, __ATOMIC_RELEASE);
+    fc_call_slot *calls = __atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE);
+    if (calls != NULL)
+        fc_call_put(calls, CALL_SLOTS, t, key);
 }
 
 uint32_t fc_activity_call_key(uint64_t t, int *first)
 {
-    call_slot_t *calls = __atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE);
-    uint32_t i = call_slot(t);
+    fc_call_slot *calls = __atomic_load_n(&activity_calls, __ATOMIC_ACQUIRE);
     *first = 0;
-    if (calls == NULL)
-        return 0;
-    if (__atomic_load_n(&calls[i].t, __ATOMIC_ACQUIRE) != t)
-        return 0; /* overwritten by a later call: shape unknown */
-    *first = !__atomic_exchange_n(&calls[i].seen, 1, __ATOMIC_RELAXED);
-    return __atomic_load_n(&calls[i].key, __ATOMIC_RELAXED);
+    return calls != NULL ? fc_call_get(calls, CALL_SLOTS, t, first) : 0;
 }
 
 void fc_activity_note_correlation(uint32_t corr, uint64_t ext)
