@@ -14,8 +14,11 @@
 
 #define FILL_PREFIX "_ZN2at4cuda6detail25prepare_grouped_gemm_data"
 /* The parameter list after the 14 pointers, PyTorch 2.15: offs (int
- * const*), M, N, K, five std::array<long, 3>, two long, two bool. */
-#define FILL_TAIL_215 "PKiiiiSt5arrayIlLm3EESZ_SZ_SZ_SZ_llbb"
+ * const*), M, N, K, five std::array<long, 3> (the first spelled out, the
+ * other four a substitution, S<seq-id>_, whose number depends on the
+ * instance: SZ_ forward, S10_ backward), two long, two bool. */
+#define FILL_TAIL_215 "PKiiiiSt5arrayIlLm3EE"
+#define FILL_END_215 "llbb"
 
 enum { P_PROBLEM = 10, P_OFFS = 14, P_M = 15, P_N = 16, P_K = 17, P_SHAPE_A = 21, P_SHAPE_B = 22 };
 
@@ -24,10 +27,30 @@ int fc_grouped_fill_is(const char *name)
     return name != NULL && strncmp(name, FILL_PREFIX, sizeof FILL_PREFIX - 1) == 0;
 }
 
-static int ends_with(const char *s, const char *tail)
+/* 1 when name ends with FILL_TAIL_215, four times one substitution, then
+ * FILL_END_215. */
+static int layout_215(const char *name)
 {
-    size_t a = strlen(s), b = strlen(tail);
-    return a >= b && strcmp(s + a - b, tail) == 0;
+    const char *t = strstr(name, FILL_TAIL_215);
+    if (t == NULL)
+        return 0;
+    const char *p = t + sizeof FILL_TAIL_215 - 1, *sub = p;
+    size_t len = 0;
+    for (int i = 0; i < 4; i++) {
+        const char *q = p;
+        if (*q++ != 'S')
+            return 0;
+        while ((*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'Z'))
+            q++;
+        if (*q++ != '_')
+            return 0;
+        if (i == 0)
+            len = (size_t)(q - p);
+        else if ((size_t)(q - p) != len || strncmp(p, sub, len) != 0)
+            return 0;
+        p = q;
+    }
+    return strcmp(p, FILL_END_215) == 0;
 }
 
 /* The size each parameter must have, by index (pointers 8, ints 4,
@@ -47,7 +70,7 @@ int fc_grouped_fill_decode(const char *name, void *const *args, int nparams,
                            const int64_t *sizes, unsigned block_x, fc_grouped_fill *out,
                            char *why, size_t n)
 {
-    if (!fc_grouped_fill_is(name) || !ends_with(name, FILL_TAIL_215)) {
+    if (!fc_grouped_fill_is(name) || !layout_215(name)) {
         snprintf(why, n, "not the PyTorch 2.15 prepare_grouped_gemm_data: its layout is not known");
         return -1;
     }
@@ -137,21 +160,18 @@ static uint64_t flops_of(const fc_grouped_fill *f, int64_t ragged_sum)
 
 int fc_grouped_fill_bound(const fc_grouped_fill *f, uint64_t *flops, char *why, size_t n)
 {
-    static const char *const dim[] = {"", "rows (M)", "columns (N)", "depth (K)"};
+    static const char *const dim[] = {"", "M", "N", "K"};
     static const char *const op[] = {"", "A's rows", "B's columns", "A's columns"};
     if (f->ragged == FC_GF_RAGGED_NONE) {
         *flops = (uint64_t)f->groups * flops_of(f, 0);
-        snprintf(why, n, "%d groups of %d x %d x %d (3D x 3D, no offs)", (int)f->groups,
+        snprintf(why, n, "%d groups of M %d N %d K %d (3D x 3D)", (int)f->groups,
                  (int)f->m, (int)f->n, (int)f->k);
         return 1;
     }
     int64_t ext = ragged_extent(f);
     *flops = flops_of(f, ext);
-    snprintf(why, n,
-             "%d groups split the %s by offs, in device memory: their sum is at most %s (%lld), "
-             "so 2 x M x N x K with it (M %d, N %d, K %d)",
-             (int)f->groups, dim[f->ragged], op[f->ragged], (long long)ext, (int)f->m,
-             (int)f->n, (int)f->k);
+    snprintf(why, n, "offs splits %s: sum at most %s (%lld); M %d N %d K %d", dim[f->ragged],
+             op[f->ragged], (long long)ext, (int)f->m, (int)f->n, (int)f->k);
     return 0;
 }
 

@@ -149,6 +149,13 @@ static void test_defences(void **state)
     char older[sizeof NAME];
     snprintf(older, sizeof older, "%.*sSZ_SZ_ll", (int)(sizeof NAME - 1 - 16), NAME);
     assert_non_null(strstr(older, "St5arrayIlLm3EESZ_SZ_ll"));
+    /* the backward's instance spells the substitution S10_ (as logged);
+     * mixed substitutions are not the layout */
+    char bwd[sizeof NAME + 8], mixed[sizeof NAME + 8];
+    snprintf(bwd, sizeof bwd, "%.*sS10_S10_S10_S10_llbb", (int)(sizeof NAME - 1 - 16), NAME);
+    snprintf(mixed, sizeof mixed, "%.*sS10_SZ_S10_S10_llbb", (int)(sizeof NAME - 1 - 16), NAME);
+    assert_int_equal(fc_grouped_fill_decode(bwd, a.p, 27, NULL, 3, &f, why, sizeof why), 0);
+    assert_int_equal(fc_grouped_fill_decode(mixed, a.p, 27, NULL, 3, &f, why, sizeof why), -1);
     assert_int_equal(fc_grouped_fill_decode(older, a.p, -1, NULL, 3, &f, why, sizeof why), -1);
     assert_int_equal(fc_grouped_fill_decode("_Z6kernelv", a.p, -1, NULL, 3, &f, why, sizeof why),
                      -1);
