@@ -214,7 +214,8 @@ static void grouped_from_fill(const fc_cutlass_groups *g, fc_launch_result *r, c
     uint64_t flops = 0;
     char why[FC_UNCOUNTED_DETAIL];
     int exact = fc_grouped_fill_bound(f, &flops, why, sizeof why);
-    snprintf(detail, n, "%s from the host values (host_bound)", exact ? "exact" : "bounded");
+    snprintf(detail, n, "%s %llu FLOPs from the host values (host_bound)",
+             exact ? "exactly" : "at most", (unsigned long long)flops);
     r->host_flops = flops;
     r->host_exact = (uint8_t)exact;
     snprintf(r->host_why, sizeof r->host_why, "%.95s", why);
@@ -249,15 +250,17 @@ static void cutlass_grouped(fc_kernel *k, const fc_launch_call *c, fc_launch_res
     r->host_exact = 0;
     if (!v2)
         grouped_from_fill(&g, r, bound, sizeof bound);
+    /* the first call's bound in the detail (the text lines show it; the
+     * JSON's host_bound sums every call's), before the read clause */
     snprintf(detail, sizeof detail,
              "%d groups; every group's m, n, k are in device memory "
              "(%s)%s%s%s",
              (int)g.groups, v2 ? "GemmGrouped problem_sizes" : "GroupProblemShape problem_shapes",
+             v2 ? "" : "; ", v2 ? "" : bound,
              fc_opt.read_device_sizes
                  ? (r->offs != NULL ? ", offs read back: counted when the copy lands"
                                     : ", read back: counted when the copy lands")
-                 : "",
-             v2 ? "" : "; ", v2 ? "" : bound);
+                 : "");
     r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_DEVICE_SIZES, detail);
     if (r->offs_axis != 0 || r->host_flops > 0) /* counted once per launch decoded */
         fc_devsizes_note_host(r->id, r->host_flops, r->host_exact, r->host_why);

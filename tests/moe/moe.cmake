@@ -157,7 +157,8 @@ endif()
 if(FLOPCOUNT_SANITIZE STREQUAL "")
   add_test(NAME moe_torch_grouped_mm_nullgpu
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/torch_grouped_mm.sh "${FC_PRELOAD}"
-                   $<TARGET_FILE_DIR:nullgpu> ${FC_MOE_WORK}/torch_grouped_mm.json)
+                   $<TARGET_FILE_DIR:nullgpu> ${FC_MOE_WORK}/torch_grouped_mm.json
+                   $<TARGET_FILE:flopcount_cli>)
   set_tests_properties(moe_torch_grouped_mm_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
                        SKIP_RETURN_CODE 77 TIMEOUT 240)
 endif()

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# torch_grouped_mm.sh PRELOAD NULLGPU_DIR OUT - the real torch._grouped_mm
+# torch_grouped_mm.sh PRELOAD NULLGPU_DIR OUT CLI - the real torch._grouped_mm
 # (the cached PyTorch CUDA environment, scripts/deps.sh test) on the null
 # GPU as an H100 under the shim (torch_grouped_mm.py: forward and dx, offs
 # {32, 48, 80}, x 96 x 128, w 3 x 128 x 64), twice. Each CUTLASS 3 grouped
@@ -9,13 +9,14 @@
 # By hand: forward 2 x (32 + 16 + 32) x 64 x 128 = 1,310,720 FLOPs; dx
 # (rows x 128 x 64) the same.
 #  default: each listed sizes_in_device_memory with host_bound upper_bound
-#    2 x 96 (x's rows) x 64 x 128 = 1,572,864, nothing read, totals 0;
+#    2 x 96 (x's rows) x 64 x 128 = 1,572,864, nothing read, totals 0,
+#    and the text report's uncounted lines say "at most 1572864 FLOPs";
 #  --read-device-sizes: offs read back (the null GPU never runs the setup
 #    kernel, so the shapes stay zeros; offs is the host's copy): each
 #    1,310,720 exactly, groups 16..32 rows, totals 2,621,440.
 # Exit 77 (skip) without the environment.
 set -u
-preload=$1 ng=$2 out=$3
+preload=$1 ng=$2 out=$3 cli=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
 py=${FC_TORCH_PYTHON:-${FLOPCOUNT_CACHE:-$HOME/.cache/flopcount}/torch-venv/bin/python}
 if ! [ -x "$py" ] || ! [ -f "$(dirname "$py")/../.flopcount-ready" ]; then
@@ -57,3 +58,5 @@ print("torch_grouped_mm read=%d: %s: totals %d; %s" % (read, "ok" if ok else "FA
 sys.exit(0 if ok else 1)
 PY
 done
+n=$("$cli" report "$out.0.json" | grep -c 'GroupProblemShape problem_shapes); at most 1572864 FLOPs')
+[ "$n" = 2 ] || { echo "FAIL: the text report shows the bound on $n lines, not 2"; exit 1; }
