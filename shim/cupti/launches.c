@@ -155,7 +155,9 @@ static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
                         NULL,
                         FC_LP_CUPTI,
                         d->functionReturnValue != NULL &&
-                            *(const cudaError_t *)d->functionReturnValue == cudaSuccess};
+                            *(const cudaError_t *)d->functionReturnValue == cudaSuccess,
+                        args,
+                        0};
     seen(rec, &c, stream);
 }
 
@@ -209,7 +211,9 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
                         NULL,
                         FC_LP_CUPTI,
                         d->functionReturnValue != NULL &&
-                            *(const CUresult *)d->functionReturnValue == CUDA_SUCCESS};
+                            *(const CUresult *)d->functionReturnValue == CUDA_SUCCESS,
+                        kp,
+                        0};
     seen(rec, &c, stream);
 }
 

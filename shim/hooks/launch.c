@@ -118,7 +118,8 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun)
 /* After the real launch of a kernel of interest (rec): decoded, then
  * counted or recorded against a capture. */
 __attribute__((noinline, cold)) static void seen(uint32_t rec, const void *id, dim3 grid,
-                                                 void **args, cudaStream_t stream, cudaError_t rc)
+                                                 unsigned block_x, void **args,
+                                                 cudaStream_t stream, cudaError_t rc)
 {
     int saved = errno;
     if (!fc_is_enabled() || fc_tls_depth > 0) { /* inside a counted library call */
@@ -134,7 +135,9 @@ __attribute__((noinline, cold)) static void seen(uint32_t rec, const void *id, d
                         id != k->stub ? id : NULL,
                         k->stub,
                         FC_LP_HOOK,
-                        rc == cudaSuccess};
+                        rc == cudaSuccess,
+                        args,
+                        block_x};
     fc_launch_result r;
     fc_launch_decode(rec, &c, &r);
     if (r.kind != FC_LR_NONE) {
@@ -156,9 +159,9 @@ __attribute__((noinline, cold)) static void seen(uint32_t rec, const void *id, d
 /* One launch hook: sym PARAMS forwarding ARGS. A kernel not of interest
  * costs the lookup, a comparison and a jump to the real function (the
  * work for one of interest is out of line, so the common path saves no
- * registers). ID, GRID, ARGV, STREAM: how the kernel, grid, argument
- * array and stream are found in the parameters. */
-#define LAUNCH_HOOK(sym, type, PARAMS, ARGS, ID, GRID, ARGV, STREAM)                              \
+ * registers). ID, GRID, BX, ARGV, STREAM: how the kernel, grid,
+ * blockDim.x, argument array and stream are found in the parameters. */
+#define LAUNCH_HOOK(sym, type, PARAMS, ARGS, ID, GRID, BX, ARGV, STREAM)                           \
     static type real_##sym;                                                                       \
     FC_EXPORT cudaError_t sym PARAMS;                                                             \
     __attribute__((noinline)) static cudaError_t sym##_of_interest(type fn, uint32_t rec,        \
@@ -167,7 +170,7 @@ __attribute__((noinline, cold)) static void seen(uint32_t rec, const void *id, d
         fc_launch_in_hook = 1;                                                                    \
         cudaError_t rc = fn ARGS;                                                                 \
         fc_launch_in_hook = 0;                                                                    \
-        seen(rec, ID, GRID, ARGV, STREAM, rc);                                                    \
+        seen(rec, ID, GRID, BX, ARGV, STREAM, rc);                                                \
         return rc;                                                                                \
     }                                                                                             \
     /* the first call: the real function resolved (maybe inside another                           \
@@ -196,30 +199,35 @@ __attribute__((noinline, cold)) static void seen(uint32_t rec, const void *id, d
 LAUNCH_HOOK(__cudaLaunchKernel, launch_k_fn,
             (cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t smem,
              cudaStream_t stream),
-            (kernel, grid, block, args, smem, stream), (const void *)kernel, grid, args, stream)
+            (kernel, grid, block, args, smem, stream), (const void *)kernel, grid, block.x, args,
+            stream)
 LAUNCH_HOOK(__cudaLaunchKernel_ptsz, launch_k_fn,
             (cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t smem,
              cudaStream_t stream),
-            (kernel, grid, block, args, smem, stream), (const void *)kernel, grid, args, stream)
+            (kernel, grid, block, args, smem, stream), (const void *)kernel, grid, block.x, args,
+            stream)
 LAUNCH_HOOK(cudaLaunchKernel, launch_fn,
             (const void *func, dim3 grid, dim3 block, void **args, size_t smem,
              cudaStream_t stream),
-            (func, grid, block, args, smem, stream), func, grid, args, stream)
+            (func, grid, block, args, smem, stream), func, grid, block.x, args, stream)
 LAUNCH_HOOK(cudaLaunchKernel_ptsz, launch_fn,
             (const void *func, dim3 grid, dim3 block, void **args, size_t smem,
              cudaStream_t stream),
-            (func, grid, block, args, smem, stream), func, grid, args, stream)
+            (func, grid, block, args, smem, stream), func, grid, block.x, args, stream)
 
 /* The config's grid and stream, read only for a kernel of interest. */
 #define EX_GRID(config) ((config) != NULL ? (config)->gridDim : (dim3){0, 0, 0})
 #define EX_STREAM(config) ((config) != NULL ? (config)->stream : NULL)
+#define EX_BLOCK_X(config) ((config) != NULL ? (config)->blockDim.x : 0u)
 
 LAUNCH_HOOK(cudaLaunchKernelExC, launch_ex_fn,
             (const cudaLaunchConfig_t *config, const void *func, void **args),
-            (config, func, args), func, EX_GRID(config), args, EX_STREAM(config))
+            (config, func, args), func, EX_GRID(config), EX_BLOCK_X(config), args,
+            EX_STREAM(config))
 LAUNCH_HOOK(cudaLaunchKernelExC_ptsz, launch_ex_fn,
             (const cudaLaunchConfig_t *config, const void *func, void **args),
-            (config, func, args), func, EX_GRID(config), args, EX_STREAM(config))
+            (config, func, args), func, EX_GRID(config), EX_BLOCK_X(config), args,
+            EX_STREAM(config))
 
 /* ---- dlsym ---- */
 

@@ -20,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/diag.h"
 #include "core/options.h"
 #include "core/resolve.h"
 #include "count/uncounted.h"
 #include "cutlass_grouped.h"
 #include "decoders.h"
+#include "grouped_fill.h"
 #include "detect/irec.h"
 #include "launch.h"
 #include "probe/devsizes.h"
@@ -150,6 +152,78 @@ static const fc_ktraits *traits(fc_kernel *k, fc_ktraits *mine, char *why, size_
     return rc == 0 ? mine : NULL;
 }
 
+/* The last prepare_grouped_gemm_data this thread launched (PyTorch queues
+ * it and its CUTLASS grouped GEMM back to back on the same thread): the
+ * GEMM whose problem_shapes pointer is its problem_sizes takes it. */
+static FC_TLS struct {
+    int valid;
+    fc_grouped_fill f;
+} last_fill;
+
+/* PyTorch's grouped GEMM setup kernel: decoded and kept for the GEMM it
+ * feeds, never listed (it runs no products). One that does not check out
+ * is said once on stderr, and the GEMM then has no bound (as before). */
+static void grouped_fill(fc_kernel *k, const fc_launch_call *c)
+{
+    last_fill.valid = 0;
+    if (!c->ok)
+        return;
+    int64_t sz[FC_GROUPED_FILL_NPARAMS];
+    int have = c->function || c->kernel || c->stub;
+    if (have)
+        resolve(c->stub);
+    for (int i = 0; have && i < FC_GROUPED_FILL_NPARAMS; i++)
+        if ((sz[i] = param_size(c, (size_t)i)) <= 0)
+            have = 0;
+    int nparams = have ? (param_size(c, FC_GROUPED_FILL_NPARAMS) > 0 ? FC_GROUPED_FILL_NPARAMS + 1
+                                                                     : FC_GROUPED_FILL_NPARAMS)
+                       : -1;
+    char why[256];
+    if (fc_grouped_fill_decode(k->name, c->args, nparams, have ? sz : NULL, c->block_x,
+                               &last_fill.f, why, sizeof why) == 0) {
+        last_fill.valid = 1;
+        return;
+    }
+    uint8_t expect = 0;
+    if (__atomic_compare_exchange_n(&k->parsed, &expect, 2, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        fc_warn("flopcount: PyTorch grouped GEMM setup kernel not read (%s): "
+                "torch._grouped_mm has no bound", why);
+}
+
+/* The bound or exact count of the GEMM g from the fill kernel that wrote
+ * its shapes, into detail (at most n bytes) and r. */
+static void grouped_from_fill(const fc_cutlass_groups *g, fc_launch_result *r, char *detail,
+                              size_t n)
+{
+    r->offs = NULL;
+    r->offs_axis = 0;
+    r->host_flops = 0;
+    r->host_exact = 0;
+    if (!last_fill.valid || last_fill.f.problem_sizes != g->shapes) {
+        snprintf(detail, n, "no PyTorch setup kernel wrote them: no bound");
+        return;
+    }
+    const fc_grouped_fill *f = &last_fill.f;
+    last_fill.valid = 0;
+    if (f->groups != g->groups) {
+        snprintf(detail, n, "its setup kernel had %d groups, the GEMM %d: no bound",
+                 (int)f->groups, (int)g->groups);
+        return;
+    }
+    uint64_t flops = 0;
+    char why[FC_UNCOUNTED_DETAIL];
+    int exact = fc_grouped_fill_bound(f, &flops, why, sizeof why);
+    snprintf(detail, n, "%s %llu FLOPs from the host values (host_bound)",
+             exact ? "exactly" : "at most", (unsigned long long)flops);
+    r->host_flops = flops;
+    r->host_exact = (uint8_t)exact;
+    snprintf(r->host_why, sizeof r->host_why, "%.95s", why);
+    r->offs = f->offs;
+    r->offs_axis = (uint8_t)f->ragged;
+    r->fixed[0] = f->m, r->fixed[1] = f->n, r->fixed[2] = f->k;
+}
+
 /* A CUTLASS 3 or 2 grouped launch: its group count and problem-shape array
  * read from its Params (cutlass_grouped.h) and listed uncounted
  * (sizes_in_device_memory, "N groups"), or, when they do not check out,
@@ -169,13 +243,27 @@ static void cutlass_grouped(fc_kernel *k, const fc_launch_call *c, fc_launch_res
         add(&st.layout[c->path & 1]);
         return;
     }
-    char detail[FC_UNCOUNTED_DETAIL];
+    char detail[2 * FC_UNCOUNTED_DETAIL], bound[FC_UNCOUNTED_DETAIL];
+    r->offs = NULL;
+    r->offs_axis = 0;
+    r->host_flops = 0;
+    r->host_exact = 0;
+    if (!v2)
+        grouped_from_fill(&g, r, bound, sizeof bound);
+    /* the first call's bound in the detail (the text lines show it; the
+     * JSON's host_bound sums every call's), before the read clause */
     snprintf(detail, sizeof detail,
              "%d groups; every group's m, n, k are in device memory "
-             "(%s)%s",
+             "(%s)%s%s%s",
              (int)g.groups, v2 ? "GemmGrouped problem_sizes" : "GroupProblemShape problem_shapes",
-             fc_opt.read_device_sizes ? ", read back: counted when the copy lands" : "");
+             v2 ? "" : "; ", v2 ? "" : bound,
+             fc_opt.read_device_sizes
+                 ? (r->offs != NULL ? ", offs read back: counted when the copy lands"
+                                    : ", read back: counted when the copy lands")
+                 : "");
     r->id = fc_uncounted_intern(k->name, k->kclass, FC_UNC_DEVICE_SIZES, detail);
+    if (r->offs_axis != 0 || r->host_flops > 0) /* counted once per launch decoded */
+        fc_devsizes_note_host(r->id, r->host_flops, r->host_exact, r->host_why);
     r->groups = g.groups;
     r->shapes = g.shapes;
     r->dtype = g.dtype;
@@ -190,6 +278,10 @@ static void cutlass_grouped_read(const fc_launch_result *r, const void *stream)
         return;
     fc_devsizes_req q = {.stream = (void *)stream, .m = r->shapes, .interleaved = 1,
                          .groups = r->groups, .unc_id = r->id};
+    if (r->offs != NULL && r->offs_axis != 0) { /* offs: the host's copy, real everywhere */
+        q.m = r->offs, q.interleaved = 0, q.offs_axis = r->offs_axis;
+        memcpy(q.fixed, r->fixed, sizeof q.fixed);
+    }
     fc_gemm g = {.api = FC_API_CUTLASS_GROUPED_READ, .compute = -1, .dtype = r->dtype,
                  .out_dtype = r->dtype, .transa = 'N', .transb = 'N'};
     int slot = -1;
@@ -209,6 +301,8 @@ void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r
     r->kind = FC_LR_NONE;
     r->groups = 0;
     r->shapes = NULL;
+    r->offs = NULL;
+    r->offs_axis = 0;
     if (rec == 0 || rec > FC_LAUNCH_KERNELS)
         return;
     fc_kernel *k = &fc_launch_kernels[rec - 1];
@@ -220,6 +314,10 @@ void fc_launch_decode(uint32_t rec, const fc_launch_call *c, fc_launch_result *r
         r->id = (uint32_t)marker_of(k->family);
         return;
     case FC_KA_OPAQUE:
+        if (k->family == FC_KF_GROUPED_FILL) {
+            grouped_fill(k, c);
+            return;
+        }
         if (k->family == FC_KF_CUTLASS_GROUPED || k->family == FC_KF_CUTLASS2_GROUPED) {
             cutlass_grouped(k, c, r);
             return;

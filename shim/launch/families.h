@@ -69,6 +69,8 @@ enum fc_kmatch { FC_KM_SUB = 0, FC_KM_PREFIX };
       "AMP grad-scaler update")                                                                    \
     X(CUTLASS_GROUPED, FC_KM_SUB, "17GroupProblemShapeI", FC_KA_OPAQUE,                            \
       "CUTLASS 3 grouped GEMM (torch._grouped_mm, FBGEMM, TransformerEngine)")                     \
+    X(GROUPED_FILL, FC_KM_PREFIX, "_ZN2at4cuda6detail25prepare_grouped_gemm_data", FC_KA_OPAQUE,   \
+      "PyTorch grouped GEMM setup (torch._grouped_mm's problem shapes)")                           \
     X(CUTLASS2_GROUPED, FC_KM_SUB, "11GemmGroupedI", FC_KA_OPAQUE,                                 \
       "CUTLASS 2 grouped GEMM (grouped_gemm package)")                                             \
     X(DEEPGEMM, FC_KM_SUB, "deep_gemm", FC_KA_OPAQUE, "DeepGEMM")                                  \

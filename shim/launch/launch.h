@@ -38,6 +38,8 @@ typedef struct fc_launch_call {
     const void *stub;     /* the shared runtime's host stub, or NULL */
     int path;             /* FC_LP_* */
     int ok;               /* the launch succeeded (the runtime may be asked then) */
+    void *const *args;    /* the kernelParams array (each entry one argument), or NULL */
+    unsigned block_x;     /* blockDim.x, 0 unknown */
 } fc_launch_call;
 
 enum { FC_LR_NONE = 0, FC_LR_ATTN, FC_LR_UNCOUNTED, FC_LR_MARK };
@@ -52,6 +54,15 @@ typedef struct fc_launch_result {
     int32_t groups;
     const void *shapes;
     uint8_t dtype;
+    /* and when PyTorch's prepare_grouped_gemm_data filled those shapes
+     * (grouped_fill.h): offs (device) splitting axis offs_axis
+     * (FC_GF_RAGGED_*, 0 none) and the host's fixed m, n, k */
+    const void *offs;
+    uint8_t offs_axis;
+    int32_t fixed[3];
+    uint64_t host_flops; /* from the host values: a bound, or exact (host_exact) */
+    uint8_t host_exact;
+    char host_why[96];
 } fc_launch_result;
 
 /* Decodes a launch of record rec (fc_launch_find's value). Never fails:

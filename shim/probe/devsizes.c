@@ -24,6 +24,7 @@
 #include "devsizes.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,6 +67,8 @@ typedef struct slot {
     uint32_t unc_id;
     int32_t groups;
     uint8_t width[3];
+    uint8_t offs_axis; /* fc_devsizes_req */
+    int32_t fixed[3];
 } slot;
 
 static int setup_state; /* atomic: 0 not tried, 1 trying, 2 ready, 3 off */
@@ -85,6 +88,46 @@ typedef struct entry_stats {
     double imbalance_max, imbalance_sum;
 } entry_stats;
 static entry_stats stats[FC_UNCOUNTED_CAPACITY];
+
+/* Per entry: the host values' bound or exact count (fc_devsizes_note_host),
+ * added by callers with atomics; the reason kept by the first. */
+typedef struct host_stats {
+    uint64_t bound_calls, exact_calls, flops_lo, flops_hi;
+    int why_state; /* 0 none, 1 writing, 2 written */
+    char why[128];
+} host_stats;
+static host_stats host[FC_UNCOUNTED_CAPACITY];
+
+void fc_devsizes_note_host(uint32_t id, uint64_t flops, int exact, const char *why)
+{
+    if (id >= FC_UNCOUNTED_CAPACITY)
+        return;
+    host_stats *h = &host[id];
+    __atomic_add_fetch(exact ? &h->exact_calls : &h->bound_calls, 1, __ATOMIC_RELAXED);
+    uint64_t old = __atomic_fetch_add(&h->flops_lo, flops, __ATOMIC_RELAXED);
+    if (old + flops < old)
+        __atomic_add_fetch(&h->flops_hi, 1, __ATOMIC_RELAXED);
+    int expect = 0;
+    if (why != NULL && __atomic_compare_exchange_n(&h->why_state, &expect, 1, 0,
+                                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        snprintf(h->why, sizeof h->why, "%s", why);
+        __atomic_store_n(&h->why_state, 2, __ATOMIC_RELEASE);
+    }
+}
+
+int fc_devsizes_host_get(uint32_t id, fc_devsizes_host_view *out)
+{
+    memset(out, 0, sizeof *out);
+    if (id >= FC_UNCOUNTED_CAPACITY)
+        return 0;
+    host_stats *h = &host[id];
+    out->bound_calls = __atomic_load_n(&h->bound_calls, __ATOMIC_RELAXED);
+    out->exact_calls = __atomic_load_n(&h->exact_calls, __ATOMIC_RELAXED);
+    out->flops_lo = __atomic_load_n(&h->flops_lo, __ATOMIC_RELAXED);
+    out->flops_hi = __atomic_load_n(&h->flops_hi, __ATOMIC_RELAXED);
+    out->why = __atomic_load_n(&h->why_state, __ATOMIC_ACQUIRE) == 2 ? h->why : "";
+    return out->bound_calls + out->exact_calls > 0;
+}
 
 static int64_t *slot_array(unsigned s, int which)
 {
@@ -144,7 +187,8 @@ static int claim(void)
 
 static int submit(const fc_devsizes_req *r, int *slot_out)
 {
-    if (r->m == NULL || (!r->interleaved && (r->n == NULL || r->k == NULL)))
+    int one = r->interleaved || r->offs_axis != 0; /* one array at m */
+    if (r->m == NULL || r->offs_axis > 3 || (!one && (r->n == NULL || r->k == NULL)))
         return FC_DEVSIZES_NO_ARRAYS;
     if (r->groups < 0 || r->groups > MAX_GROUPS)
         return FC_DEVSIZES_TOO_MANY;
@@ -164,7 +208,9 @@ static int submit(const fc_devsizes_req *r, int *slot_out)
     }
     const void *src[3] = {r->m, r->n, r->k};
     uint8_t width[3] = {r->m_width, r->n_width, r->k_width};
-    for (int i = 0; i < (r->interleaved ? 1 : 3); i++) {
+    if (r->offs_axis != 0)
+        width[0] = 0; /* int32 */
+    for (int i = 0; i < (one ? 1 : 3); i++) {
         /* interleaved: 12 bytes a group, within the slot's three arrays */
         size_t bytes = (size_t)r->groups * (r->interleaved ? 12u : width[i] ? 8u : 4u);
         if (bytes > 0 && (src[i] == NULL ||
@@ -185,6 +231,8 @@ static int submit(const fc_devsizes_req *r, int *slot_out)
     sl->late = 0;
     sl->interleaved = r->interleaved;
     memcpy(sl->width, width, sizeof width);
+    sl->offs_axis = r->offs_axis;
+    memcpy(sl->fixed, r->fixed, sizeof sl->fixed);
     __atomic_store_n(&sl->held, slot_out != NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&sl->state, S_FLIGHT, __ATOMIC_RELEASE);
     if (slot_out != NULL)
@@ -229,7 +277,12 @@ static void take(unsigned s, fc_devsizes_group_fn fn, void *ctx)
     entry_stats *e = sl->unc_id < FC_UNCOUNTED_CAPACITY ? &stats[sl->unc_id] : NULL;
     for (int32_t g = 0; g < sl->groups; g++) {
         int64_t gm, gn, gk;
-        if (sl->interleaved) {
+        if (sl->offs_axis != 0) { /* the ragged axis is offs[g] - offs[g - 1] */
+            int64_t d = at(m, 0, g) - (g > 0 ? at(m, 0, g - 1) : 0);
+            gm = sl->offs_axis == 1 ? d : sl->fixed[0];
+            gn = sl->offs_axis == 2 ? d : sl->fixed[1];
+            gk = sl->offs_axis == 3 ? d : sl->fixed[2];
+        } else if (sl->interleaved) {
             int32_t mnk[3];
             memcpy(mnk, (const char *)m + (size_t)g * sizeof mnk, sizeof mnk);
             gm = mnk[0], gn = mnk[1], gk = mnk[2];

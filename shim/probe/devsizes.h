@@ -34,6 +34,10 @@ typedef struct fc_devsizes_req {
     uint8_t interleaved;
     int32_t groups;
     uint32_t unc_id; /* its uncounted entry (count/uncounted.h) */
+    /* offs_axis 1, 2 or 3: m is instead PyTorch's offs (groups int32
+     * cumulative ends) splitting m, n or k; the other two are fixed[] */
+    uint8_t offs_axis;
+    int32_t fixed[3];
 } fc_devsizes_req;
 
 /* What became of a request (also counted per entry). */
@@ -92,6 +96,18 @@ typedef struct fc_devsizes_view {
     double imbalance_sum;    /* summed over read calls, for the mean */
 } fc_devsizes_view;
 int fc_devsizes_get(uint32_t unc_id, fc_devsizes_view *out);
+
+/* A grouped call of entry unc_id whose FLOPs the host's values give
+ * (PyTorch's setup kernel, launch/grouped_fill.h): exactly (exact 1) or
+ * at most; why (the first kept) says from what. Never added to totals. */
+void fc_devsizes_note_host(uint32_t unc_id, uint64_t flops, int exact, const char *why);
+typedef struct fc_devsizes_host_view {
+    uint64_t bound_calls, exact_calls; /* calls with a bound / an exact host count */
+    uint64_t flops_lo, flops_hi;       /* their FLOPs summed (a bound if bound_calls > 0) */
+    const char *why;                   /* the first call's reason */
+} fc_devsizes_host_view;
+/* 0 when no call of unc_id had host values. */
+int fc_devsizes_host_get(uint32_t unc_id, fc_devsizes_host_view *out);
 
 /* The name of an outcome for the report ("capturing", "busy", ...). */
 const char *fc_devsizes_outcome_name(int outcome);

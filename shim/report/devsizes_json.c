@@ -6,8 +6,26 @@
 
 #include "probe/devsizes.h"
 
+/* "host_bound": the FLOPs PyTorch's setup kernel's host values give
+ * (launch/grouped_fill.h): "kind" upper_bound (a bound, never in the
+ * totals) or exact (3D x 3D calls only), with the first call's reason. */
+static void host_json(fc_jw *w, uint32_t id)
+{
+    fc_devsizes_host_view h;
+    if (!fc_devsizes_host_get(id, &h))
+        return;
+    fc_jw_obj_begin(w, "host_bound");
+    fc_jw_str(w, "kind", h.bound_calls > 0 ? "upper_bound" : "exact");
+    fc_jw_u64(w, "calls", h.bound_calls + h.exact_calls);
+    fc_jw_u64(w, "bound_calls", h.bound_calls);
+    fc_jw_u128(w, "flops", ((fc_u128)h.flops_hi << 64) | h.flops_lo);
+    fc_jw_str(w, "reason", h.why);
+    fc_jw_obj_end(w);
+}
+
 void fc_devsizes_json(fc_jw *w, uint32_t id)
 {
+    host_json(w, id);
     fc_devsizes_view v;
     if (!fc_devsizes_get(id, &v))
         return;

@@ -157,7 +157,8 @@ endif()
 if(FLOPCOUNT_SANITIZE STREQUAL "")
   add_test(NAME moe_torch_grouped_mm_nullgpu
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/torch_grouped_mm.sh "${FC_PRELOAD}"
-                   $<TARGET_FILE_DIR:nullgpu> ${FC_MOE_WORK}/torch_grouped_mm.json)
+                   $<TARGET_FILE_DIR:nullgpu> ${FC_MOE_WORK}/torch_grouped_mm.json
+                   $<TARGET_FILE:flopcount_cli>)
   set_tests_properties(moe_torch_grouped_mm_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
                        SKIP_RETURN_CODE 77 TIMEOUT 240)
 endif()
@@ -174,3 +175,13 @@ if(FLOPCOUNT_SANITIZE STREQUAL "")
   set_tests_properties(moe_torch_expert_loop_nullgpu PROPERTIES LABELS "nullgpu;torch_cuda"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# PyTorch's prepare_grouped_gemm_data launch (the kernel that fills
+# torch._grouped_mm's problem shapes) decoded from kernelParams arrays in
+# the 2.15 layout: every GroupMMCommon case's bound and exact count by
+# hand, and the defences (shim/launch/grouped_fill.c).
+add_executable(test_grouped_fill ${CMAKE_CURRENT_LIST_DIR}/test_grouped_fill.c
+               ${PROJECT_SOURCE_DIR}/shim/launch/grouped_fill.c)
+target_include_directories(test_grouped_fill PRIVATE ${PROJECT_SOURCE_DIR}/shim/launch)
+target_link_libraries(test_grouped_fill PRIVATE cmocka)
+add_test(NAME moe_grouped_fill_units COMMAND test_grouped_fill)
