@@ -95,6 +95,11 @@ __attribute__((constructor)) static void fc_constructor(void)
 
 __attribute__((destructor)) static void fc_destructor(void)
 {
+    fc_exit_report();
+}
+
+void fc_exit_report(void)
+{
     int saved = errno;
     fc_tls_depth++; /* GEMMs made by other destructors from here on are not ours to count */
     fc_signals_exit_begin(); /* no snapshot or signal handler writes from here on */

@@ -8,4 +8,10 @@
  * before ours ran). */
 void fc_init(void);
 
+/* What the end of the process does (the destructor; _exit, exit_direct.c):
+ * the final report, "complete" or "interrupted" when a SIGTERM/SIGINT came,
+ * the exit summary, the event file's last iterations. Once per process:
+ * a second call writes nothing. Keeps errno. */
+void fc_exit_report(void);
+
 #endif

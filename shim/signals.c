@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* signals.c - SIGINT and SIGTERM leave a complete report marked
  * "interrupted", and a timer thread rewrites the report periodically so that
- * SIGKILL or _exit leave the last snapshot (never a partial file: report.c
+ * SIGKILL leaves the last snapshot (never a partial file: report.c
  * writes a temporary file and renames it).
  *
  * Staying in front. Python installs its SIGINT handler after our constructor
@@ -198,6 +198,10 @@ static void default_action(int sig, int saved_errno)
     raise(sig); /* delivered when this handler returns and unblocks it */
 }
 
+/* This thread runs the program's handler from on_signal (which wrote the
+ * report just before): a handler that ends with _exit leaves that report. */
+static FC_TLS int in_program_handler;
+
 static void on_signal(int sig, siginfo_t *info, void *uc)
 {
     int saved = errno;
@@ -230,10 +234,17 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
         table_release(&mask);
     }
     errno = saved; /* the program's handler sees the errno of the interrupted code */
+    in_program_handler++;
     if (v.sa_flags & SA_SIGINFO)
         v.sa_sigaction(sig, info, uc);
     else
         v.sa_handler(sig);
+    in_program_handler--;
+}
+
+int fc_signals_in_program_handler(void)
+{
+    return in_program_handler > 0;
 }
 
 /* ---- the interposed functions ---- */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* signals.h - the report survives the ways a job ends early: SIGINT and
  * SIGTERM (report marked "interrupted", then the program's own handling),
- * and SIGKILL or _exit (periodic snapshots, FLOPCOUNT_SNAPSHOT_SECONDS). */
+ * and SIGKILL (periodic snapshots, FLOPCOUNT_SNAPSHOT_SECONDS; _exit is
+ * exit_direct.c's). */
 #ifndef FC_SIGNALS_H
 #define FC_SIGNALS_H
 
@@ -16,6 +17,9 @@ void fc_signals_start_snapshots(void);
 /* The SIGINT/SIGTERM number this process received, 0 when none: a report
  * written at exit after a handled signal should say "interrupted". */
 int fc_signals_received(void);
+/* Non-zero on a thread inside the program's handler that one of our
+ * handlers called, after writing the "interrupted" report. */
+int fc_signals_in_program_handler(void);
 
 /* Writes the report with status under the lock the snapshot thread and the
  * signal handler share, so two writers never interleave in report.c's

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """test_procs_torch.py - one report per job with real PyTorch CPU training
 (Debian's /usr/bin/python3 and torch): train.py behind wrappers, two
-trainings in a row and at once, a fork child that trains, DataLoader
+trainings in a row and at once, a fork child that trains (exiting normally,
+or with os._exit as multiprocessing's children do), DataLoader
 workers, two gloo DDP ranks started by a launcher, SIGTERM to flopcount
 run. Every total is checked against train.py's hand formula
 (4*B*IN*HID + 6*B*HID*OUT per step, 5 sgemm_ calls) and against the same
@@ -173,6 +174,18 @@ class Torch(unittest.TestCase):
         self.assertEqual([i["flops"] for i in r["iterations"]["list"]], [per_step()] * 6)
         r, _ = report_json(out)
         self.assertEqual(r["totals"]["gemm_flops"], 8 * per_step())
+
+    def test_multiprocessing_child_ends_with_os_exit(self):
+        # multiprocessing's fork children end with os._exit: no exit code
+        # runs; the shim's _exit writes the child's report first
+        out = fresh("mp-run.json")
+        wrapped([PY, TRAIN, "--mp-child", "3"], out)
+        r = load(out)
+        gemm = [p for p in r["processes"] if p["gemm_calls"]]
+        self.assertEqual(sorted((p["fork_child"], p["status"], p["gemm_flops"]) for p in gemm),
+                         [(False, "complete", 6 * per_step()), (True, "complete", 3 * per_step())])
+        self.assertEqual(r["totals"]["gemm_flops"], 9 * per_step())
+        self.assertEqual(r["totals"]["gemm_calls"], 9 * 5)
 
     def test_ddp_ranks_from_a_launcher(self):
         out = fresh("ddp.json")

@@ -17,6 +17,9 @@ Options:
   --batch B           (default 8)
   --fork-child N      after training, fork a child that trains N steps of its
                       own (same shapes) and exits normally; wait for it
+  --mp-child N        after training, start a multiprocessing Process (fork
+                      start method) that trains N steps of its own; it ends,
+                      as multiprocessing's children do, with os._exit
   --dataloader        feed the batches through a DataLoader with
                       num_workers=2 (its workers make tensors, no GEMM)
   --sleep S           sleep S seconds between steps (signal tests)
@@ -84,6 +87,7 @@ def main():
     p.add_argument("--steps", type=int, default=6)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--fork-child", type=int, default=0)
+    p.add_argument("--mp-child", type=int, default=0)
     p.add_argument("--dataloader", action="store_true")
     p.add_argument("--sleep", type=float, default=0)
     p.add_argument("--ready", default="")
@@ -101,6 +105,16 @@ def main():
         _, st = os.waitpid(pid, 0)
         if st != 0:
             sys.exit("train.py: the fork child failed")
+    if a.mp_child:
+        import multiprocessing
+        a.dataloader = False
+        a.ready = ""
+        child = multiprocessing.get_context("fork").Process(
+            target=train, args=(a.mp_child, a.batch, a, step_fn))
+        child.start()
+        child.join()
+        if child.exitcode != 0:
+            sys.exit("train.py: the multiprocessing child failed")
 
 
 if __name__ == "__main__":

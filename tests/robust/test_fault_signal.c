@@ -20,11 +20,14 @@
  *   raise-int     raise(SIGINT) with whatever disposition was inherited;
  *                 print "survived" when still alive
  *   plain         print "done", exit 0
- *   exit          sleep 0.6 s, then _exit(5) (snapshots cover it)
+ *   exit          sleep 0.6 s (snapshots cover it), then _exit(5)
  *   exec          execv("/bin/true"): the process image is replaced
  *   fork          fork; the child makes 2 calls and exits normally, the
  *                 parent waits for it, makes 1 more call and exits
  *   fork-exit     as fork, but the child ends with _exit(0)
+ *   vfork-exit    vfork; the child ends with _exit(3) at once (it shares
+ *                 the parent's memory: it must not write), the parent
+ *                 checks that status, makes 1 more call and exits 0
  *   asleep        sleep 0.3 s (the shim's drainer thread drains the calls
  *                 and goes to its long sleep), make N more calls, then
  *                 raise(SIGTERM) at once: the signal comes while the
@@ -198,6 +201,17 @@ static int run_exit_mode(const char *mode)
         char *argv[] = {"true", NULL};
         execv("/bin/true", argv);
         return 1;
+    }
+    if (strcmp(mode, "vfork-exit") == 0) {
+        pid_t pid = vfork();
+        if (pid == 0)
+            _exit(3);
+        int st;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 3)
+            return 1;
+        gemms(1);
+        say("done");
+        return 0;
     }
     if (strcmp(mode, "fork") == 0 || strcmp(mode, "fork-exit") == 0)
         return run_fork(strcmp(mode, "fork-exit") == 0);
