@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "json_scan.h"
 
 /* T_GROUPED: the object "grouped_imbalance" of an iteration, read by
@@ -182,21 +183,11 @@ static int exact_decimal(const fc_jspan *v, double *out)
     return 0;
 }
 
-static int bit_length(unsigned __int128 x)
-{
-    int n = 0;
-    for (; x >> 64; x >>= 64)
-        n += 64;
-    return n + ((uint64_t)x ? 64 - __builtin_clzll((uint64_t)x) : 0);
-}
-
 /* A plain decimal of 16 to 19 significant digits (start_seconds such as
  * 6.1000000000000005) with at most 21 after the point, rounded as strtod
- * rounds it (to nearest, ties to even) by integer arithmetic: m / 10^k is
- * taken to 56 or more bits by one 128-bit division, and the bits below the
- * 53 kept, with the remainder, decide the rounding. Exact where exact_decimal
- * is not, without strtod's multi-precision path (a third of a merge's
- * strtod calls). -1 for anything else. */
+ * rounds it by integer arithmetic (decimal.h): exact where exact_decimal is
+ * not, without strtod's multi-precision path (a third of a merge's strtod
+ * calls). -1 for anything else. */
 static int exact_decimal_wide(const fc_jspan *v, double *out)
 {
     uint64_t m = 0;
@@ -217,26 +208,9 @@ static int exact_decimal_wide(const fc_jspan *v, double *out)
         m = m * 10 + (uint64_t)(ch - '0');
         after += point;
     }
-    if (m == 0 || after > 21)
+    if (m == 0)
         return -1;
-    unsigned __int128 d = 1;
-    for (size_t i = 0; i < after; i++)
-        d *= 10;
-    int bm = bit_length(m), bd = bit_length(d);
-    int shift = bd + 56 - bm > 0 ? bd + 56 - bm : 0; /* m << shift: 127 bits at most */
-    unsigned __int128 n = (unsigned __int128)m << shift;
-    unsigned __int128 q = n / d, r = n % d;
-    int drop = bit_length(q) - 53; /* 3 or more: q has 56 bits or more */
-    uint64_t mant = (uint64_t)(q >> drop);
-    uint64_t low = (uint64_t)q & ((1ull << drop) - 1), half = 1ull << (drop - 1);
-    if (low > half || (low == half && (r != 0 || (mant & 1))))
-        mant++;
-    if (mant == 1ull << 53) {
-        mant >>= 1;
-        drop++;
-    }
-    *out = ldexp((double)mant, drop - shift);
-    return 0;
+    return fc_decimal_div_pow10(m, (unsigned)after, out);
 }
 
 /* fc_jget_double: null keeps the default; an int is json-c's int64 made a
