@@ -15,17 +15,17 @@
 /* Step st (fresh from step_init) with rank r's iteration it added: the
  * FLOPs summed, the time of the slowest rank (the first, in rank order,
  * of those tied). */
-static void step_add(fc_merge_step *st, const fc_report_iter *it, long rank)
+static void step_add(fc_merge_step *st, const fc_merge_iter *it, long rank)
 {
     if (!isnan(it->seconds) && (isnan(st->seconds) || it->seconds > st->seconds)) {
         st->seconds = it->seconds;
         st->slowest_rank = rank;
     }
     st->flops = fc_u128_sat_add(st->flops, it->flops);
-    st->forward = fc_u128_sat_add(st->forward, it->forward_flops);
-    st->backward = fc_u128_sat_add(st->backward, it->backward_flops);
-    st->recompute = fc_u128_sat_add(st->recompute, it->recompute_flops);
-    st->xs = fc_u128_sat_add(st->xs, it->attention_excess_flops);
+    st->forward = fc_u128_sat_add(st->forward, it->forward);
+    st->backward = fc_u128_sat_add(st->backward, it->backward);
+    st->recompute = fc_u128_sat_add(st->recompute, it->recompute);
+    st->xs = fc_u128_sat_add(st->xs, it->xs);
     st->ambiguous |= it->ambiguous;
     st->ambiguous_recompute |= it->ambiguous_recompute;
 }
