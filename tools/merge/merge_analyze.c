@@ -92,10 +92,8 @@ static int rank_medians(fc_merge_rank *s)
         free(u);
         return -1;
     }
-    fc_fig_medians fm;
-    fc_fig_medians_of(merge_fig_iter, s->list, 0, s->n_list, u, t, &fm);
-    s->median_seconds = fm.seconds;
-    s->flops_per_iteration = fm.flops;
+    fc_fig_median_time_flops(merge_fig_iter, s->list, 0, s->n_list, u, t, &s->median_seconds,
+                             &s->flops_per_iteration);
     free(t);
     free(u);
     return 0;
