@@ -158,7 +158,8 @@ static void json_double_shortest(void **state)
                 v += 0.1;
             break;
         case 2: { /* any bits with a decimal exponent within +-25 */
-            uint64_t bits = (x & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(1023 - 83 + (x >> 52) % 166) << 52);
+            uint64_t bits =
+                (x & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(1023 - 83 + (x >> 52) % 166) << 52);
             memcpy(&v, &bits, sizeof v);
             break;
         }

@@ -254,8 +254,9 @@ static void test_wide_decimals_same(void **state)
     assert_non_null(text);
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < 25; round++) {
-        size_t o = (size_t)snprintf(text, cap, "{\"schema\":1,\"totals\":{\"gemm_calls\":1,\"gemm_flops\":1},"
-                                               "\"iterations\":{\"list\":[");
+        size_t o = (size_t)snprintf(text, cap,
+                                    "{\"schema\":1,\"totals\":{\"gemm_calls\":1,\"gemm_flops\":1},"
+                                    "\"iterations\":{\"list\":[");
         for (int i = 0; i < N; i++) {
             char digits[24];
             x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -273,8 +274,8 @@ static void test_wide_decimals_same(void **state)
                 for (int j = 0; j <= k; j++)
                     five *= 5;
                 o += (size_t)snprintf(text + o, cap - o,
-                                      "%s{\"start_seconds\":%llu.%0*llu,\"flops\":1}",
-                                      i ? "," : "", (unsigned long long)(n53 >> (k + 1)), k + 1,
+                                      "%s{\"start_seconds\":%llu.%0*llu,\"flops\":1}", i ? "," : "",
+                                      (unsigned long long)(n53 >> (k + 1)), k + 1,
                                       (unsigned long long)(frac * five));
                 continue;
             }
@@ -303,10 +304,8 @@ static void test_wide_decimals_same(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fast_path_taken),
-        cmocka_unit_test(test_odd_but_valid),
-        cmocka_unit_test(test_refusals_same),
-        cmocka_unit_test(test_truncations_same),
+        cmocka_unit_test(test_fast_path_taken),    cmocka_unit_test(test_odd_but_valid),
+        cmocka_unit_test(test_refusals_same),      cmocka_unit_test(test_truncations_same),
         cmocka_unit_test(test_wide_decimals_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
