@@ -2,9 +2,12 @@
 /* jsonw.c - streaming JSON writer: fixed buffer, write(2), exact integers. */
 #include "jsonw.h"
 
+#include "decimal.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -144,6 +147,66 @@ void fc_jw_i64(fc_jw *w, const char *key, int64_t v)
     puts_(w, b);
 }
 
+/* The loop fc_jw_double stood on, from prec on: the first precision of
+ * 17 or fewer whose "%.*g" reads back as v. */
+static int shortest_from(double v, int prec)
+{
+    char b[40];
+    for (; prec < 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, v);
+        char *end;
+        double back = strtod(b, &end);
+        if (end != b && back == v)
+            break;
+    }
+    return prec;
+}
+
+/* The same answer with one printing of 17 digits instead of one a try:
+ * "%.*g" at prec is the 17-digit form rounded to prec digits (printf
+ * rounds the exact value, and the two agree unless the digits dropped are
+ * exactly 5 then zeros: then printf decides, by the loop), and whether that
+ * decimal reads back is asked of fc_decimal_div_pow10, strtod's rounding
+ * without a string (decimals with no digits before the point beyond prec;
+ * other ones by the loop). */
+static int shortest_prec(double v)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%.6g", v); /* most figures: six digits do */
+    char *end;
+    double back = strtod(b, &end);
+    if (end != b && back == v)
+        return 6;
+    double a = fabs(v);
+    snprintf(b, sizeof b, "%.16e", a); /* d.dddddddddddddddde+XX */
+    char dig[17];
+    dig[0] = b[0];
+    memcpy(dig + 1, b + 2, 16);
+    int exp10 = atoi(b + 19);
+    for (int prec = 7; prec < 17; prec++) {
+        int zeros = 1;
+        for (int i = prec + 1; i < 17; i++)
+            zeros &= dig[i] == '0';
+        if (dig[prec] == '5' && zeros)
+            return shortest_from(v, prec); /* a tie in the 17 digits: printf's to round */
+        uint64_t mant = 0;
+        for (int i = 0; i < prec; i++)
+            mant = mant * 10 + (uint64_t)(dig[i] - '0');
+        int e = exp10;
+        if (dig[prec] >= '5' && ++mant == (uint64_t)pow(10, prec)) {
+            mant /= 10; /* 9.99... rounded up to 10.0...: one digit fewer, one decade up */
+            e++;
+        }
+        int k = prec - 1 - e; /* the decimal is mant / 10^k */
+        double c;
+        if (k < 0 || fc_decimal_div_pow10(mant, (unsigned)k, &c) != 0)
+            return shortest_from(v, prec);
+        if (c == a)
+            return prec;
+    }
+    return 17;
+}
+
 void fc_jw_double(fc_jw *w, const char *key, double v)
 {
     char b[40];
@@ -152,12 +215,8 @@ void fc_jw_double(fc_jw *w, const char *key, double v)
         puts_(w, "null");
         return;
     }
-    for (int prec = 6; prec <= 17; prec++) { /* shortest form that reads back exactly */
-        snprintf(b, sizeof b, "%.*g", prec, v);
-        double back;
-        if (sscanf(b, "%lf", &back) == 1 && back == v)
-            break;
-    }
+    /* the shortest form that reads back exactly (6 to 17 digits) */
+    snprintf(b, sizeof b, "%.*g", shortest_prec(v), v);
     puts_(w, b);
 }
 

@@ -3,11 +3,14 @@
 #include "json_get.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void fc_jfail(fc_jctx *c, const char *fmt, ...)
 {
@@ -158,28 +161,40 @@ json_object *fc_jsection(fc_jctx *c, json_object *o, const char *key, enum json_
     return v;
 }
 
+/* open, fstat, read: a file of the size fstat says is one buffer and two
+ * reads (the second sees the end), where stdio took two buffers and eight
+ * system calls; 10,240 rank reports are read per merge. */
 char *fc_jread_file(fc_jctx *c, const char *path, size_t max, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         fc_jfail(c, "cannot open: %s", strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0, got;
+    struct stat st;
+    size_t cap = 1 << 16, n = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size < max)
+        cap = (size_t)st.st_size + 1; /* room for one byte more: the end is seen at once */
     char *buf = malloc(cap + 1);
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0 && (n += got) <= max) {
+    int bad = 0;
+    while (buf != NULL && n <= max) {
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            bad = got < 0;
+            break;
+        }
+        n += (size_t)got;
         if (n == cap) {
             char *bigger = realloc(buf, cap * 2 + 1);
-            if (bigger == NULL) {
+            if (bigger == NULL)
                 free(buf);
-                buf = NULL;
-            }
             buf = bigger;
             cap *= 2;
         }
     }
-    int bad = ferror(f);
-    fclose(f);
+    close(fd);
     if (buf == NULL)
         fc_jfail(c, "out of memory");
     else if (bad)

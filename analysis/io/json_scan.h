@@ -70,6 +70,8 @@ static inline void fc_js_ws(fc_jscan *s)
     const char *p = s->p, *end = s->end;
     while (p < end && fc_js_space(*p)) {
         p++;
+        if (p < end && !fc_js_space(*p))
+            break; /* one byte: the space after ':', the newline of a short line */
 #if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         while (end - p >= 8) { /* the first byte of eight that is no space ends the run */
             uint64_t w;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "json_scan.h"
 
 /* T_GROUPED: the object "grouped_imbalance" of an iteration, read by
@@ -85,9 +86,8 @@ static int get_str(fc_jscan *s, char *out, size_t size)
     if (kind == FC_JS_NULL)
         return fc_js_literal(s, kind);
     fc_jspan v;
-    if (kind != FC_JS_STRING || fc_js_string(s, &v) != 0 || v.escaped ||
-        memchr(v.s, '\0', v.n) != NULL)
-        return -1;
+    if (kind != FC_JS_STRING || fc_js_string(s, &v) != 0 || v.escaped)
+        return -1; /* unescaped, it holds no NUL: the scanner refuses control bytes */
     size_t n = v.n < size - 1 ? v.n : size - 1;
     memcpy(out, v.s, n);
     out[n] = '\0';
@@ -126,9 +126,10 @@ static int small_int(const fc_jspan *v, int64_t *out)
     return 0;
 }
 
+/* fc_js_number refuses what starts no number itself. */
 static int get_number(fc_jscan *s, fc_jspan *v)
 {
-    return fc_js_peek(s) == FC_JS_NUMBER ? fc_js_number(s, v) : -1;
+    return fc_js_number(s, v);
 }
 
 static int get_i64(fc_jscan *s, int64_t *out)
@@ -182,6 +183,36 @@ static int exact_decimal(const fc_jspan *v, double *out)
     return 0;
 }
 
+/* A plain decimal of 16 to 19 significant digits (start_seconds such as
+ * 6.1000000000000005) with at most 21 after the point, rounded as strtod
+ * rounds it by integer arithmetic (decimal.h): exact where exact_decimal is
+ * not, without strtod's multi-precision path (a third of a merge's strtod
+ * calls). -1 for anything else. */
+static int exact_decimal_wide(const fc_jspan *v, double *out)
+{
+    uint64_t m = 0;
+    size_t digits = 0, after = 0;
+    int point = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        char ch = v->s[i];
+        if (ch == '.') {
+            point = 1;
+            continue;
+        }
+        if (ch < '0' || ch > '9')
+            return -1;
+        if (m != 0 || ch != '0')
+            digits++;
+        if (digits > 19)
+            return -1;
+        m = m * 10 + (uint64_t)(ch - '0');
+        after += point;
+    }
+    if (m == 0)
+        return -1;
+    return fc_decimal_div_pow10(m, (unsigned)after, out);
+}
+
 /* fc_jget_double: null keeps the default; an int is json-c's int64 made a
  * double, 19+ digits go by fc_u128_to_double, a real by strtod as json-c
  * reads it. Negative numbers are refused (json-c's "-0" is its own). */
@@ -199,7 +230,7 @@ static int get_double(fc_jscan *s, double *out)
         d = (double)x;
     else if (v.is_int && fc_js_u128(&v, &big) == 0)
         d = fc_u128_to_double(big);
-    else if (!v.is_int && exact_decimal(&v, &d) == 0)
+    else if (!v.is_int && (exact_decimal(&v, &d) == 0 || exact_decimal_wide(&v, &d) == 0))
         ; /* d is strtod's result */
     else if (!v.is_int && v.n < 64) {
         char buf[64];

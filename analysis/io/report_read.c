@@ -759,12 +759,13 @@ int fc_report_load_with(const char *path, fc_report *out, char *err, size_t errl
                         fc_report_tree_fn also, void *ctx)
 {
     fc_jctx c = {err, errlen, 0};
-    empty(out);
     size_t len = 0;
     char *buf = fc_jread_file(&c, path, MAX_FILE_BYTES, &len);
+    int rc = -1;
+    if (buf == NULL || len == 0)
+        empty(out); /* parse_tree empties it otherwise (13 KB: once a report is enough) */
     if (buf == NULL)
         return -1;
-    int rc = -1;
     if (len == 0)
         fc_jfail(&c, "empty file (a rank that never finished?)");
     else

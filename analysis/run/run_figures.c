@@ -100,6 +100,21 @@ void fc_fig_medians_of(fc_fig_iter_fn get, const void *ctx, size_t from, size_t 
     out->micro = (uint64_t)median_of(get, ctx, from, to, F_MICRO, scratch);
 }
 
+void fc_fig_median_time_flops(fc_fig_iter_fn get, const void *ctx, size_t from, size_t to,
+                              fc_u128 *scratch, double *secs, double *seconds, fc_u128 *flops)
+{
+    size_t n = 0, n_timed = 0;
+    for (size_t i = from; i < to; i++) {
+        fc_fig_iter it;
+        get(ctx, i, &it);
+        scratch[n++] = it.flops;
+        if (!isnan(it.seconds))
+            secs[n_timed++] = it.seconds;
+    }
+    *seconds = n_timed > 0 ? fc_median_double(secs, n_timed) : NAN;
+    *flops = median_select(scratch, n); /* fc_fig_medians_of's flops: median_of, F_FLOPS */
+}
+
 fc_u128 fc_fig_model_flops(fc_u128 flops, fc_u128 recompute, fc_u128 xs)
 {
     fc_u128 less = fc_u128_sat_add(recompute, xs);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_core_units.c - exact 128-bit text, the JSON writer, strict option
  * parsing and dtype names: the pieces every report relies on. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,6 +123,61 @@ static void json_double_round_trip(void **state)
     assert_string_equal(render(fill_tricky_double, 0), "[0.30000000000000004,9.894e+14]");
 }
 
+/* The shortest form fc_jw_double writes, worked out the plain way: the
+ * first precision from 6 whose %g reads back (sscanf) as the value. */
+static void shortest_by_loop(double v, char *b, size_t size)
+{
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(b, size, "%.*g", prec, v);
+        double back;
+        if (sscanf(b, "%lf", &back) == 1 && back == v)
+            return;
+    }
+}
+
+/* fc_jw_double finds that precision from one 17-digit printing and
+ * integer arithmetic (jsonw.c): 20,000 doubles of the kinds a merge
+ * writes (ratios like an HFU, sums of tenths, random bits over 10^-25 to
+ * 10^25, values a 17-digit tie away) must print as the loop prints them. */
+static void json_double_shortest(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        switch (i % 4) {
+        case 0: /* a ratio of integers: 4.4e12 / (989.4e12 * 0.1) */
+            v = (double)(x % 100000007) / (double)((x >> 32) % 1000003 + 1);
+            break;
+        case 1: /* a start time: tenths summed */
+            v = 0;
+            for (uint64_t k = 0; k < x % 97; k++)
+                v += 0.1;
+            break;
+        case 2: { /* any bits with a decimal exponent within +-25 */
+            uint64_t bits =
+                (x & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(1023 - 83 + (x >> 52) % 166) << 52);
+            memcpy(&v, &bits, sizeof v);
+            break;
+        }
+        default: /* the neighbours of round decimals */
+            v = nextafter((double)(x % 1000000) / 1e6, (x & 1) ? 1.0 : 0.0);
+            break;
+        }
+        char want[40], got[64];
+        shortest_by_loop(v, want, sizeof want);
+        fc_jw w;
+        fc_jw_init(&w, -1, 0);
+        fc_jw_double(&w, NULL, v);
+        snprintf(got, sizeof got, "%.*s", (int)w.len, w.buf);
+        if (strcmp(got, want) != 0)
+            fail_msg("%.17g printed %s, the loop %s", v, got, want);
+    }
+}
+
 static void parse_strict(void **state)
 {
     (void)state;
@@ -179,6 +235,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(u128_text),       cmocka_unit_test(u128_saturates), cmocka_unit_test(u128_si),
         cmocka_unit_test(json_writer),     cmocka_unit_test(json_double_round_trip),
+        cmocka_unit_test(json_double_shortest),
         cmocka_unit_test(parse_strict),    cmocka_unit_test(dtype_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,8 @@
 The layers of analysis/ and tools/ (what check_layers.py is for shim/),
 read from the built objects with nm. Bottom to top:
 
-  0  base utilities   analysis/ u128 stats jsonw parse dtype rate spans
-                      kernel_class launcher mkdirs dirlock
+  0  base utilities   analysis/ u128 decimal stats jsonw parse dtype rate
+                      spans kernel_class launcher mkdirs dirlock
   1  model maths      analysis/ formula* infer_* attention peak cpupeak
                       utilization
   2  run              analysis/run/   (a run's figures, once)
@@ -39,7 +39,7 @@ import tempfile
 TARGETS = ["analysis/CMakeFiles/fc_analysis.dir", "analysis/CMakeFiles/fc_probe.dir",
            "analysis/CMakeFiles/fc_analysis_io.dir", "tools/CMakeFiles/fc_cli.dir",
            "tools/CMakeFiles/flopcount_cli.dir"]
-BASE = {"u128", "stats", "jsonw", "parse", "dtype", "rate", "spans", "kernel_class", "launcher",
+BASE = {"u128", "decimal", "stats", "jsonw", "parse", "dtype", "rate", "spans", "kernel_class", "launcher",
         "mkdirs", "dirlock"}
 VERBS = {"tools/main", "tools/env", "tools/run", "tools/run_paths", "tools/run_wait", "tools/peak",
          "tools/formula", "tools/report/report_cmd", "tools/merge/merge",

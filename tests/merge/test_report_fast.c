@@ -240,13 +240,73 @@ static void test_truncations_same(void **state)
     }
 }
 
+/* Decimals of 16 to 19 significant digits (a start time such as
+ * 6.1000000000000005), which the fast reader rounds by integer arithmetic
+ * instead of strtod: each must give json-c's value (strtod's) to the bit.
+ * Digits and the point's place from a fixed LCG; ties between two doubles
+ * (an odd last mantissa bit plus exactly half) are built in as well. */
+static void test_wide_decimals_same(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    size_t cap = 64 + N * 96;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < 25; round++) {
+        size_t o = (size_t)snprintf(text, cap,
+                                    "{\"schema\":1,\"totals\":{\"gemm_calls\":1,\"gemm_flops\":1},"
+                                    "\"iterations\":{\"list\":[");
+        for (int i = 0; i < N; i++) {
+            char digits[24];
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            int nd = 16 + (int)((x >> 33) % 4), before = (int)((x >> 40) % 20);
+            uint64_t y = x;
+            for (int k = 0; k < nd; k++) {
+                y = y * 6364136223846793005ull + 1;
+                digits[k] = (char)('0' + (y >> 59) % 10);
+            }
+            digits[0] = digits[0] == '0' ? '7' : digits[0];
+            if (i % 8 == 0) { /* (2^53 + odd) / 2^(k+1): halfway between two doubles */
+                int k = (i / 8) % 4;
+                uint64_t n53 = (1ull << 53) + 2 * ((x >> 20) % 1000) + 1;
+                uint64_t frac = (n53 & ((2ull << k) - 1)), five = 1;
+                for (int j = 0; j <= k; j++)
+                    five *= 5;
+                o += (size_t)snprintf(text + o, cap - o,
+                                      "%s{\"start_seconds\":%llu.%0*llu,\"flops\":1}", i ? "," : "",
+                                      (unsigned long long)(n53 >> (k + 1)), k + 1,
+                                      (unsigned long long)(frac * five));
+                continue;
+            }
+            if (before >= nd - 1) /* 0.000ddd */
+                o += (size_t)snprintf(text + o, cap - o,
+                                      "%s{\"start_seconds\":0.%.*s%.*s,\"flops\":1}", i ? "," : "",
+                                      before - nd + 1, "000000000000000000000", nd, digits);
+            else
+                o += (size_t)snprintf(text + o, cap - o,
+                                      "%s{\"start_seconds\":%.*s.%.*s,\"flops\":1}", i ? "," : "",
+                                      before + 1, digits, nd - before - 1, digits + before + 1);
+        }
+        o += (size_t)snprintf(text + o, cap - o, "]}}");
+        fc_report_fast f;
+        assert_int_equal(fc_report_fast_scan(text, o, &f), 0); /* the fast path read them */
+        assert_int_equal(f.n_list, N);
+        fc_report_fast_free(&f);
+        fc_report r;
+        both(text, o, &r);
+        assert_int_equal(r.iterations.n_list, N); /* read, not refused by both */
+        fc_report_free(&r);
+    }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fast_path_taken),
-        cmocka_unit_test(test_odd_but_valid),
-        cmocka_unit_test(test_refusals_same),
-        cmocka_unit_test(test_truncations_same),
+        cmocka_unit_test(test_fast_path_taken),    cmocka_unit_test(test_odd_but_valid),
+        cmocka_unit_test(test_refusals_same),      cmocka_unit_test(test_truncations_same),
+        cmocka_unit_test(test_wide_decimals_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

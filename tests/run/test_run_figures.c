@@ -85,6 +85,30 @@ static void test_split_doubt_and_empty(void **state)
 
 /* HFU 1000 / (2 s x 2 x 100) = 2.5; MFU (1000 - 100 - 300) / 400 = 1.5;
  * model FLOPs never below 0; NaN without a peak. */
+/* The merge's two medians of a rank, by hand on the list above: FLOPs
+ * 900 1200 600 300 -> 600, seconds 2 3 1 4 -> 2; a list with one time
+ * missing (NaN left out: 3 1 -> lower middle 1) and none timed (NaN). */
+static void test_time_flops_only(void **state)
+{
+    (void)state;
+    fc_fig_iter l[] = {IT(5000, 7, 0, 9.0, 0), IT(900, 100, 10, 2.0, 0), IT(1200, 0, 20, 3.0, 1),
+                       IT(600, 0, 30, 1.0, 1), IT(300, 0, 40, 4.0, 1)};
+    fc_u128 u[5], flops = 7;
+    double s[5], seconds = 0;
+    fc_fig_median_time_flops(get, l, 1, 5, u, s, &seconds, &flops);
+    assert_true(flops == 600 && seconds == 2.0);
+    l[1].seconds = NAN;
+    l[4].seconds = NAN;
+    fc_fig_median_time_flops(get, l, 1, 5, u, s, &seconds, &flops);
+    assert_true(flops == 600 && seconds == 1.0);
+    for (int i = 0; i < 5; i++)
+        l[i].seconds = NAN;
+    fc_fig_median_time_flops(get, l, 0, 5, u, s, &seconds, &flops);
+    assert_true(flops == 900 && isnan(seconds)); /* 5000 900 1200 600 300 -> 900 */
+    fc_fig_median_time_flops(get, l, 2, 2, u, s, &seconds, &flops);
+    assert_true(flops == 0 && isnan(seconds)); /* nothing: as fc_fig_medians_of */
+}
+
 static void test_utilization(void **state)
 {
     (void)state;
@@ -103,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_sure_recompute_wins),
         cmocka_unit_test(test_none_sure_is_a_guess),
         cmocka_unit_test(test_split_doubt_and_empty),
+        cmocka_unit_test(test_time_flops_only),
         cmocka_unit_test(test_utilization),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

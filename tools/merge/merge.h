@@ -21,6 +21,17 @@
 #include "u128.h"
 #include "utilization.h"
 
+/* One iteration of a rank as the merge keeps it: what the steps sum and
+ * the medians read (an fc_report_iter is 176 bytes, this 112: the lists of
+ * 10,240 ranks of 100 iterations take 115 MB instead of 180, and the steps
+ * are summed over them in one pass after the parse). */
+typedef struct fc_merge_iter {
+    uint64_t index;
+    double seconds;
+    fc_u128 flops, forward, backward, recompute, xs;
+    int ambiguous, ambiguous_recompute;
+} fc_merge_iter;
+
 /* One rank's report, reduced to what the merge needs (the full report is
  * freed after reading, so 1,024 ranks cost little memory). */
 typedef struct fc_merge_rank {
@@ -37,7 +48,7 @@ typedef struct fc_merge_rank {
     int has_iterations;
     uint64_t iter_count;
     size_t n_list;       /* iterations listed (may be fewer than iter_count) */
-    fc_report_iter *list;/* sorted by index, one entry per index */
+    fc_merge_iter *list; /* sorted by index, one entry per index */
     double median_seconds;       /* of the listed iterations; NaN without */
     fc_u128 flops_per_iteration; /* median of the listed iterations */
     double peak_flops;           /* the rank's own utilization.peak_flops, or NaN */

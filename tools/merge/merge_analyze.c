@@ -18,29 +18,67 @@ static int by_index(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+static void keep_iter(fc_merge_iter *o, const fc_report_iter *it)
+{
+    *o = (fc_merge_iter){.index = it->index,
+                         .seconds = it->seconds,
+                         .flops = it->flops,
+                         .forward = it->forward_flops,
+                         .backward = it->backward_flops,
+                         .recompute = it->recompute_flops,
+                         .xs = it->attention_excess_flops,
+                         .ambiguous = it->ambiguous,
+                         .ambiguous_recompute = it->ambiguous_recompute};
+}
+
 /* The rank's steady iterations (no warm-up, no open end: see
  * fc_report_steady) sorted by index (a repeated index keeps its first
- * entry), so steps can be found by binary search. */
+ * entry), so steps can be found by walking the lists side by side. A list
+ * out of order is sorted as whole entries, as before, so ties keep their
+ * order; then each kept entry is reduced to what the merge reads. */
 static int copy_list(fc_merge_rank *s, const fc_report *r)
 {
     size_t from, to;
     fc_report_steady(r->iterations.list, r->iterations.n_list, &from, &to);
     size_t n = to - from;
-    s->list = malloc((n ? n : 1) * sizeof *s->list);
-    if (s->list == NULL)
-        return -1;
-    memcpy(s->list, r->iterations.list + from, n * sizeof *s->list);
+    const fc_report_iter *in = r->iterations.list + from;
+    fc_report_iter *sorted_copy = NULL;
     size_t sorted = 1; /* as the shim writes them: qsort (stable) would change nothing */
-    while (sorted < n && s->list[sorted - 1].index <= s->list[sorted].index)
+    while (sorted < n && in[sorted - 1].index <= in[sorted].index)
         sorted++;
-    if (sorted < n)
-        qsort(s->list, n, sizeof *s->list, by_index);
+    if (sorted < n) {
+        if ((sorted_copy = malloc(n * sizeof *sorted_copy)) == NULL)
+            return -1;
+        memcpy(sorted_copy, in, n * sizeof *sorted_copy);
+        qsort(sorted_copy, n, sizeof *sorted_copy, by_index);
+        in = sorted_copy;
+    }
+    s->list = malloc((n ? n : 1) * sizeof *s->list);
+    if (s->list == NULL) {
+        free(sorted_copy);
+        return -1;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (k == 0 || s->list[i].index != s->list[k - 1].index)
-            s->list[k++] = s->list[i];
+        if (k == 0 || in[i].index != s->list[k - 1].index)
+            keep_iter(&s->list[k++], &in[i]);
     s->n_list = k;
+    free(sorted_copy);
     return 0;
+}
+
+/* Iteration i of a rank's kept list as the run's figures read it (what
+ * fc_report_fig_iter gives of the full entry). */
+static void merge_fig_iter(const void *ctx, size_t i, fc_fig_iter *out)
+{
+    const fc_merge_iter *it = &((const fc_merge_iter *)ctx)[i];
+    *out = (fc_fig_iter){.flops = it->flops,
+                         .forward = it->forward,
+                         .recompute = it->recompute,
+                         .xs = it->xs,
+                         .seconds = it->seconds,
+                         .unsure = it->ambiguous != 0,
+                         .unsure_recompute = it->ambiguous_recompute != 0};
 }
 
 /* Median step time and FLOPs of the rank's own list (steps without a time
@@ -54,10 +92,8 @@ static int rank_medians(fc_merge_rank *s)
         free(u);
         return -1;
     }
-    fc_fig_medians fm;
-    fc_fig_medians_of(fc_report_fig_iter, s->list, 0, s->n_list, u, t, &fm);
-    s->median_seconds = fm.seconds;
-    s->flops_per_iteration = fm.flops;
+    fc_fig_median_time_flops(merge_fig_iter, s->list, 0, s->n_list, u, t, &s->median_seconds,
+                             &s->flops_per_iteration);
     free(t);
     free(u);
     return 0;

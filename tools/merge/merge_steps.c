@@ -12,43 +12,62 @@
 #include "run_figures.h"
 #include "stats.h"
 
-static const fc_report_iter *find_step(const fc_merge_rank *s, uint64_t index)
+/* Step st (fresh from step_init) with rank r's iteration it added: the
+ * FLOPs summed, the time of the slowest rank (the first, in rank order,
+ * of those tied). */
+static void step_add(fc_merge_step *st, const fc_merge_iter *it, long rank)
 {
-    size_t lo = 0, hi = s->n_list;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->list[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!isnan(it->seconds) && (isnan(st->seconds) || it->seconds > st->seconds)) {
+        st->seconds = it->seconds;
+        st->slowest_rank = rank;
     }
-    return lo < s->n_list && s->list[lo].index == index ? &s->list[lo] : NULL;
+    st->flops = fc_u128_sat_add(st->flops, it->flops);
+    st->forward = fc_u128_sat_add(st->forward, it->forward);
+    st->backward = fc_u128_sat_add(st->backward, it->backward);
+    st->recompute = fc_u128_sat_add(st->recompute, it->recompute);
+    st->xs = fc_u128_sat_add(st->xs, it->xs);
+    st->ambiguous |= it->ambiguous;
+    st->ambiguous_recompute |= it->ambiguous_recompute;
 }
 
-/* Step `index` summed over the merged ranks; 0 when some rank lacks it. */
-static int build_step(const fc_merge *m, uint64_t index, fc_merge_step *st)
+static void step_init(fc_merge_step *st, uint64_t index)
 {
     memset(st, 0, sizeof *st);
     st->index = index;
     st->seconds = NAN;
     st->slowest_rank = -1;
-    for (size_t r = 0; r < m->n_used; r++) {
-        const fc_report_iter *it = find_step(&m->ranks[r], index);
-        if (it == NULL)
-            return 0;
-        if (!isnan(it->seconds) && (isnan(st->seconds) || it->seconds > st->seconds)) {
-            st->seconds = it->seconds;
-            st->slowest_rank = m->ranks[r].rank;
-        }
-        st->flops = fc_u128_sat_add(st->flops, it->flops);
-        st->forward = fc_u128_sat_add(st->forward, it->forward_flops);
-        st->backward = fc_u128_sat_add(st->backward, it->backward_flops);
-        st->recompute = fc_u128_sat_add(st->recompute, it->recompute_flops);
-        st->xs = fc_u128_sat_add(st->xs, it->attention_excess_flops);
-        st->ambiguous |= it->ambiguous;
-        st->ambiguous_recompute |= it->ambiguous_recompute;
+}
+
+/* The steps: the indices of the first rank's list that every merged rank
+ * lists, each summed over the ranks in rank order. Rank by rank, each list
+ * walked once beside the steps (both sorted by index, one entry an index):
+ * 10,240 ranks are read in memory order, not looked up step by step. */
+static void build_steps(fc_merge *m, unsigned char *keep)
+{
+    const fc_merge_rank *first = &m->ranks[0];
+    size_t n = first->n_list;
+    for (size_t i = 0; i < n; i++) {
+        step_init(&m->steps[i], first->list[i].index);
+        keep[i] = 1;
     }
-    return 1;
+    for (size_t r = 0; r < m->n_used; r++) {
+        const fc_merge_rank *s = &m->ranks[r];
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!keep[i])
+                continue;
+            uint64_t index = m->steps[i].index;
+            while (j < s->n_list && s->list[j].index < index)
+                j++;
+            if (j < s->n_list && s->list[j].index == index)
+                step_add(&m->steps[i], &s->list[j], s->rank);
+            else
+                keep[i] = 0; /* some rank lacks it: no step */
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (keep[i])
+            m->steps[m->n_steps++] = m->steps[i];
 }
 
 /* Step i of the merge (ctx) as the run's figures see it. */
@@ -112,12 +131,15 @@ int fc_merge_align(fc_merge *m)
         return 0; /* alignment needs every rank; the text says which lack them */
     m->iter_count = fewest;
     const fc_merge_rank *first = &m->ranks[0];
-    m->steps = malloc((first->n_list ? first->n_list : 1) * sizeof *m->steps);
-    if (m->steps == NULL)
+    size_t n = first->n_list ? first->n_list : 1;
+    unsigned char *keep = malloc(n);
+    m->steps = malloc(n * sizeof *m->steps);
+    if (m->steps == NULL || keep == NULL) {
+        free(keep);
         return -1;
-    for (size_t i = 0; i < first->n_list; i++)
-        if (build_step(m, first->list[i].index, &m->steps[m->n_steps]))
-            m->n_steps++;
+    }
+    build_steps(m, keep);
+    free(keep);
     return step_medians(m);
 }
 
