@@ -15,9 +15,10 @@
  *   exec): it shares the parent's memory and counters but has a pid of its
  *   own, and must touch nothing;
  * - the program's SIGTERM/SIGINT handler ending with _exit: our handler
- *   wrote the "interrupted" report just before calling it; that stands.
- * A fork child that counted nothing writes nothing, as at exit. The exit
- * status is the program's. The C library's own exit() reaches its _exit
+ *   wrote the "interrupted" report just before calling it; that stands;
+ * - a process that counted nothing (dash, the usual /bin/sh, ends with
+ *   _exit: a job's wrapper shell has nothing to say), as exec.c does.
+ * The exit status is the program's. The C library's own exit() reaches its _exit
  * without this function; the destructor writes then. */
 #include <errno.h>
 #include <sys/syscall.h>
@@ -28,6 +29,7 @@
 #include "core/resolve.h"
 #include "cupti/cupti_layer.h"
 #include "init.h"
+#include "report/report.h"
 #include "signals.h"
 
 typedef void (*exit_fn)(int);
@@ -35,7 +37,8 @@ typedef void (*exit_fn)(int);
 static void before_exit(void)
 {
     int saved = errno;
-    if ((long)getpid() == fc_process_pid() && !fc_signals_in_program_handler()) {
+    if ((long)getpid() == fc_process_pid() && !fc_signals_in_program_handler() &&
+        fc_report_counted()) {
         fc_cupti_before_report(0, 1);
         fc_exit_report();
     }
