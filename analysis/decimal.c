@@ -2,7 +2,7 @@
 /* decimal.c - m / 10^k rounded as strtod rounds it (decimal.h). */
 #include "decimal.h"
 
-#include <math.h>
+#include <string.h>
 
 static int bit_length(unsigned __int128 x)
 {
@@ -10,6 +10,16 @@ static int bit_length(unsigned __int128 x)
     for (; x >> 64; x >>= 64)
         n += 64;
     return n + ((uint64_t)x ? 64 - __builtin_clzll((uint64_t)x) : 0);
+}
+
+/* 2^e for the exponents a quotient here has (|e| < 200: normal doubles),
+ * from its bits: ldexp would make the shim map libm (footprint_idle). */
+static double pow2(int e)
+{
+    uint64_t bits = (uint64_t)(1023 + e) << 52;
+    double p;
+    memcpy(&p, &bits, sizeof p);
+    return p;
 }
 
 /* m / 10^k taken to 56 or more bits by one 128-bit division (m shifted up
@@ -40,6 +50,6 @@ int fc_decimal_div_pow10(uint64_t m, unsigned k, double *out)
         mant >>= 1;
         drop++;
     }
-    *out = ldexp((double)mant, drop - shift);
+    *out = (double)mant * pow2(drop - shift);
     return 0;
 }

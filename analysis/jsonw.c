@@ -193,7 +193,10 @@ static int shortest_prec(double v)
         for (int i = 0; i < prec; i++)
             mant = mant * 10 + (uint64_t)(dig[i] - '0');
         int e = exp10;
-        if (dig[prec] >= '5' && ++mant == (uint64_t)pow(10, prec)) {
+        uint64_t decade = 1; /* 10^prec, without libm (the shim maps no libm) */
+        for (int i = 0; i < prec; i++)
+            decade *= 10;
+        if (dig[prec] >= '5' && ++mant == decade) {
             mant /= 10; /* 9.99... rounded up to 10.0...: one digit fewer, one decade up */
             e++;
         }
