@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_schema_gpu.c - the tables of the dtype mix's "by_api" / "by_dtype"
+ * members and of the GPU-side sections (analysis/run/schema_*.h) drive
+ * their writers, their reader and their sum. For each: the object the
+ * table writes (as the shim and the merged writer write it) has exactly
+ * the table's keys beside those written apart (json-c, independently of
+ * the reader), every row is read back to its value (each row a distinct
+ * value: U128 rows past 2^64, DBL rows with a fraction), so a reader a row
+ * short fails here, and the rows a sum adds are summed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "report_gpu.h"
+#include "report_read.h"
+#include "run_sum.h"
+#include "schema_groups.h"
+
+/* A JSON document written to a temporary file (the writer writes to a
+ * descriptor) and read back as text: doc_open, the members, doc_text. */
+typedef struct doc {
+    char path[64];
+    int fd;
+    fc_jw w;
+} doc;
+
+static fc_jw *doc_open(doc *d)
+{
+    snprintf(d->path, sizeof d->path, "/tmp/fc_schema_gpu_XXXXXX");
+    d->fd = mkstemp(d->path);
+    assert_true(d->fd >= 0);
+    fc_jw_init(&d->w, d->fd, 0);
+    fc_jw_obj_begin(&d->w, NULL);
+    fc_jw_i64(&d->w, "schema", 1);
+    return &d->w;
+}
+
+static char *doc_text(doc *d, size_t *len)
+{
+    fc_jw_obj_end(&d->w);
+    assert_int_equal(fc_jw_finish(&d->w), 0);
+    off_t n = lseek(d->fd, 0, SEEK_END);
+    char *text = calloc(1, (size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(pread(d->fd, text, (size_t)n, 0), n);
+    close(d->fd);
+    unlink(d->path);
+    *len = (size_t)n;
+    return text;
+}
+
+/* Row i's value: 1000 + i; a U128 row 2^64 + i; a DBL row 1000 + i + 0.25
+ * (exact in binary and in %.17g). */
+static void fill_rows(const fc_schema_field *f, int n, void *rec)
+{
+    for (int i = 0; i < n; i++) {
+        char *at = (char *)rec + f[i].offset;
+        if (f[i].type == FC_SCHEMA_U128)
+            *(fc_u128 *)(void *)at = ((fc_u128)1 << 64) + (fc_u128)i;
+        else if (f[i].type == FC_SCHEMA_DBL)
+            *(double *)(void *)at = 1000.0 + i + 0.25;
+        else
+            *(uint64_t *)(void *)at = (uint64_t)(1000 + i);
+    }
+}
+
+/* Row i of rec holds what fill_rows put there times k. */
+static int row_is(const fc_schema_field *f, const void *rec, int i, int k)
+{
+    const char *at = (const char *)rec + f[i].offset;
+    if (f[i].type == FC_SCHEMA_DBL)
+        return *(const double *)(const void *)at == k * (1000.0 + i + 0.25);
+    if (f[i].type == FC_SCHEMA_U128)
+        return *(const fc_u128 *)(const void *)at == (fc_u128)k * (((fc_u128)1 << 64) + (fc_u128)i);
+    return *(const uint64_t *)(const void *)at == (uint64_t)k * (uint64_t)(1000 + i);
+}
+
+/* Every row of f not in omit is a key of o; o has no other key but extra. */
+static void keys_are_rows(json_object *o, const fc_schema_field *f, int n, unsigned omit,
+                          int extra)
+{
+    assert_non_null(o);
+    int want = extra;
+    for (int i = 0; i < n; i++) {
+        int in = json_object_object_get_ex(o, f[i].name, NULL);
+        if (in != !(omit >> i & 1u))
+            fail_msg("%s: %s", f[i].name, in ? "written though omitted" : "not written");
+        want += in;
+    }
+    assert_int_equal(json_object_object_length(o), want);
+}
+
+/* The object at root.key.sub (sub NULL: root.key) of text, by json-c. */
+static json_object *member(json_object *root, const char *key, const char *sub)
+{
+    json_object *o = NULL, *s = NULL;
+    assert_true(json_object_object_get_ex(root, key, &o));
+    if (sub == NULL)
+        return o;
+    assert_true(json_object_object_get_ex(o, sub, &s));
+    return s;
+}
+
+/* "by_api" and "by_dtype" members written by the table (as the shim and
+ * the merged writer write them): exactly the table's keys, read back into
+ * fc_report_group; the sum of two runs adds them, the FLOPs saturating. */
+static void test_groups(void **state)
+{
+    (void)state;
+    fc_report_group g;
+    memset(&g, 0, sizeof g);
+    fill_rows(fc_group_fields, FC_GROUP_N, &g);
+    static doc d;
+    fc_jw *w = doc_open(&d);
+    fc_jw_obj_begin(w, "totals");
+    fc_jw_u64(w, "gemm_calls", 1001);
+    fc_jw_u128(w, "gemm_flops", g.flops);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "by_api");
+    fc_group_json(w, "cublasGemmEx", &g);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "by_dtype");
+    fc_group_json(w, "bf16", &g);
+    fc_jw_obj_end(w);
+    size_t len;
+    char *text = doc_text(&d, &len);
+    json_object *root = json_tokener_parse(text);
+    assert_non_null(root);
+    keys_are_rows(member(root, "by_api", "cublasGemmEx"), fc_group_fields, FC_GROUP_N, 0, 0);
+    keys_are_rows(member(root, "by_dtype", "bf16"), fc_group_fields, FC_GROUP_N, 0, 0);
+    json_object_put(root);
+    fc_report r;
+    char err[256];
+    if (fc_report_parse(text, len, &r, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(r.n_by_api, 1);
+    assert_int_equal(r.n_by_dtype, 1);
+    assert_string_equal(r.by_api[0].name, "cublasGemmEx");
+    assert_string_equal(r.by_dtype[0].name, "bf16");
+    for (int i = 0; i < FC_GROUP_N; i++)
+        if (!row_is(fc_group_fields, &r.by_api[0], i, 1) ||
+            !row_is(fc_group_fields, &r.by_dtype[0], i, 1))
+            fail_msg("by_api / by_dtype .%s not read back", fc_group_fields[i].name);
+    /* the sum: two runs of the same rows, then one at 2^128 - 1 FLOPs */
+    fc_totals_rec t = {0};
+    fc_run_part p = {.totals = &t, .by_api = r.by_api, .n_by_api = 1, .wall_seconds = 0};
+    fc_run_sum s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(fc_run_sum_add(&s, &p), 0);
+    assert_int_equal(fc_run_sum_add(&s, &p), 0);
+    assert_int_equal(s.n_by_api, 1);
+    for (int i = 0; i < FC_GROUP_N; i++)
+        if (!row_is(fc_group_fields, &s.by_api[0], i, 2))
+            fail_msg("by_api.%s not summed", fc_group_fields[i].name);
+    g.flops = ~(fc_u128)0;
+    p.by_api = &g;
+    snprintf(g.name, sizeof g.name, "cublasGemmEx");
+    assert_int_equal(fc_run_sum_add(&s, &p), 0);
+    assert_true(s.by_api[0].flops == ~(fc_u128)0 && s.by_api[0].calls == 3 * 1000);
+    fc_run_sum_free(&s);
+    fc_report_free(&r);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_groups),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
