@@ -18,12 +18,13 @@
 #define FC_SCHEMA_C_U64 uint64_t
 #define FC_SCHEMA_C_U128 fc_u128
 #define FC_SCHEMA_C_DBL double
+#define FC_SCHEMA_C_I64 int64_t /* a signed integer (a count that may be -1: not known) */
 
-enum { FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL };
+enum { FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL, FC_SCHEMA_I64 };
 
 typedef struct fc_schema_field {
     const char *name;
-    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL */
+    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL, FC_SCHEMA_I64 */
     int required;
     const char *unit, *meaning;
     size_t offset; /* in the section's record struct */
@@ -56,7 +57,7 @@ typedef struct fc_schema_field {
  * order, but those whose bit (1 << row) is in omit. */
 void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
 /* dst += src, row by row (a sum of runs): U64 rows wrap as the writers'
- * counters do, U128 rows saturate (fc_u128_sat_add), DBL rows add. */
+ * counters do, U128 rows saturate (fc_u128_sat_add), DBL and I64 rows add. */
 void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src);
 
 #endif
