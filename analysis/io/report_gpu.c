@@ -76,15 +76,8 @@ static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
     if (k == NULL || !json_object_is_type(k, json_type_object))
         return;
     out->has_kernels = 1;
-    int64_t dev = 0;
-    fc_jget_u64(c, k, "kernels", "kernels", &out->kernels, 0);
-    fc_jget_u64(c, k, "kernels", "dropped_records", &out->dropped_records, 0);
-    fc_jget_i64(c, k, "kernels", "devices", &dev);
-    out->devices = (int)dev;
-    fc_jget_double(c, k, "kernels", "kernel_seconds", &out->kernel_seconds);
-    fc_jget_double(c, k, "kernels", "gpu_busy_seconds", &out->busy_seconds);
-    fc_jget_double(c, k, "kernels", "gpu_span_seconds", &out->span_seconds);
-    fc_jget_double(c, k, "kernels", "outside_iterations_seconds", &out->outside_seconds);
+    out->busy_fraction = NAN; /* null: no span */
+    fc_schema_read(c, k, "kernels", fc_ktotals_fields, 0, FC_KTOTALS_N, &out->kt);
     json_object *bc = fc_jmember(k, "by_class"), *tn = fc_jmember(k, "top_names");
     for (int i = 0; i < FC_RGPU_CLASSES && !c->failed; i++) {
         json_object *one = fc_jmember(bc, fc_kclass_name(i));
@@ -104,9 +97,7 @@ static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
     }
     read_shapes(c, fc_jmember(k, "shapes"), out);
     json_object *it = fc_jmember(k, "iterations");
-    fc_jget_u64(c, it, "kernels.iterations", "count", &out->kernel_iterations, 0);
-    fc_jget_double(c, it, "kernels.iterations", "median_busy_fraction", &out->median_busy_fraction);
-    fc_jget_double(c, it, "kernels.iterations", "median_gemm_seconds", &out->median_gemm_seconds);
+    fc_schema_read(c, it, "kernels.iterations", fc_kiter_fields, 0, FC_KITER_N, &out->kiter);
 }
 
 static void read_values(fc_jctx *c, json_object *o, const char *where, fc_rgpu_value *out,
@@ -163,7 +154,7 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
 static void defaults(fc_report_gpu *out)
 {
     memset(out, 0, sizeof *out);
-    out->median_busy_fraction = out->median_gemm_seconds = NAN;
+    out->kiter.median_busy_fraction = out->kiter.median_gemm_seconds = NAN;
     out->hw_median_flops = out->hw_median_hfu = out->hw_median_minus_counted = NAN;
 }
 

@@ -51,17 +51,17 @@ typedef struct fc_report_gpu {
 
     int has_kernels; /* the section is an object */
     char kernels_reason[360];
-    uint64_t kernels, dropped_records;
-    int devices;
-    double kernel_seconds, busy_seconds, span_seconds, outside_seconds;
+    /* kernels, dropped_records, not_in_busy_time, devices, kernel_seconds,
+     * gpu_busy_seconds, gpu_span_seconds, busy_fraction,
+     * outside_iterations_seconds; as one record: kt (schema_kernels.h) */
+    FC_SCHEMA_INLINE(FC_KTOTALS_FIELDS, fc_ktotals_rec, kt);
     double class_seconds[FC_RGPU_CLASSES];
     uint64_t class_kernels[FC_RGPU_CLASSES];
     fc_rgpu_name names[FC_RGPU_CLASSES][FC_RGPU_NAMES];
     size_t n_names[FC_RGPU_CLASSES];
     fc_rgpu_shape *shapes; /* malloc'd */
     size_t n_shapes;
-    uint64_t kernel_iterations;
-    double median_busy_fraction, median_gemm_seconds; /* NaN when absent */
+    fc_kiter_rec kiter; /* "kernels.iterations" (schema_kernels.h); medians NaN when absent */
 
     int has_hw; /* the section is an object */
     char hw_status[16], hw_reason[360], hw_mode[32], hw_chip[32];

@@ -53,6 +53,19 @@ typedef struct fc_schema_field {
 /* ... and the table defined (the section's .c). */
 #define FC_SCHEMA_TABLE(LIST, REC, N, FIELDS) const fc_schema_field FIELDS[N] = {LIST(FC_SCHEMA_ROW, REC)}
 
+/* A section's rows inside a larger struct (a reader's): one member M, the
+ * record REC that fci_schema_json, fc_schema_read and fc_schema_add take,
+ * laid over the rows themselves as members (an anonymous union, C11), so
+ * code naming a row keeps naming it as before:
+ *   FC_SCHEMA_INLINE(LIST, REC, M); */
+#define FC_SCHEMA_INLINE(LIST, REC, M)                                                            \
+    union {                                                                                       \
+        REC M;                                                                                    \
+        struct {                                                                                  \
+            LIST(FC_SCHEMA_MEMBER, _)                                                             \
+        };                                                                                        \
+    }
+
 /* Members of the open JSON object: the n rows of f read from rec, in table
  * order, but those whose bit (1 << row) is in omit. */
 void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);

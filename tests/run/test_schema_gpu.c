@@ -6,7 +6,8 @@
  * the table's keys beside those written apart (json-c, independently of
  * the reader), every row is read back to its value (each row a distinct
  * value: U128 rows past 2^64, DBL rows with a fraction), so a reader a row
- * short fails here, and the rows a sum adds are summed. */
+ * short fails here, and the rows a sum adds are summed. Sections: a
+ * "by_api" / "by_dtype" member; "kernels"' own totals and "iterations". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include "report_read.h"
 #include "run_sum.h"
 #include "schema_groups.h"
+#include "schema_kernels.h"
 
 /* A JSON document written to a temporary file (the writer writes to a
  * descriptor) and read back as text: doc_open, the members, doc_text. */
@@ -66,6 +68,8 @@ static void fill_rows(const fc_schema_field *f, int n, void *rec)
             *(fc_u128 *)(void *)at = ((fc_u128)1 << 64) + (fc_u128)i;
         else if (f[i].type == FC_SCHEMA_DBL)
             *(double *)(void *)at = 1000.0 + i + 0.25;
+        else if (f[i].type == FC_SCHEMA_I64)
+            *(int64_t *)(void *)at = 1000 + i;
         else
             *(uint64_t *)(void *)at = (uint64_t)(1000 + i);
     }
@@ -79,6 +83,8 @@ static int row_is(const fc_schema_field *f, const void *rec, int i, int k)
         return *(const double *)(const void *)at == k * (1000.0 + i + 0.25);
     if (f[i].type == FC_SCHEMA_U128)
         return *(const fc_u128 *)(const void *)at == (fc_u128)k * (((fc_u128)1 << 64) + (fc_u128)i);
+    if (f[i].type == FC_SCHEMA_I64)
+        return *(const int64_t *)(const void *)at == (int64_t)k * (1000 + i);
     return *(const uint64_t *)(const void *)at == (uint64_t)k * (uint64_t)(1000 + i);
 }
 
@@ -169,10 +175,65 @@ static void test_groups(void **state)
     free(text);
 }
 
+/* The "kernels" object's own totals and its "iterations" (as the shim
+ * writes them, and as a report read back writes them: not_in_busy_time
+ * left out, then read as 0): exactly the tables' keys beside those written
+ * apart, every row read back into fc_report_gpu; the totals sum row by
+ * row (I64 and DBL rows too). */
+static void test_kernels(void **state)
+{
+    (void)state;
+    unsigned omits[] = {0, FC_KTOTALS_PROCESS_ONLY}; /* the shim's, a report's read back */
+    for (size_t o = 0; o < 2; o++) {
+        fc_ktotals_rec t;
+        fc_kiter_rec it;
+        fill_rows(fc_ktotals_fields, FC_KTOTALS_N, &t);
+        fill_rows(fc_kiter_fields, FC_KITER_N, &it);
+        static doc d;
+        fc_jw *w = doc_open(&d);
+        fc_jw_obj_begin(w, "kernels");
+        fc_ktotals_json(w, &t, omits[o]);
+        fc_jw_obj_begin(w, "iterations");
+        fc_kiter_json(w, &it);
+        fc_jw_arr_begin(w, "list");
+        fc_jw_arr_end(w);
+        fc_jw_obj_end(w);
+        fc_jw_obj_end(w);
+        size_t len;
+        char *text = doc_text(&d, &len);
+        json_object *root = json_tokener_parse(text);
+        assert_non_null(root);
+        keys_are_rows(member(root, "kernels", NULL), fc_ktotals_fields, FC_KTOTALS_N, omits[o],
+                      1); /* + iterations */
+        keys_are_rows(member(root, "kernels", "iterations"), fc_kiter_fields, FC_KITER_N, 0,
+                      1); /* + list */
+        json_object_put(root);
+        static fc_report_gpu r;
+        char err[256];
+        if (fc_report_gpu_parse(text, len, &r, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        assert_true(r.has_kernels);
+        for (int i = 0; i < FC_KTOTALS_N; i++)
+            if (omits[o] >> i & 1u ? r.not_in_busy_time != 0 : !row_is(fc_ktotals_fields, &r.kt, i, 1))
+                fail_msg("kernels.%s not read back", fc_ktotals_fields[i].name);
+        for (int i = 0; i < FC_KITER_N; i++)
+            if (!row_is(fc_kiter_fields, &r.kiter, i, 1))
+                fail_msg("kernels.iterations.%s not read back", fc_kiter_fields[i].name);
+        assert_true(r.devices == 1003 && r.gpu_busy_seconds == 1005.25); /* by their names */
+        fc_schema_add(fc_ktotals_fields, FC_KTOTALS_N, &t, &t);
+        for (int i = 0; i < FC_KTOTALS_N; i++)
+            if (!row_is(fc_ktotals_fields, &t, i, 2))
+                fail_msg("kernels.%s not summed", fc_ktotals_fields[i].name);
+        fc_report_gpu_free(&r);
+        free(text);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

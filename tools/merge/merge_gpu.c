@@ -107,15 +107,10 @@ static void add_values(fc_rgpu_value *to, size_t *n, const fc_rgpu_value *from, 
 static int add_kernels(const fc_report_gpu *g)
 {
     sum.has_kernels = 1;
-    sum.kernels += g->kernels;
-    sum.dropped_records += g->dropped_records;
-    sum.devices += g->devices;
-    sum.kernel_seconds += g->kernel_seconds;
-    sum.busy_seconds += g->busy_seconds;
-    sum.span_seconds += g->span_seconds;
-    sum.outside_seconds += g->outside_seconds;
-    sum.kernel_iterations =
-        g->kernel_iterations > sum.kernel_iterations ? g->kernel_iterations : sum.kernel_iterations;
+    fc_schema_add(fc_ktotals_fields, FC_KTOTALS_N, &sum.kt, &g->kt);
+    sum.busy_fraction = sum.gpu_span_seconds > 0 ? sum.gpu_busy_seconds / sum.gpu_span_seconds
+                                                 : NAN; /* not a sum */
+    sum.kiter.count = g->kiter.count > sum.kiter.count ? g->kiter.count : sum.kiter.count;
     for (int c = 0; c < FC_RGPU_CLASSES; c++) {
         sum.class_seconds[c] += g->class_seconds[c];
         sum.class_kernels[c] += g->class_kernels[c];
@@ -125,8 +120,8 @@ static int add_kernels(const fc_report_gpu *g)
     for (size_t i = 0; i < g->n_shapes; i++)
         if (add_shape(&g->shapes[i]) != 0)
             return -1;
-    if (push(&busy_med, &n_busy, g->median_busy_fraction) ||
-        push(&gemm_med, &n_gemm, g->median_gemm_seconds))
+    if (push(&busy_med, &n_busy, g->kiter.median_busy_fraction) ||
+        push(&gemm_med, &n_gemm, g->kiter.median_gemm_seconds))
         return -1;
     return 0;
 }
@@ -165,7 +160,7 @@ int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen)
 {
     if (ranks++ == 0) {
         sum.replays_visible = 1;
-        sum.median_busy_fraction = sum.median_gemm_seconds = NAN;
+        sum.kiter.median_busy_fraction = sum.kiter.median_gemm_seconds = NAN;
         sum.hw_median_flops = sum.hw_median_hfu = sum.hw_median_minus_counted = NAN;
     }
     int rc = 0;
@@ -225,9 +220,9 @@ const fc_report_gpu *fc_merge_gpu_result(void)
             row_peak[j - 1] = p;
         }
     if (n_busy)
-        sum.median_busy_fraction = fc_median_double(busy_med, n_busy);
+        sum.kiter.median_busy_fraction = fc_median_double(busy_med, n_busy);
     if (n_gemm)
-        sum.median_gemm_seconds = fc_median_double(gemm_med, n_gemm);
+        sum.kiter.median_gemm_seconds = fc_median_double(gemm_med, n_gemm);
     if (n_hfu)
         sum.hw_median_hfu = fc_median_double(hfu_med, n_hfu);
     return &sum;

@@ -29,15 +29,10 @@ static void json_kernels(fc_jw *w, const fc_report_gpu *g)
         fc_jw_str(w, "kernels_reason", g->kernels_reason[0] ? g->kernels_reason : NULL);
         return;
     }
+    fc_ktotals_rec t = g->kt; /* busy_fraction of the seconds, as for a sum */
+    t.busy_fraction = t.gpu_span_seconds > 0 ? t.gpu_busy_seconds / t.gpu_span_seconds : NAN;
     fc_jw_obj_begin(w, "kernels");
-    fc_jw_u64(w, "kernels", g->kernels);
-    fc_jw_u64(w, "dropped_records", g->dropped_records);
-    fc_jw_i64(w, "devices", g->devices);
-    fc_jw_double(w, "kernel_seconds", g->kernel_seconds);
-    fc_jw_double(w, "gpu_busy_seconds", g->busy_seconds);
-    fc_jw_double(w, "gpu_span_seconds", g->span_seconds);
-    fc_jw_double(w, "busy_fraction", g->span_seconds > 0 ? g->busy_seconds / g->span_seconds : NAN);
-    fc_jw_double(w, "outside_iterations_seconds", g->outside_seconds);
+    fc_ktotals_json(w, &t, FC_KTOTALS_PROCESS_ONLY);
     fc_jw_obj_begin(w, "by_class");
     for (int c = 0; c < FC_RGPU_CLASSES; c++) {
         fc_jw_obj_begin(w, fc_kclass_name(c));
@@ -77,9 +72,7 @@ static void json_kernels(fc_jw *w, const fc_report_gpu *g)
     }
     fc_jw_arr_end(w);
     fc_jw_obj_begin(w, "iterations");
-    fc_jw_u64(w, "count", g->kernel_iterations);
-    fc_jw_double(w, "median_busy_fraction", g->median_busy_fraction);
-    fc_jw_double(w, "median_gemm_seconds", g->median_gemm_seconds);
+    fc_kiter_json(w, &g->kiter);
     fc_jw_obj_end(w);
     fc_jw_obj_end(w);
 }
