@@ -130,7 +130,7 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
     fc_jget_str(c, h, "hw_flops", "reason", out->hw_reason, sizeof out->hw_reason);
     fc_jget_str(c, h, "hw_flops", "mode", out->hw_mode, sizeof out->hw_mode);
     fc_jget_str(c, h, "hw_flops", "chip", out->hw_chip, sizeof out->hw_chip);
-    fc_jget_u64(c, h, "hw_flops", "samples", &out->hw_samples, 0);
+    fc_schema_read(c, h, "hw_flops", fc_hw_fields, 0, FC_HW_N, &out->hw);
     read_values(c, fc_jmember(h, "totals"), "hw_flops.totals", out->hw_totals, &out->n_hw_totals);
     json_object *cov = fc_jmember(h, "coverage");
     if (cov != NULL && json_object_is_type(cov, json_type_object)) {
@@ -144,18 +144,15 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
         }
     }
     json_object *it = fc_jmember(h, "iterations");
-    fc_jget_u64(c, it, "hw_flops.iterations", "count", &out->hw_iterations, 0);
-    fc_jget_double(c, it, "hw_flops.iterations", "median_flops", &out->hw_median_flops);
-    fc_jget_double(c, it, "hw_flops.iterations", "median_hfu", &out->hw_median_hfu);
-    fc_jget_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted",
-                   &out->hw_median_minus_counted);
+    fc_schema_read(c, it, "hw_flops.iterations", fc_hwiter_fields, 0, FC_HWITER_N, &out->hw_iter);
 }
 
 static void defaults(fc_report_gpu *out)
 {
     memset(out, 0, sizeof *out);
     out->kiter.median_busy_fraction = out->kiter.median_gemm_seconds = NAN;
-    out->hw_median_flops = out->hw_median_hfu = out->hw_median_minus_counted = NAN;
+    out->hw_iter.median_flops = out->hw_iter.median_hfu = NAN;
+    out->hw_iter.median_hardware_minus_counted = NAN;
 }
 
 /* The sections from the parsed top-level object; -1 with the reason in c. */

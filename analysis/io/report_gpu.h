@@ -12,6 +12,7 @@
 
 #include "report_read.h"
 #include "schema_graphs.h"
+#include "schema_hwflops.h"
 #include "schema_kernels.h"
 #include "u128.h"
 
@@ -69,8 +70,8 @@ typedef struct fc_report_gpu {
     size_t n_hw_totals;
     fc_rgpu_value hw_coverage_left[FC_RGPU_TYPES]; /* types left out (value unused) */
     size_t n_hw_left;
-    uint64_t hw_iterations, hw_samples;
-    double hw_median_flops, hw_median_hfu, hw_median_minus_counted; /* NaN when absent */
+    fc_hw_rec hw;          /* interval, samples, ... (schema_hwflops.h) */
+    fc_hwiter_rec hw_iter; /* "hw_flops.iterations"; medians NaN when absent */
 } fc_report_gpu;
 
 /* Reads the sections from a report file (or `flopcount merge --json`

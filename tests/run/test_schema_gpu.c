@@ -7,7 +7,8 @@
  * the reader), every row is read back to its value (each row a distinct
  * value: U128 rows past 2^64, DBL rows with a fraction), so a reader a row
  * short fails here, and the rows a sum adds are summed. Sections: a
- * "by_api" / "by_dtype" member; "kernels"' own totals and "iterations". */
+ * "by_api" / "by_dtype" member; "kernels"' own totals and "iterations";
+ * "hw_flops"' counts and "iterations". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include "report_read.h"
 #include "run_sum.h"
 #include "schema_groups.h"
+#include "schema_hwflops.h"
 #include "schema_kernels.h"
 
 /* A JSON document written to a temporary file (the writer writes to a
@@ -89,8 +91,7 @@ static int row_is(const fc_schema_field *f, const void *rec, int i, int k)
 }
 
 /* Every row of f not in omit is a key of o; o has no other key but extra. */
-static void keys_are_rows(json_object *o, const fc_schema_field *f, int n, unsigned omit,
-                          int extra)
+static void keys_are_rows(json_object *o, const fc_schema_field *f, int n, unsigned omit, int extra)
 {
     assert_non_null(o);
     int want = extra;
@@ -214,7 +215,8 @@ static void test_kernels(void **state)
             fail_msg("%s", err);
         assert_true(r.has_kernels);
         for (int i = 0; i < FC_KTOTALS_N; i++)
-            if (omits[o] >> i & 1u ? r.not_in_busy_time != 0 : !row_is(fc_ktotals_fields, &r.kt, i, 1))
+            if (omits[o] >> i & 1u ? r.not_in_busy_time != 0
+                                   : !row_is(fc_ktotals_fields, &r.kt, i, 1))
                 fail_msg("kernels.%s not read back", fc_ktotals_fields[i].name);
         for (int i = 0; i < FC_KITER_N; i++)
             if (!row_is(fc_kiter_fields, &r.kiter, i, 1))
@@ -229,11 +231,80 @@ static void test_kernels(void **state)
     }
 }
 
+/* "hw_flops" with its counts and its "iterations" (as the shim writes
+ * them: interval after trigger, the rest after totals; and as a report
+ * read back writes them: the process-only rows left out, then read as 0):
+ * exactly the tables' keys beside those written apart, every row read
+ * back; the sum adds the counts but the interval. */
+static void test_hw_flops(void **state)
+{
+    (void)state;
+    unsigned omits[] = {0, FC_HW_PROCESS_ONLY};
+    for (size_t o = 0; o < 2; o++) {
+        fc_hw_rec t;
+        fc_hwiter_rec it;
+        fill_rows(fc_hw_fields, FC_HW_N, &t);
+        fill_rows(fc_hwiter_fields, FC_HWITER_N, &it);
+        static doc d;
+        fc_jw *w = doc_open(&d);
+        fc_jw_obj_begin(w, "hw_flops");
+        fc_jw_str(w, "status", "on");
+        fc_jw_str(w, "trigger", "time");
+        fc_hw_json(w, &t, 0, FC_HW_I_samples, omits[o]);
+        fc_jw_obj_begin(w, "totals");
+        fc_jw_double(w, "flops", 1e12);
+        fc_jw_obj_end(w);
+        fc_hw_json(w, &t, FC_HW_I_samples, FC_HW_N, omits[o]);
+        fc_jw_obj_begin(w, "iterations");
+        fc_hwiter_json(w, &it, 0, FC_HWITER_N);
+        fc_jw_arr_begin(w, "list");
+        fc_jw_arr_end(w);
+        fc_jw_obj_end(w);
+        fc_jw_obj_end(w);
+        size_t len;
+        char *text = doc_text(&d, &len);
+        json_object *root = json_tokener_parse(text);
+        assert_non_null(root);
+        keys_are_rows(member(root, "hw_flops", NULL), fc_hw_fields, FC_HW_N, omits[o],
+                      4); /* + status, trigger, totals, iterations */
+        keys_are_rows(member(root, "hw_flops", "iterations"), fc_hwiter_fields, FC_HWITER_N, 0,
+                      1); /* + list */
+        json_object_put(root);
+        static fc_report_gpu r;
+        char err[256];
+        if (fc_report_gpu_parse(text, len, &r, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        assert_true(r.has_hw);
+        assert_string_equal(r.hw_status, "on");
+        for (int i = 0; i < FC_HW_N; i++) {
+            const char *at = (const char *)&r.hw + fc_hw_fields[i].offset;
+            int zero = fc_hw_fields[i].type == FC_SCHEMA_DBL
+                           ? *(const double *)(const void *)at == 0
+                           : *(const uint64_t *)(const void *)at == 0;
+            if (omits[o] >> i & 1u ? !zero : !row_is(fc_hw_fields, &r.hw, i, 1))
+                fail_msg("hw_flops.%s not read back", fc_hw_fields[i].name);
+        }
+        for (int i = 0; i < FC_HWITER_N; i++)
+            if (!row_is(fc_hwiter_fields, &r.hw_iter, i, 1))
+                fail_msg("hw_flops.iterations.%s not read back", fc_hwiter_fields[i].name);
+        fc_report_gpu_free(&r);
+        free(text);
+    }
+    /* the sum of two runs' counts, as tools/merge/merge_gpu.c adds them */
+    fc_hw_rec a, b;
+    fill_rows(fc_hw_fields, FC_HW_N, &a);
+    fill_rows(fc_hw_fields, FC_HW_N, &b);
+    fc_schema_add(fc_hw_fields + FC_HW_I_samples, FC_HW_N - FC_HW_I_samples, &a, &b);
+    assert_true(a.interval == 1000 && a.samples == 2 * 1001 &&
+                a.outside_iterations_flops == 2 * 1004.25);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_hw_flops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,12 +97,12 @@ static void json_hw(fc_jw *w, const fc_report_gpu *g)
     for (size_t i = 0; i < g->n_hw_left; i++)
         fc_jw_str(w, g->hw_coverage_left[i].name, "left out");
     fc_jw_obj_end(w);
-    fc_jw_u64(w, "samples", g->hw_samples);
-    fc_jw_obj_begin(w, "iterations");
-    fc_jw_u64(w, "count", g->hw_iterations);
-    fc_jw_double(w, "median_flops", g->hw_median_flops);
-    fc_jw_double(w, "median_hfu", g->hw_median_hfu);
-    fc_jw_double(w, "median_hardware_minus_counted", g->hw_median_minus_counted);
+    fc_hw_json(w, &g->hw, FC_HW_I_samples, FC_HW_N, FC_HW_PROCESS_ONLY);
+    fc_jw_obj_begin(w, "iterations"); /* median_hfu before hardware - counted, as it always was */
+    fc_hwiter_json(w, &g->hw_iter, 0, FC_HWITER_I_median_hardware_minus_counted);
+    fc_hwiter_json(w, &g->hw_iter, FC_HWITER_I_median_hfu, FC_HWITER_N);
+    fc_hwiter_json(w, &g->hw_iter, FC_HWITER_I_median_hardware_minus_counted,
+                   FC_HWITER_I_median_hfu);
     fc_jw_obj_end(w);
     fc_jw_obj_end(w);
 }

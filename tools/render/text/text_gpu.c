@@ -105,12 +105,12 @@ static void text_hw(const fc_report_gpu *g)
     }
     printf("  hardware FLOPs %s on %s (not yet validated on hardware); %.4g FLOPs in all\n",
            g->hw_mode, g->hw_chip, total_of(g, "flops"));
-    if (!isnan(g->hw_median_flops))
+    if (!isnan(g->hw_iter.median_flops))
         printf("                 per iteration %.4g (median), hardware - counted %.4g%s\n",
-               g->hw_median_flops, g->hw_median_minus_counted, "");
-    if (!isnan(g->hw_median_hfu))
+               g->hw_iter.median_flops, g->hw_iter.median_hardware_minus_counted, "");
+    if (!isnan(g->hw_iter.median_hfu))
         printf("  hardware HFU   %.1f%%   hardware FLOPs / (peak x time), median\n",
-               100 * g->hw_median_hfu);
+               100 * g->hw_iter.median_hfu);
     if (g->n_hw_left > 0) {
         printf("                 not measured (not in one pass or not on the chip):");
         for (size_t i = 0; i < g->n_hw_left; i++)
