@@ -147,6 +147,23 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
     fc_schema_read(c, it, "hw_flops.iterations", fc_hwiter_fields, 0, FC_HWITER_N, &out->hw_iter);
 }
 
+static void read_launch(fc_jctx *c, json_object *l, fc_report_gpu *out)
+{
+    if (l == NULL || !json_object_is_type(l, json_type_object))
+        return;
+    fc_rgpu_launch *r = &out->launch;
+    out->has_launch = 1;
+    fc_schema_read(c, l, "launch", fc_lcounts_fields, 0, FC_LCOUNTS_N, &r->counts);
+    fc_schema_read(c, fc_jmember(l, "hooks"), "launch.hooks", fc_lpath_fields, 0, FC_LPATH_N,
+                   &r->hooks);
+    fc_schema_read(c, fc_jmember(l, "cupti"), "launch.cupti", fc_lpath_fields, 0, FC_LPATH_N,
+                   &r->cupti);
+    fc_schema_read(c, fc_jmember(l, "parameter_size"), "launch.parameter_size", fc_lpsize_fields,
+                   0, FC_LPSIZE_N, &r->parameter_size);
+    fc_schema_read(c, fc_jmember(l, "runtime"), "launch.runtime", fc_lrt_fields, 0, FC_LRT_N,
+                   &r->runtime);
+}
+
 static void defaults(fc_report_gpu *out)
 {
     memset(out, 0, sizeof *out);
@@ -167,6 +184,7 @@ static int read_root(fc_jctx *c, json_object *root, fc_report_gpu *out)
     read_graphs(c, fc_jmember(root, "graphs"), out);
     read_kernels(c, root, out);
     read_hw(c, fc_jmember(root, "hw_flops"), out);
+    read_launch(c, fc_jmember(root, "launch"), out);
     if (c->failed) {
         fc_report_gpu_free(out);
         return -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* report_gpu.h - the report sections that come from CUPTI ("cupti",
- * "graphs", "kernels", "hw_flops"; docs/report-schema.md) read back, for
+ * "graphs", "kernels", "hw_flops"; docs/report-schema.md) and the counts
+ * of the kernel-launch layer ("launch") read back, for
  * 'flopcount report' and 'flopcount merge'. All optional: a report from
  * before they existed, or from a run without a GPU, has has_* at 0. A
  * known field of the wrong type is an error with a one-line reason. */
@@ -13,6 +14,7 @@
 #include "report_read.h"
 #include "schema_graphs.h"
 #include "schema_hwflops.h"
+#include "schema_launch.h"
 #include "schema_kernels.h"
 #include "u128.h"
 
@@ -39,6 +41,13 @@ typedef struct fc_rgpu_value {
     char name[32];
     double value;
 } fc_rgpu_value;
+
+typedef struct fc_rgpu_launch { /* the "launch" section's counts (schema_launch.h) */
+    fc_lcounts_rec counts;
+    fc_lpath_rec hooks, cupti; /* the two launch paths */
+    fc_lpsize_rec parameter_size;
+    fc_lrt_rec runtime;
+} fc_rgpu_launch;
 
 typedef struct fc_report_gpu {
     int has_cupti;
@@ -72,6 +81,9 @@ typedef struct fc_report_gpu {
     size_t n_hw_left;
     fc_hw_rec hw;          /* interval, samples, ... (schema_hwflops.h) */
     fc_hwiter_rec hw_iter; /* "hw_flops.iterations"; medians NaN when absent */
+
+    int has_launch; /* the "launch" section is an object (its note: report_attention.h) */
+    fc_rgpu_launch launch;
 } fc_report_gpu;
 
 /* Reads the sections from a report file (or `flopcount merge --json`

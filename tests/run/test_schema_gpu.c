@@ -8,7 +8,7 @@
  * value: U128 rows past 2^64, DBL rows with a fraction), so a reader a row
  * short fails here, and the rows a sum adds are summed. Sections: a
  * "by_api" / "by_dtype" member; "kernels"' own totals and "iterations";
- * "hw_flops"' counts and "iterations". */
+ * "hw_flops"' counts and "iterations"; "launch"'s counts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,7 @@
 #include "schema_groups.h"
 #include "schema_hwflops.h"
 #include "schema_kernels.h"
+#include "schema_launch.h"
 
 /* A JSON document written to a temporary file (the writer writes to a
  * descriptor) and read back as text: doc_open, the members, doc_text. */
@@ -299,12 +300,87 @@ static void test_hw_flops(void **state)
                 a.outside_iterations_flops == 2 * 1004.25);
 }
 
+/* "launch" as the shim writes it (cupti_duplicates after the paths,
+ * runtime's counts around its list): each object exactly its table's keys
+ * beside those written apart, every row read back into fc_rgpu_launch. */
+static void test_launch(void **state)
+{
+    (void)state;
+    fc_lcounts_rec n;
+    fc_lpath_rec hooks, cupti;
+    fc_lpsize_rec ps;
+    fc_lrt_rec rt;
+    fill_rows(fc_lcounts_fields, FC_LCOUNTS_N, &n);
+    fill_rows(fc_lpath_fields, FC_LPATH_N, &hooks);
+    fill_rows(fc_lpath_fields, FC_LPATH_N, &cupti);
+    cupti.launches = 7; /* the paths apart */
+    fill_rows(fc_lpsize_fields, FC_LPSIZE_N, &ps);
+    fill_rows(fc_lrt_fields, FC_LRT_N, &rt);
+    static doc d;
+    fc_jw *w = doc_open(&d);
+    fc_jw_obj_begin(w, "launch");
+    fc_launch_rows_json(w, fc_lcounts_fields, 0, FC_LCOUNTS_I_cupti_duplicates, &n);
+    fc_jw_obj_begin(w, "hooks");
+    fc_launch_rows_json(w, fc_lpath_fields, 0, FC_LPATH_N, &hooks);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "cupti");
+    fc_launch_rows_json(w, fc_lpath_fields, 0, FC_LPATH_N, &cupti);
+    fc_jw_obj_end(w);
+    fc_launch_rows_json(w, fc_lcounts_fields, FC_LCOUNTS_I_cupti_duplicates, FC_LCOUNTS_N, &n);
+    fc_jw_obj_begin(w, "parameter_size");
+    fc_launch_rows_json(w, fc_lpsize_fields, 0, FC_LPSIZE_N, &ps);
+    fc_jw_obj_end(w);
+    fc_jw_obj_begin(w, "runtime");
+    fc_jw_bool(w, "scanned", 1);
+    fc_launch_rows_json(w, fc_lrt_fields, 0, FC_LRT_I_more_static_runtime_objects, &rt);
+    fc_jw_arr_begin(w, "static_runtime_objects");
+    fc_jw_arr_end(w);
+    fc_launch_rows_json(w, fc_lrt_fields, FC_LRT_I_more_static_runtime_objects, FC_LRT_N, &rt);
+    fc_jw_obj_end(w);
+    fc_jw_str(w, "note", NULL);
+    fc_jw_obj_end(w);
+    size_t len;
+    char *text = doc_text(&d, &len);
+    json_object *root = json_tokener_parse(text);
+    assert_non_null(root);
+    keys_are_rows(member(root, "launch", NULL), fc_lcounts_fields, FC_LCOUNTS_N, 0,
+                  5); /* + hooks, cupti, parameter_size, runtime, note */
+    keys_are_rows(member(root, "launch", "hooks"), fc_lpath_fields, FC_LPATH_N, 0, 0);
+    keys_are_rows(member(root, "launch", "cupti"), fc_lpath_fields, FC_LPATH_N, 0, 0);
+    keys_are_rows(member(root, "launch", "parameter_size"), fc_lpsize_fields, FC_LPSIZE_N, 0, 0);
+    keys_are_rows(member(root, "launch", "runtime"), fc_lrt_fields, FC_LRT_N, 0,
+                  2); /* + scanned, static_runtime_objects */
+    json_object_put(root);
+    static fc_report_gpu r;
+    char err[256];
+    if (fc_report_gpu_parse(text, len, &r, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(r.has_launch);
+    const fc_rgpu_launch *l = &r.launch;
+    for (int i = 0; i < FC_LCOUNTS_N; i++)
+        if (!row_is(fc_lcounts_fields, &l->counts, i, 1))
+            fail_msg("launch.%s not read back", fc_lcounts_fields[i].name);
+    for (int i = 1; i < FC_LPATH_N; i++)
+        if (!row_is(fc_lpath_fields, &l->hooks, i, 1) || !row_is(fc_lpath_fields, &l->cupti, i, 1))
+            fail_msg("launch.hooks / cupti .%s not read back", fc_lpath_fields[i].name);
+    assert_true(l->hooks.launches == 1000 && l->cupti.launches == 7);
+    for (int i = 0; i < FC_LPSIZE_N; i++)
+        if (!row_is(fc_lpsize_fields, &l->parameter_size, i, 1))
+            fail_msg("launch.parameter_size.%s not read back", fc_lpsize_fields[i].name);
+    for (int i = 0; i < FC_LRT_N; i++)
+        if (!row_is(fc_lrt_fields, &l->runtime, i, 1))
+            fail_msg("launch.runtime.%s not read back", fc_lrt_fields[i].name);
+    fc_report_gpu_free(&r);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_kernels),
         cmocka_unit_test(test_hw_flops),
+        cmocka_unit_test(test_launch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
