@@ -76,15 +76,8 @@ static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
     if (k == NULL || !json_object_is_type(k, json_type_object))
         return;
     out->has_kernels = 1;
-    int64_t dev = 0;
-    fc_jget_u64(c, k, "kernels", "kernels", &out->kernels, 0);
-    fc_jget_u64(c, k, "kernels", "dropped_records", &out->dropped_records, 0);
-    fc_jget_i64(c, k, "kernels", "devices", &dev);
-    out->devices = (int)dev;
-    fc_jget_double(c, k, "kernels", "kernel_seconds", &out->kernel_seconds);
-    fc_jget_double(c, k, "kernels", "gpu_busy_seconds", &out->busy_seconds);
-    fc_jget_double(c, k, "kernels", "gpu_span_seconds", &out->span_seconds);
-    fc_jget_double(c, k, "kernels", "outside_iterations_seconds", &out->outside_seconds);
+    out->busy_fraction = NAN; /* null: no span */
+    fc_schema_read(c, k, "kernels", fc_ktotals_fields, 0, FC_KTOTALS_N, &out->kt);
     json_object *bc = fc_jmember(k, "by_class"), *tn = fc_jmember(k, "top_names");
     for (int i = 0; i < FC_RGPU_CLASSES && !c->failed; i++) {
         json_object *one = fc_jmember(bc, fc_kclass_name(i));
@@ -104,9 +97,7 @@ static void read_kernels(fc_jctx *c, json_object *root, fc_report_gpu *out)
     }
     read_shapes(c, fc_jmember(k, "shapes"), out);
     json_object *it = fc_jmember(k, "iterations");
-    fc_jget_u64(c, it, "kernels.iterations", "count", &out->kernel_iterations, 0);
-    fc_jget_double(c, it, "kernels.iterations", "median_busy_fraction", &out->median_busy_fraction);
-    fc_jget_double(c, it, "kernels.iterations", "median_gemm_seconds", &out->median_gemm_seconds);
+    fc_schema_read(c, it, "kernels.iterations", fc_kiter_fields, 0, FC_KITER_N, &out->kiter);
 }
 
 static void read_values(fc_jctx *c, json_object *o, const char *where, fc_rgpu_value *out,
@@ -139,7 +130,7 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
     fc_jget_str(c, h, "hw_flops", "reason", out->hw_reason, sizeof out->hw_reason);
     fc_jget_str(c, h, "hw_flops", "mode", out->hw_mode, sizeof out->hw_mode);
     fc_jget_str(c, h, "hw_flops", "chip", out->hw_chip, sizeof out->hw_chip);
-    fc_jget_u64(c, h, "hw_flops", "samples", &out->hw_samples, 0);
+    fc_schema_read(c, h, "hw_flops", fc_hw_fields, 0, FC_HW_N, &out->hw);
     read_values(c, fc_jmember(h, "totals"), "hw_flops.totals", out->hw_totals, &out->n_hw_totals);
     json_object *cov = fc_jmember(h, "coverage");
     if (cov != NULL && json_object_is_type(cov, json_type_object)) {
@@ -153,18 +144,32 @@ static void read_hw(fc_jctx *c, json_object *h, fc_report_gpu *out)
         }
     }
     json_object *it = fc_jmember(h, "iterations");
-    fc_jget_u64(c, it, "hw_flops.iterations", "count", &out->hw_iterations, 0);
-    fc_jget_double(c, it, "hw_flops.iterations", "median_flops", &out->hw_median_flops);
-    fc_jget_double(c, it, "hw_flops.iterations", "median_hfu", &out->hw_median_hfu);
-    fc_jget_double(c, it, "hw_flops.iterations", "median_hardware_minus_counted",
-                   &out->hw_median_minus_counted);
+    fc_schema_read(c, it, "hw_flops.iterations", fc_hwiter_fields, 0, FC_HWITER_N, &out->hw_iter);
+}
+
+static void read_launch(fc_jctx *c, json_object *l, fc_report_gpu *out)
+{
+    if (l == NULL || !json_object_is_type(l, json_type_object))
+        return;
+    fc_rgpu_launch *r = &out->launch;
+    out->has_launch = 1;
+    fc_schema_read(c, l, "launch", fc_lcounts_fields, 0, FC_LCOUNTS_N, &r->counts);
+    fc_schema_read(c, fc_jmember(l, "hooks"), "launch.hooks", fc_lpath_fields, 0, FC_LPATH_N,
+                   &r->hooks);
+    fc_schema_read(c, fc_jmember(l, "cupti"), "launch.cupti", fc_lpath_fields, 0, FC_LPATH_N,
+                   &r->cupti);
+    fc_schema_read(c, fc_jmember(l, "parameter_size"), "launch.parameter_size", fc_lpsize_fields,
+                   0, FC_LPSIZE_N, &r->parameter_size);
+    fc_schema_read(c, fc_jmember(l, "runtime"), "launch.runtime", fc_lrt_fields, 0, FC_LRT_N,
+                   &r->runtime);
 }
 
 static void defaults(fc_report_gpu *out)
 {
     memset(out, 0, sizeof *out);
-    out->median_busy_fraction = out->median_gemm_seconds = NAN;
-    out->hw_median_flops = out->hw_median_hfu = out->hw_median_minus_counted = NAN;
+    out->kiter.median_busy_fraction = out->kiter.median_gemm_seconds = NAN;
+    out->hw_iter.median_flops = out->hw_iter.median_hfu = NAN;
+    out->hw_iter.median_hardware_minus_counted = NAN;
 }
 
 /* The sections from the parsed top-level object; -1 with the reason in c. */
@@ -179,6 +184,7 @@ static int read_root(fc_jctx *c, json_object *root, fc_report_gpu *out)
     read_graphs(c, fc_jmember(root, "graphs"), out);
     read_kernels(c, root, out);
     read_hw(c, fc_jmember(root, "hw_flops"), out);
+    read_launch(c, fc_jmember(root, "launch"), out);
     if (c->failed) {
         fc_report_gpu_free(out);
         return -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* report_gpu.h - the report sections that come from CUPTI ("cupti",
- * "graphs", "kernels", "hw_flops"; docs/report-schema.md) read back, for
+ * "graphs", "kernels", "hw_flops"; docs/report-schema.md) and the counts
+ * of the kernel-launch layer ("launch") read back, for
  * 'flopcount report' and 'flopcount merge'. All optional: a report from
  * before they existed, or from a run without a GPU, has has_* at 0. A
  * known field of the wrong type is an error with a one-line reason. */
@@ -12,6 +13,8 @@
 
 #include "report_read.h"
 #include "schema_graphs.h"
+#include "schema_hwflops.h"
+#include "schema_launch.h"
 #include "schema_kernels.h"
 #include "u128.h"
 
@@ -39,6 +42,13 @@ typedef struct fc_rgpu_value {
     double value;
 } fc_rgpu_value;
 
+typedef struct fc_rgpu_launch { /* the "launch" section's counts (schema_launch.h) */
+    fc_lcounts_rec counts;
+    fc_lpath_rec hooks, cupti; /* the two launch paths */
+    fc_lpsize_rec parameter_size;
+    fc_lrt_rec runtime;
+} fc_rgpu_launch;
+
 typedef struct fc_report_gpu {
     int has_cupti;
     char cupti_status[16], cupti_reason[360];
@@ -51,17 +61,17 @@ typedef struct fc_report_gpu {
 
     int has_kernels; /* the section is an object */
     char kernels_reason[360];
-    uint64_t kernels, dropped_records;
-    int devices;
-    double kernel_seconds, busy_seconds, span_seconds, outside_seconds;
+    /* kernels, dropped_records, not_in_busy_time, devices, kernel_seconds,
+     * gpu_busy_seconds, gpu_span_seconds, busy_fraction,
+     * outside_iterations_seconds; as one record: kt (schema_kernels.h) */
+    FC_SCHEMA_INLINE(FC_KTOTALS_FIELDS, fc_ktotals_rec, kt);
     double class_seconds[FC_RGPU_CLASSES];
     uint64_t class_kernels[FC_RGPU_CLASSES];
     fc_rgpu_name names[FC_RGPU_CLASSES][FC_RGPU_NAMES];
     size_t n_names[FC_RGPU_CLASSES];
     fc_rgpu_shape *shapes; /* malloc'd */
     size_t n_shapes;
-    uint64_t kernel_iterations;
-    double median_busy_fraction, median_gemm_seconds; /* NaN when absent */
+    fc_kiter_rec kiter; /* "kernels.iterations" (schema_kernels.h); medians NaN when absent */
 
     int has_hw; /* the section is an object */
     char hw_status[16], hw_reason[360], hw_mode[32], hw_chip[32];
@@ -69,8 +79,11 @@ typedef struct fc_report_gpu {
     size_t n_hw_totals;
     fc_rgpu_value hw_coverage_left[FC_RGPU_TYPES]; /* types left out (value unused) */
     size_t n_hw_left;
-    uint64_t hw_iterations, hw_samples;
-    double hw_median_flops, hw_median_hfu, hw_median_minus_counted; /* NaN when absent */
+    fc_hw_rec hw;          /* interval, samples, ... (schema_hwflops.h) */
+    fc_hwiter_rec hw_iter; /* "hw_flops.iterations"; medians NaN when absent */
+
+    int has_launch; /* the "launch" section is an object (its note: report_attention.h) */
+    fc_rgpu_launch launch;
 } fc_report_gpu;
 
 /* Reads the sections from a report file (or `flopcount merge --json`

@@ -126,8 +126,7 @@ static void read_groups(fc_jctx *c, json_object *root, const char *key, fc_repor
             break;
         }
         snprintf(arr[i].name, sizeof arr[i].name, "%s", name);
-        fc_jget_u64(c, v, key, "calls", &arr[i].calls, 0);
-        fc_jget_u128(c, v, key, "flops", &arr[i].flops, 1);
+        fc_schema_read(c, v, key, fc_group_fields, 0, FC_GROUP_N, &arr[i]);
         i++;
     }
     *n_out = i;

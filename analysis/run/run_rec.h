@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "schema_groups.h"
 #include "u128.h"
 
 typedef struct fc_report_shape {
@@ -22,8 +23,7 @@ typedef struct fc_report_shape {
 
 typedef struct fc_report_group { /* one member of "by_api" or "by_dtype" */
     char name[48];
-    uint64_t calls;
-    fc_u128 flops;
+    FC_GROUP_FIELDS(FC_SCHEMA_MEMBER, _) /* calls, flops (schema_groups.h) */
 } fc_report_group;
 
 #endif

@@ -42,8 +42,7 @@ static int add_groups(fc_report_group **arr, size_t *n, const fc_report_group *a
             snprintf(g[j].name, sizeof g[j].name, "%s", add[i].name);
             (*n)++;
         }
-        (*arr)[j].calls += add[i].calls;
-        (*arr)[j].flops = fc_u128_sat_add((*arr)[j].flops, add[i].flops);
+        fc_schema_add(fc_group_fields, FC_GROUP_N, &(*arr)[j], &add[i]);
     }
     return 0;
 }

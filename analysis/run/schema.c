@@ -13,6 +13,8 @@ void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src)
                                                      *(const fc_u128 *)(const void *)from);
         else if (f[i].type == FC_SCHEMA_DBL)
             *(double *)(void *)to += *(const double *)(const void *)from;
+        else if (f[i].type == FC_SCHEMA_I64)
+            *(int64_t *)(void *)to += *(const int64_t *)(const void *)from;
         else
             *(uint64_t *)(void *)to += *(const uint64_t *)(const void *)from;
     }
@@ -28,6 +30,8 @@ void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec,
             fc_jw_u128(w, f[i].name, *(const fc_u128 *)(const void *)at);
         else if (f[i].type == FC_SCHEMA_DBL)
             fc_jw_double(w, f[i].name, *(const double *)(const void *)at);
+        else if (f[i].type == FC_SCHEMA_I64)
+            fc_jw_i64(w, f[i].name, *(const int64_t *)(const void *)at);
         else
             fc_jw_u64(w, f[i].name, *(const uint64_t *)(const void *)at);
     }

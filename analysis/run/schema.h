@@ -18,12 +18,13 @@
 #define FC_SCHEMA_C_U64 uint64_t
 #define FC_SCHEMA_C_U128 fc_u128
 #define FC_SCHEMA_C_DBL double
+#define FC_SCHEMA_C_I64 int64_t /* a signed integer (a count that may be -1: not known) */
 
-enum { FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL };
+enum { FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL, FC_SCHEMA_I64 };
 
 typedef struct fc_schema_field {
     const char *name;
-    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL */
+    int type; /* FC_SCHEMA_U64, FC_SCHEMA_U128, FC_SCHEMA_DBL, FC_SCHEMA_I64 */
     int required;
     const char *unit, *meaning;
     size_t offset; /* in the section's record struct */
@@ -52,11 +53,24 @@ typedef struct fc_schema_field {
 /* ... and the table defined (the section's .c). */
 #define FC_SCHEMA_TABLE(LIST, REC, N, FIELDS) const fc_schema_field FIELDS[N] = {LIST(FC_SCHEMA_ROW, REC)}
 
+/* A section's rows inside a larger struct (a reader's): one member M, the
+ * record REC that fci_schema_json, fc_schema_read and fc_schema_add take,
+ * laid over the rows themselves as members (an anonymous union, C11), so
+ * code naming a row keeps naming it as before:
+ *   FC_SCHEMA_INLINE(LIST, REC, M); */
+#define FC_SCHEMA_INLINE(LIST, REC, M)                                                            \
+    union {                                                                                       \
+        REC M;                                                                                    \
+        struct {                                                                                  \
+            LIST(FC_SCHEMA_MEMBER, _)                                                             \
+        };                                                                                        \
+    }
+
 /* Members of the open JSON object: the n rows of f read from rec, in table
  * order, but those whose bit (1 << row) is in omit. */
 void fci_schema_json(fc_jw *w, const fc_schema_field *f, int n, const void *rec, unsigned omit);
 /* dst += src, row by row (a sum of runs): U64 rows wrap as the writers'
- * counters do, U128 rows saturate (fc_u128_sat_add), DBL rows add. */
+ * counters do, U128 rows saturate (fc_u128_sat_add), DBL and I64 rows add. */
 void fc_schema_add(const fc_schema_field *f, int n, void *dst, const void *src);
 
 #endif

@@ -12,6 +12,7 @@
 #include "cupti/hwflops.h"
 #include "detect/steps.h"
 #include "gpu_sections.h"
+#include "schema_hwflops.h"
 #include "stats.h"
 
 #define MAX_LIST 16384
@@ -67,8 +68,6 @@ static void write_iterations(fc_jw *w, const fc_hw_view *h, const fc_gpu_ctx *c)
     const fc_steps_view *v = c->v;
     size_t n = h->n_iters < v->stored ? h->n_iters : (size_t)v->stored, from, to, m = 0;
     fc_steady_range(n, n > 0 && v->list[n - 1].open_end, &from, &to);
-    fc_jw_obj_begin(w, "iterations");
-    fc_jw_u64(w, "count", n);
     for (size_t i = from; i < to; i++) {
         const fc_hw_iter *it = &h->iters[i];
         double secs = fc_iteration_seconds(&v->list[i]);
@@ -79,9 +78,14 @@ static void write_iterations(fc_jw *w, const fc_hw_view *h, const fc_gpu_ctx *c)
         med_hfu[m] = c->peak_flops > 0 && secs > 0 ? it->flops / (c->peak_flops * secs) : NAN;
         m++;
     }
-    fc_jw_double(w, "median_flops", m ? fc_median_double(med_flops, m) : NAN);
-    fc_jw_double(w, "median_hardware_minus_counted", m ? fc_median_double(med_diff, m) : NAN);
-    fc_jw_double(w, "median_hfu", m && c->peak_flops > 0 ? fc_median_double(med_hfu, m) : NAN);
+    fc_hwiter_rec t = {
+        .count = n,
+        .median_flops = m ? fc_median_double(med_flops, m) : NAN,
+        .median_hardware_minus_counted = m ? fc_median_double(med_diff, m) : NAN,
+        .median_hfu = m && c->peak_flops > 0 ? fc_median_double(med_hfu, m) : NAN,
+    };
+    fc_jw_obj_begin(w, "iterations");
+    fc_hwiter_json(w, &t, 0, FC_HWITER_N);
     fc_jw_arr_begin(w, "list");
     for (size_t i = 0; i < n; i++) {
         const fc_hw_iter *it = &h->iters[i];
@@ -129,10 +133,17 @@ void fc_report_hwflops_json(fc_jw *w, const fc_gpu_ctx *c)
     fc_jw_str(w, "reason", h.state == FC_HWS_ON ? NULL : h.reason);
     fc_jw_bool(w, "validated_on_hardware", 0);
     if (h.state == FC_HWS_ON) {
+        fc_hw_rec t = {
+            .interval = h.interval,
+            .samples = h.samples,
+            .overflows = h.overflows,
+            .decode_errors = h.decode_errors,
+            .outside_iterations_flops = h.outside_flops,
+        };
         fc_jw_str(w, "mode", h.mode);
         fc_jw_str(w, "chip", h.chip);
         fc_jw_str(w, "trigger", h.trigger);
-        fc_jw_u64(w, "interval", h.interval);
+        fc_hw_json(w, &t, 0, FC_HW_I_samples, 0); /* interval */
         write_choice(w, h.choice);
         fc_jw_obj_begin(w, "totals");
         double all = 0;
@@ -143,10 +154,7 @@ void fc_report_hwflops_json(fc_jw *w, const fc_gpu_ctx *c)
         }
         fc_jw_double(w, "flops", all);
         fc_jw_obj_end(w);
-        fc_jw_u64(w, "samples", h.samples);
-        fc_jw_u64(w, "overflows", h.overflows);
-        fc_jw_u64(w, "decode_errors", h.decode_errors);
-        fc_jw_double(w, "outside_iterations_flops", h.outside_flops);
+        fc_hw_json(w, &t, FC_HW_I_samples, FC_HW_N, 0);
         write_iterations(w, &h, c);
     }
     fc_jw_obj_end(w);

@@ -188,18 +188,19 @@ static void write_iterations(fc_jw *w, const fc_kernels_view *kv, const fc_gpu_c
 {
     size_t from, to, n = kv->n_iters, m = 0;
     fc_steady_range(n, n > 0 && c->v->stored >= n && c->v->list[n - 1].open_end, &from, &to);
-    fc_jw_obj_begin(w, "iterations");
-    fc_jw_u64(w, "count", n);
+    fc_kiter_rec t = {.count = n};
     for (size_t i = from; i < to; i++)
         if (kv->iters[i].has && kv->iters[i].g1 > kv->iters[i].g0)
             med_buf[m++] =
                 (double)kv->iters[i].busy_ns / (double)(kv->iters[i].g1 - kv->iters[i].g0);
-    fc_jw_double(w, "median_busy_fraction", m ? fc_median_double(med_buf, m) : NAN);
+    t.median_busy_fraction = m ? fc_median_double(med_buf, m) : NAN;
     m = 0;
     for (size_t i = from; i < to; i++)
         if (kv->iters[i].has)
             med_buf[m++] = secs(kv->iters[i].ns[FC_K_GEMM]);
-    fc_jw_double(w, "median_gemm_seconds", m ? fc_median_double(med_buf, m) : NAN);
+    t.median_gemm_seconds = m ? fc_median_double(med_buf, m) : NAN;
+    fc_jw_obj_begin(w, "iterations");
+    fc_kiter_json(w, &t);
     fc_jw_arr_begin(w, "list");
     for (size_t i = 0; i < n; i++) {
         const fc_kiter *it = &kv->iters[i];
@@ -245,16 +246,19 @@ void fc_report_kernels_json(fc_jw *w, const fc_gpu_ctx *c)
     uint64_t total = 0;
     for (int k = 0; k < FC_K_COUNT; k++)
         total += kv.ns[k];
+    fc_ktotals_rec t = {
+        .kernels = kv.kernels,
+        .dropped_records = kv.dropped,
+        .not_in_busy_time = kv.pending_overflow,
+        .devices = kv.devices,
+        .kernel_seconds = secs(total),
+        .gpu_busy_seconds = secs(kv.busy_ns),
+        .gpu_span_seconds = secs(kv.span_ns),
+        .busy_fraction = kv.span_ns ? (double)kv.busy_ns / (double)kv.span_ns : NAN,
+        .outside_iterations_seconds = secs(kv.outside_ns),
+    };
     fc_jw_obj_begin(w, "kernels");
-    fc_jw_u64(w, "kernels", kv.kernels);
-    fc_jw_u64(w, "dropped_records", kv.dropped);
-    fc_jw_u64(w, "not_in_busy_time", kv.pending_overflow);
-    fc_jw_i64(w, "devices", kv.devices);
-    fc_jw_double(w, "kernel_seconds", secs(total));
-    fc_jw_double(w, "gpu_busy_seconds", secs(kv.busy_ns));
-    fc_jw_double(w, "gpu_span_seconds", secs(kv.span_ns));
-    fc_jw_double(w, "busy_fraction", kv.span_ns ? (double)kv.busy_ns / (double)kv.span_ns : NAN);
-    fc_jw_double(w, "outside_iterations_seconds", secs(kv.outside_ns));
+    fc_ktotals_json(w, &t, 0);
     write_classes(w, kv.ns, kv.count);
     fc_jw_obj_begin(w, "gemm_unknown_shape");
     fc_jw_double(w, "seconds", secs(kv.unknown_shape_ns));

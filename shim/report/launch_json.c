@@ -17,17 +17,21 @@
 #include "cupti/cupti_layer.h"
 #include "launch/launch.h"
 #include "launch/runtimes.h"
+#include "schema_launch.h"
 
 static void path_json(fc_jw *w, const char *key, const fc_launch_stats *s, int p)
 {
+    fc_lpath_rec t = {
+        .launches = s->seen[p],
+        .decoded = s->decoded[p],
+        .uncounted = s->uncounted[p],
+        .layout_mismatch = s->layout[p],
+        .optimizer = s->marks[p],
+        .failed = s->failed[p],
+        .captured = s->captured[p],
+    };
     fc_jw_obj_begin(w, key);
-    fc_jw_u64(w, "launches", s->seen[p]);
-    fc_jw_u64(w, "decoded", s->decoded[p]);
-    fc_jw_u64(w, "uncounted", s->uncounted[p]);
-    fc_jw_u64(w, "layout_mismatch", s->layout[p]);
-    fc_jw_u64(w, "optimizer", s->marks[p]);
-    fc_jw_u64(w, "failed", s->failed[p]);
-    fc_jw_u64(w, "captured", s->captured[p]);
+    fc_launch_rows_json(w, fc_lpath_fields, 0, FC_LPATH_N, &t);
     fc_jw_obj_end(w);
 }
 
@@ -102,29 +106,34 @@ void fc_report_launch_json(fc_jw *w)
     fc_launch_reg_stats_get(&r);
     fc_launch_stats_get(&s);
     fc_runtimes_get(&v);
+    fc_lcounts_rec n = {
+        .registrations = r.registrations,
+        .kernels_of_interest = r.of_interest,
+        .learned_from_callbacks = r.learned,
+        .not_kept = r.not_kept,
+        .unregistered = r.unregistered,
+        .cupti_duplicates = s.duplicates,
+    };
+    fc_lpsize_rec ps = {.checked = s.sized, .from_name = s.unsized};
+    fc_lrt_rec rt = {.fatbins_registered = v.fatbins, .more_static_runtime_objects = v.more_static};
     fc_jw_obj_begin(w, "launch");
-    fc_jw_u64(w, "registrations", r.registrations);
-    fc_jw_u64(w, "kernels_of_interest", r.of_interest);
-    fc_jw_u64(w, "learned_from_callbacks", r.learned);
-    fc_jw_u64(w, "not_kept", r.not_kept);
-    fc_jw_u64(w, "unregistered", r.unregistered);
+    fc_launch_rows_json(w, fc_lcounts_fields, 0, FC_LCOUNTS_I_cupti_duplicates, &n);
     path_json(w, "hooks", &s, FC_LP_HOOK);
     path_json(w, "cupti", &s, FC_LP_CUPTI);
-    fc_jw_u64(w, "cupti_duplicates", s.duplicates);
+    fc_launch_rows_json(w, fc_lcounts_fields, FC_LCOUNTS_I_cupti_duplicates, FC_LCOUNTS_N, &n);
     fc_jw_obj_begin(w, "parameter_size");
-    fc_jw_u64(w, "checked", s.sized);
-    fc_jw_u64(w, "from_name", s.unsized);
+    fc_launch_rows_json(w, fc_lpsize_fields, 0, FC_LPSIZE_N, &ps);
     fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "runtime");
     fc_jw_bool(w, "scanned", v.scanned);
     fc_jw_str(w, "shared", v.shared[0] ? v.shared : NULL);
     fc_jw_bool(w, "driver_loaded", v.driver_loaded);
-    fc_jw_u64(w, "fatbins_registered", v.fatbins);
+    fc_launch_rows_json(w, fc_lrt_fields, 0, FC_LRT_I_more_static_runtime_objects, &rt);
     fc_jw_arr_begin(w, "static_runtime_objects");
     for (size_t i = 0; i < v.n_static; i++)
         fc_jw_str(w, NULL, v.static_objects[i]);
     fc_jw_arr_end(w);
-    fc_jw_u64(w, "more_static_runtime_objects", v.more_static);
+    fc_launch_rows_json(w, fc_lrt_fields, FC_LRT_I_more_static_runtime_objects, FC_LRT_N, &rt);
     fc_jw_obj_end(w);
     fc_jw_str(w, "note", note(&r, &v, &s, buf, sizeof buf));
     fc_jw_obj_end(w);

@@ -33,6 +33,7 @@
 #include "live.h"
 #include "prometheus.h"
 #include "ring/ring.h"
+#include "run_rec.h"
 #include "schema_totals.h"
 #include "sections.h"
 
@@ -143,20 +144,15 @@ static void write_shapes(fc_jw *w)
     fc_jw_arr_end(w);
 }
 
-struct group {
-    uint64_t calls;
-    fc_u128 flops;
-};
-
 static void write_groups(fc_jw *w)
 {
-    static struct group api[FC_API_COUNT][2], dt[FC_DT_COUNT];
+    static fc_report_group api[FC_API_COUNT][2], dt[FC_DT_COUNT]; /* names unused */
     memset(api, 0, sizeof api);
     memset(dt, 0, sizeof dt);
     for (size_t i = 0; i < n_views; i++) {
         const fc_shape_view *v = &views[i];
-        struct group *a = &api[v->key.api % FC_API_COUNT][(v->key.flags & FC_API_64) ? 1 : 0];
-        struct group *d = &dt[v->key.dtype % FC_DT_COUNT];
+        fc_report_group *a = &api[v->key.api % FC_API_COUNT][(v->key.flags & FC_API_64) ? 1 : 0];
+        fc_report_group *d = &dt[v->key.dtype % FC_DT_COUNT];
         a->calls += v->calls;
         a->flops = fc_u128_sat_add(a->flops, v->flops);
         d->calls += v->calls;
@@ -165,21 +161,13 @@ static void write_groups(fc_jw *w)
     fc_jw_obj_begin(w, "by_api");
     for (int i = 0; i < FC_API_COUNT; i++)
         for (int b = 0; b < 2; b++)
-            if (api[i][b].calls) {
-                fc_jw_obj_begin(w, fc_api_name(i, b));
-                fc_jw_u64(w, "calls", api[i][b].calls);
-                fc_jw_u128(w, "flops", api[i][b].flops);
-                fc_jw_obj_end(w);
-            }
+            if (api[i][b].calls)
+                fc_group_json(w, fc_api_name(i, b), &api[i][b]);
     fc_jw_obj_end(w);
     fc_jw_obj_begin(w, "by_dtype");
     for (int i = 0; i < FC_DT_COUNT; i++)
-        if (dt[i].calls) {
-            fc_jw_obj_begin(w, fc_dtype_name(i));
-            fc_jw_u64(w, "calls", dt[i].calls);
-            fc_jw_u128(w, "flops", dt[i].flops);
-            fc_jw_obj_end(w);
-        }
+        if (dt[i].calls)
+            fc_group_json(w, fc_dtype_name(i), &dt[i]);
     fc_jw_obj_end(w);
 }
 

@@ -19,3 +19,8 @@ endif()
 add_executable(test_schema ${CMAKE_CURRENT_LIST_DIR}/test_schema.c)
 target_link_libraries(test_schema PRIVATE fc_analysis_io cmocka)
 add_test(NAME schema_sections COMMAND test_schema)
+
+# The same for the dtype mix's members and the GPU-side sections.
+add_executable(test_schema_gpu ${CMAKE_CURRENT_LIST_DIR}/test_schema_gpu.c)
+target_link_libraries(test_schema_gpu PRIVATE fc_analysis_io cmocka)
+add_test(NAME schema_gpu_sections COMMAND test_schema_gpu)

@@ -107,15 +107,10 @@ static void add_values(fc_rgpu_value *to, size_t *n, const fc_rgpu_value *from, 
 static int add_kernels(const fc_report_gpu *g)
 {
     sum.has_kernels = 1;
-    sum.kernels += g->kernels;
-    sum.dropped_records += g->dropped_records;
-    sum.devices += g->devices;
-    sum.kernel_seconds += g->kernel_seconds;
-    sum.busy_seconds += g->busy_seconds;
-    sum.span_seconds += g->span_seconds;
-    sum.outside_seconds += g->outside_seconds;
-    sum.kernel_iterations =
-        g->kernel_iterations > sum.kernel_iterations ? g->kernel_iterations : sum.kernel_iterations;
+    fc_schema_add(fc_ktotals_fields, FC_KTOTALS_N, &sum.kt, &g->kt);
+    sum.busy_fraction = sum.gpu_span_seconds > 0 ? sum.gpu_busy_seconds / sum.gpu_span_seconds
+                                                 : NAN; /* not a sum */
+    sum.kiter.count = g->kiter.count > sum.kiter.count ? g->kiter.count : sum.kiter.count;
     for (int c = 0; c < FC_RGPU_CLASSES; c++) {
         sum.class_seconds[c] += g->class_seconds[c];
         sum.class_kernels[c] += g->class_kernels[c];
@@ -125,8 +120,8 @@ static int add_kernels(const fc_report_gpu *g)
     for (size_t i = 0; i < g->n_shapes; i++)
         if (add_shape(&g->shapes[i]) != 0)
             return -1;
-    if (push(&busy_med, &n_busy, g->median_busy_fraction) ||
-        push(&gemm_med, &n_gemm, g->median_gemm_seconds))
+    if (push(&busy_med, &n_busy, g->kiter.median_busy_fraction) ||
+        push(&gemm_med, &n_gemm, g->kiter.median_gemm_seconds))
         return -1;
     return 0;
 }
@@ -138,7 +133,7 @@ static int add_hw(const fc_report_gpu *g)
         sum.has_hw = 1;
         memcpy(sum.hw_mode, g->hw_mode, sizeof sum.hw_mode);
         memcpy(sum.hw_chip, g->hw_chip, sizeof sum.hw_chip);
-        sum.hw_median_flops = sum.hw_median_minus_counted = NAN;
+        sum.hw_iter.median_flops = sum.hw_iter.median_hardware_minus_counted = NAN;
     }
     if (!on) {
         if (sum.hw_reason[0] == '\0')
@@ -148,25 +143,29 @@ static int add_hw(const fc_report_gpu *g)
     ranks_hw_on++;
     add_values(sum.hw_totals, &sum.n_hw_totals, g->hw_totals, g->n_hw_totals, 1);
     add_values(sum.hw_coverage_left, &sum.n_hw_left, g->hw_coverage_left, g->n_hw_left, 0);
-    sum.hw_samples += g->hw_samples;
-    if (!isnan(g->hw_median_flops)) {
-        sum.hw_median_flops = isnan(sum.hw_median_flops) ? g->hw_median_flops
-                                                         : sum.hw_median_flops + g->hw_median_flops;
-        sum.hw_median_minus_counted =
-            isnan(sum.hw_median_minus_counted)
-                ? g->hw_median_minus_counted
-                : sum.hw_median_minus_counted + g->hw_median_minus_counted;
+    /* the counts but the interval, which is not a sum */
+    fc_schema_add(fc_hw_fields + FC_HW_I_samples, FC_HW_N - FC_HW_I_samples, &sum.hw, &g->hw);
+    const fc_hwiter_rec *a = &g->hw_iter;
+    fc_hwiter_rec *s = &sum.hw_iter;
+    if (!isnan(a->median_flops)) {
+        s->median_flops =
+            isnan(s->median_flops) ? a->median_flops : s->median_flops + a->median_flops;
+        s->median_hardware_minus_counted =
+            isnan(s->median_hardware_minus_counted)
+                ? a->median_hardware_minus_counted
+                : s->median_hardware_minus_counted + a->median_hardware_minus_counted;
     }
-    sum.hw_iterations = g->hw_iterations > sum.hw_iterations ? g->hw_iterations : sum.hw_iterations;
-    return push(&hfu_med, &n_hfu, g->hw_median_hfu);
+    s->count = a->count > s->count ? a->count : s->count;
+    return push(&hfu_med, &n_hfu, a->median_hfu);
 }
 
 int fc_merge_gpu_add(const fc_report_gpu *g, char *err, size_t errlen)
 {
     if (ranks++ == 0) {
         sum.replays_visible = 1;
-        sum.median_busy_fraction = sum.median_gemm_seconds = NAN;
-        sum.hw_median_flops = sum.hw_median_hfu = sum.hw_median_minus_counted = NAN;
+        sum.kiter.median_busy_fraction = sum.kiter.median_gemm_seconds = NAN;
+        sum.hw_iter.median_flops = sum.hw_iter.median_hfu = NAN;
+        sum.hw_iter.median_hardware_minus_counted = NAN;
     }
     int rc = 0;
     if (g->has_cupti) {
@@ -225,11 +224,11 @@ const fc_report_gpu *fc_merge_gpu_result(void)
             row_peak[j - 1] = p;
         }
     if (n_busy)
-        sum.median_busy_fraction = fc_median_double(busy_med, n_busy);
+        sum.kiter.median_busy_fraction = fc_median_double(busy_med, n_busy);
     if (n_gemm)
-        sum.median_gemm_seconds = fc_median_double(gemm_med, n_gemm);
+        sum.kiter.median_gemm_seconds = fc_median_double(gemm_med, n_gemm);
     if (n_hfu)
-        sum.hw_median_hfu = fc_median_double(hfu_med, n_hfu);
+        sum.hw_iter.median_hfu = fc_median_double(hfu_med, n_hfu);
     return &sum;
 }
 

@@ -29,15 +29,10 @@ static void json_kernels(fc_jw *w, const fc_report_gpu *g)
         fc_jw_str(w, "kernels_reason", g->kernels_reason[0] ? g->kernels_reason : NULL);
         return;
     }
+    fc_ktotals_rec t = g->kt; /* busy_fraction of the seconds, as for a sum */
+    t.busy_fraction = t.gpu_span_seconds > 0 ? t.gpu_busy_seconds / t.gpu_span_seconds : NAN;
     fc_jw_obj_begin(w, "kernels");
-    fc_jw_u64(w, "kernels", g->kernels);
-    fc_jw_u64(w, "dropped_records", g->dropped_records);
-    fc_jw_i64(w, "devices", g->devices);
-    fc_jw_double(w, "kernel_seconds", g->kernel_seconds);
-    fc_jw_double(w, "gpu_busy_seconds", g->busy_seconds);
-    fc_jw_double(w, "gpu_span_seconds", g->span_seconds);
-    fc_jw_double(w, "busy_fraction", g->span_seconds > 0 ? g->busy_seconds / g->span_seconds : NAN);
-    fc_jw_double(w, "outside_iterations_seconds", g->outside_seconds);
+    fc_ktotals_json(w, &t, FC_KTOTALS_PROCESS_ONLY);
     fc_jw_obj_begin(w, "by_class");
     for (int c = 0; c < FC_RGPU_CLASSES; c++) {
         fc_jw_obj_begin(w, fc_kclass_name(c));
@@ -77,9 +72,7 @@ static void json_kernels(fc_jw *w, const fc_report_gpu *g)
     }
     fc_jw_arr_end(w);
     fc_jw_obj_begin(w, "iterations");
-    fc_jw_u64(w, "count", g->kernel_iterations);
-    fc_jw_double(w, "median_busy_fraction", g->median_busy_fraction);
-    fc_jw_double(w, "median_gemm_seconds", g->median_gemm_seconds);
+    fc_kiter_json(w, &g->kiter);
     fc_jw_obj_end(w);
     fc_jw_obj_end(w);
 }
@@ -104,12 +97,12 @@ static void json_hw(fc_jw *w, const fc_report_gpu *g)
     for (size_t i = 0; i < g->n_hw_left; i++)
         fc_jw_str(w, g->hw_coverage_left[i].name, "left out");
     fc_jw_obj_end(w);
-    fc_jw_u64(w, "samples", g->hw_samples);
-    fc_jw_obj_begin(w, "iterations");
-    fc_jw_u64(w, "count", g->hw_iterations);
-    fc_jw_double(w, "median_flops", g->hw_median_flops);
-    fc_jw_double(w, "median_hfu", g->hw_median_hfu);
-    fc_jw_double(w, "median_hardware_minus_counted", g->hw_median_minus_counted);
+    fc_hw_json(w, &g->hw, FC_HW_I_samples, FC_HW_N, FC_HW_PROCESS_ONLY);
+    fc_jw_obj_begin(w, "iterations"); /* median_hfu before hardware - counted, as it always was */
+    fc_hwiter_json(w, &g->hw_iter, 0, FC_HWITER_I_median_hardware_minus_counted);
+    fc_hwiter_json(w, &g->hw_iter, FC_HWITER_I_median_hfu, FC_HWITER_N);
+    fc_hwiter_json(w, &g->hw_iter, FC_HWITER_I_median_hardware_minus_counted,
+                   FC_HWITER_I_median_hfu);
     fc_jw_obj_end(w);
     fc_jw_obj_end(w);
 }

@@ -102,12 +102,8 @@ static void json_ranks(fc_jw *w, const fc_merge *m)
 void fc_merge_json_groups(fc_jw *w, const char *key, const fc_merge_group *g, size_t n)
 {
     fc_jw_obj_begin(w, key);
-    for (size_t i = 0; i < n; i++) {
-        fc_jw_obj_begin(w, g[i].name);
-        fc_jw_u64(w, "calls", g[i].calls);
-        fc_jw_u128(w, "flops", g[i].flops);
-        fc_jw_obj_end(w);
-    }
+    for (size_t i = 0; i < n; i++)
+        fc_group_json(w, g[i].name, &g[i]);
     fc_jw_obj_end(w);
 }
 

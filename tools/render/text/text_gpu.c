@@ -56,15 +56,15 @@ static void text_kernels(const fc_report_gpu *g)
     }
     double t = g->kernel_seconds > 0 ? g->kernel_seconds : 1;
     printf("  GPU busy       %.1f%% of %.4g s (union of kernel time; %d device%s)\n",
-           g->span_seconds > 0 ? 100 * g->busy_seconds / g->span_seconds : 0.0, g->span_seconds,
-           g->devices, g->devices == 1 ? "" : "s, one timeline");
+           g->gpu_span_seconds > 0 ? 100 * g->gpu_busy_seconds / g->gpu_span_seconds : 0.0,
+           g->gpu_span_seconds, (int)g->devices, g->devices == 1 ? "" : "s, one timeline");
     printf("  kernel time    %.4g s:", g->kernel_seconds);
     for (int c = 0; c < FC_RGPU_CLASSES; c++)
         printf("%s %s %.1f%%", c ? "," : "", class_words[c], 100 * g->class_seconds[c] / t);
     printf("\n");
-    if (!isnan(g->median_busy_fraction))
+    if (!isnan(g->kiter.median_busy_fraction))
         printf("  per iteration  busy %.1f%%, GEMM kernels %.4g s (medians of steady iterations)\n",
-               100 * g->median_busy_fraction, g->median_gemm_seconds);
+               100 * g->kiter.median_busy_fraction, g->kiter.median_gemm_seconds);
     int shown = 0;
     for (int c = FC_K_GEMM_LIKE; c < FC_RGPU_CLASSES; c++)
         for (size_t i = 0; i < g->n_names[c] && i < 2; i++)
@@ -105,12 +105,12 @@ static void text_hw(const fc_report_gpu *g)
     }
     printf("  hardware FLOPs %s on %s (not yet validated on hardware); %.4g FLOPs in all\n",
            g->hw_mode, g->hw_chip, total_of(g, "flops"));
-    if (!isnan(g->hw_median_flops))
+    if (!isnan(g->hw_iter.median_flops))
         printf("                 per iteration %.4g (median), hardware - counted %.4g%s\n",
-               g->hw_median_flops, g->hw_median_minus_counted, "");
-    if (!isnan(g->hw_median_hfu))
+               g->hw_iter.median_flops, g->hw_iter.median_hardware_minus_counted, "");
+    if (!isnan(g->hw_iter.median_hfu))
         printf("  hardware HFU   %.1f%%   hardware FLOPs / (peak x time), median\n",
-               100 * g->hw_median_hfu);
+               100 * g->hw_iter.median_hfu);
     if (g->n_hw_left > 0) {
         printf("                 not measured (not in one pass or not on the chip):");
         for (size_t i = 0; i < g->n_hw_left; i++)
