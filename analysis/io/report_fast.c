@@ -16,8 +16,8 @@
 #include "json_scan.h"
 
 /* T_GROUPED: the object "grouped_imbalance" of an iteration, read by
- * grouped_fields into the same entry */
-enum { T_STR, T_TRANS, T_BOOL, T_I64, T_U64, T_U128, T_DBL, T_GROUPED };
+ * grouped_fields into the same entry; T_TEXT: a string or null, not kept */
+enum { T_STR, T_TRANS, T_BOOL, T_I64, T_U64, T_U128, T_DBL, T_TEXT, T_GROUPED };
 
 typedef struct field {
     char name[24]; /* zero-padded: json_scan.h reads it eight bytes at a time */
@@ -25,13 +25,31 @@ typedef struct field {
     unsigned short off, size;
 } field;
 
+/* A schema row's type (analysis/run/schema.h) as the scan reads it. */
+#define FAST_T_U64 T_U64
+#define FAST_T_U128 T_U128
+#define FAST_T_DBL T_DBL
+#define FAST_T_I64 T_I64
+#define FAST_T_BOOL T_BOOL
+#define FAST_T_TRANS T_TRANS
+#define FAST_T_TEXT T_TEXT
+#define FAST_T_STR16 T_STR
+#define FAST_T_STR24 T_STR
+#define FAST_T_STR32 T_STR
+#define FAST_T_STR48 T_STR
+
+/* The member tables come from the schema's lists (the keys written once,
+ * there), in their order, which is the order the writers write them:
+ * read_entry guesses each key is the one after the last it read. */
+#define FAST_ROW(P, key, type, req, unit, meaning)                                                 \
+    {#key, sizeof #key - 1, FAST_T_##type, offsetof(P, key), sizeof((P *)0)->key},
+#define FAST_REQ(P, key, type, req, unit, meaning) | ((req) ? 1u << P##key : 0u)
+
 #define F(st, key, t)                                                                              \
     {                                                                                              \
 #key, sizeof #key - 1, t, offsetof(st, key), sizeof((st *)0)->key                          \
     }
 
-/* In the order the shim writes them (shim/report/report.c, sections.c):
- * read_entry guesses each key is the one after the last it read. */
 static const field shape_fields[] = {
     F(fc_report_shape, api, T_STR),
     F(fc_report_shape, m, T_I64),
@@ -51,30 +69,22 @@ static const field shape_fields[] = {
 #define SHAPE_REQUIRED (1u << 11) /* flops */
 
 static const field iter_fields[] = {
-    F(fc_report_iter, index, T_U64),
-    F(fc_report_iter, start_seconds, T_DBL),
-    F(fc_report_iter, seconds, T_DBL),
-    F(fc_report_iter, flops, T_U128),
-    F(fc_report_iter, forward_flops, T_U128),
-    F(fc_report_iter, backward_flops, T_U128),
-    F(fc_report_iter, recompute_flops, T_U128),
-    F(fc_report_iter, attention_excess_flops, T_U128),
-    F(fc_report_iter, calls, T_U64),
-    F(fc_report_iter, ambiguous, T_BOOL),
-    F(fc_report_iter, ambiguous_recompute, T_BOOL),
-    F(fc_report_iter, open_end, T_BOOL),
-    {"grouped_imbalance", sizeof "grouped_imbalance" - 1, T_GROUPED, 0, 0},
+    FC_ITER_FIELDS(FAST_ROW, fc_report_iter){FC_ITER_GROUPED_KEY, sizeof FC_ITER_GROUPED_KEY - 1,
+                                             T_GROUPED, 0, 0},
 };
-#define ITER_REQUIRED (1u << 3) /* flops */
+#define ITER_REQUIRED (0u FC_ITER_FIELDS(FAST_REQ, FC_ITER_I_))
 
-/* read_iter's "grouped_imbalance" (docs/moe.md); all three asked for here
- * (json-c, on the way back, decides what a partial object means) */
-static const field grouped_fields[] = {
-    {"calls", 5, T_U64, offsetof(fc_report_iter, grouped_calls), sizeof(uint64_t)},
-    {"max", 3, T_DBL, offsetof(fc_report_iter, grouped_max), sizeof(double)},
-    {"mean", 4, T_DBL, offsetof(fc_report_iter, grouped_mean), sizeof(double)},
-};
-#define GROUPED_REQUIRED 7u
+/* read_iter's "grouped_imbalance" (docs/moe.md), members of the entry
+ * (grouped_<key>); all three asked for here (json-c, on the way back,
+ * decides what a partial object means) */
+#define FAST_GROUPED_ROW(P, key, type, req, unit, meaning)                                         \
+    {#key, sizeof #key - 1, FAST_T_##type, offsetof(P, grouped_##key), sizeof((P *)0)->grouped_##key},
+static const field grouped_fields[] = {FC_ITER_GROUPED_FIELDS(FAST_GROUPED_ROW, fc_report_iter)};
+#define GROUPED_REQUIRED ((1u << FC_ITER_GROUPED_N) - 1)
+
+/* seen / required masks are 32 bits; names fit the 24-byte slots */
+_Static_assert(FC_ITER_N + 1 <= 32, "a table of more than 32 rows");
+_Static_assert(sizeof FC_ITER_GROUPED_KEY <= 24, "a key longer than its slot");
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -266,6 +276,10 @@ static int get_field(fc_jscan *s, const field *f, char *base)
         return get_i64(s, at);
     case T_DBL:
         return get_double(s, at);
+    case T_TEXT: { /* checked as json-c's reader does, not kept */
+        char none[1];
+        return get_str(s, none, sizeof none);
+    }
     case T_GROUPED: /* an object of its own, members into this entry */
         return fc_js_peek(s) == FC_JS_OBJECT
                    ? read_entry(s, grouped_fields, N_OF(grouped_fields), GROUPED_REQUIRED, base)
@@ -380,7 +394,8 @@ static int read_list(fc_jscan *s, fc_report_fast *f)
             return -1;
         fc_report_iter *it = memset(&f->list[f->n_list], 0, sizeof *it);
         it->index = f->n_list;
-        it->start_seconds = it->seconds = NAN;
+        it->start_seconds = it->seconds = it->gpu_seconds = NAN;
+        it->slowest_rank = -1;
         it->ambiguous_recompute = -1; /* reports before the field: any doubt may */
         if (read_entry(s, iter_fields, N_OF(iter_fields), ITER_REQUIRED, (char *)it) != 0 ||
             it->seconds < 0)

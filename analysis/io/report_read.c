@@ -184,30 +184,18 @@ static void read_shapes(fc_jctx *c, json_object *root, fc_report *r)
 static void read_iter(fc_jctx *c, json_object *o, size_t i, fc_report_iter *it)
 {
     it->index = i;
-    it->start_seconds = it->seconds = NAN;
-    fc_jget_u64(c, o, "iterations.list[]", "index", &it->index, 0);
-    fc_jget_double(c, o, "iterations.list[]", "start_seconds", &it->start_seconds);
-    fc_jget_double(c, o, "iterations.list[]", "seconds", &it->seconds);
-    fc_jget_u128(c, o, "iterations.list[]", "flops", &it->flops, 1);
-    fc_jget_u128(c, o, "iterations.list[]", "forward_flops", &it->forward_flops, 0);
-    fc_jget_u128(c, o, "iterations.list[]", "backward_flops", &it->backward_flops, 0);
-    fc_jget_u128(c, o, "iterations.list[]", "recompute_flops", &it->recompute_flops, 0);
-    fc_jget_u128(c, o, "iterations.list[]", "attention_excess_flops", &it->attention_excess_flops, 0);
-    fc_jget_u64(c, o, "iterations.list[]", "calls", &it->calls, 0);
-    fc_jget_bool(c, o, "iterations.list[]", "open_end", &it->open_end);
-    fc_jget_bool(c, o, "iterations.list[]", "ambiguous", &it->ambiguous);
+    it->start_seconds = it->seconds = it->gpu_seconds = NAN;
+    it->slowest_rank = -1;
     it->ambiguous_recompute = -1; /* reports before the field: any doubt may */
-    fc_jget_bool(c, o, "iterations.list[]", "ambiguous_recompute", &it->ambiguous_recompute);
+    fc_schema_read(c, o, "iterations.list[]", fc_iter_fields, 0, FC_ITER_N, it);
     if (it->ambiguous_recompute < 0 || !it->ambiguous)
         it->ambiguous_recompute = it->ambiguous;
     if (!c->failed && it->seconds < 0)
         fc_jfail(c, "iterations.list[%zu].seconds: negative", i);
-    json_object *g = fc_jmember(o, "grouped_imbalance"); /* absent: no grouped call */
-    if (g != NULL) {
-        fc_jget_u64(c, g, "iterations.list[].grouped_imbalance", "calls", &it->grouped_calls, 1);
-        fc_jget_double(c, g, "iterations.list[].grouped_imbalance", "max", &it->grouped_max);
-        fc_jget_double(c, g, "iterations.list[].grouped_imbalance", "mean", &it->grouped_mean);
-    }
+    json_object *g = fc_jmember(o, FC_ITER_GROUPED_KEY); /* absent: no grouped call */
+    if (g != NULL)
+        fc_schema_read(c, g, "iterations.list[]." FC_ITER_GROUPED_KEY, fc_iter_grouped_fields, 0,
+                       FC_ITER_GROUPED_N, it);
 }
 
 /* The split's confidence: strings, a count, and the reasons joined. */

@@ -22,6 +22,7 @@
 #include "run_figures.h"
 #include "run_rec.h"
 #include "run_sum.h"
+#include "schema_iter.h"
 #include "schema_totals.h"
 #include "u128.h"
 
@@ -38,20 +39,10 @@ typedef struct fc_report_mix_term { /* one entry of "utilization.mix" */
     double peak_flops; /* dense FLOP/s per device; NaN when null (none published) */
 } fc_report_mix_term;
 
-typedef struct fc_report_iter {
-    uint64_t index;
-    double start_seconds, seconds; /* NaN when absent */
-    fc_u128 flops, forward_flops, backward_flops, recompute_flops;
-    uint64_t calls;
-    int open_end; /* the last iteration, its end not seen: its time is short */
-    int ambiguous; /* its forward/backward/recompute split is a guess ... */
-    int ambiguous_recompute; /* ... and can move recompute (absent: = ambiguous) */
-    fc_u128 attention_excess_flops; /* of backward_flops: attention beyond the model convention */
-    /* its grouped GEMM calls with known group sizes ("grouped_imbalance";
-     * docs/moe.md): how many, the largest and mean max-group-work / mean */
-    uint64_t grouped_calls;
-    double grouped_max, grouped_mean;
-} fc_report_iter;
+/* fc_report_iter, one entry of "iterations.list": analysis/run/schema_iter.h
+ * (start_seconds, seconds, gpu_seconds NaN when absent; slowest_rank -1;
+ * ambiguous_recompute = ambiguous when absent; ambiguous_reason NULL: not
+ * kept). */
 
 /* One entry of a job report's "processes" (written by 'flopcount run' and
  * by the job assembly of 'report' and 'merge'; docs/report-schema.md). */

@@ -7,6 +7,7 @@
  * buffers only. */
 #include "sections.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "probe/gputime.h"
 #include "probe/grouped_log.h"
 #include "rate.h"
+#include "schema_iter.h"
 #include "profile_json.h"
 #include "ring/ring.h"
 #include "stats.h"
@@ -201,19 +203,46 @@ static void write_split(fc_jw *w, const fc_steps_view *v)
     fc_jw_str(w, "advice", v->unsure ? advice(bits, v->phase_sources) : NULL);
 }
 
-/* The experts' load in an iteration: its grouped GEMM calls whose group
- * sizes are known (probe/grouped_log.h; docs/moe.md); absent when none. */
-static void write_grouped_load(fc_jw *w, const fc_iteration *it)
+/* One stored iteration as its list entry (analysis/run/schema_iter.h),
+ * with the experts' load in it: its grouped GEMM calls whose group sizes
+ * are known (probe/grouped_log.h; docs/moe.md; absent when none). Returns
+ * the rows to leave out. */
+static unsigned iter_entry(const fc_iteration *it, uint64_t i, const gpu_view *g, char *why,
+                           size_t why_size, fc_report_iter *e)
 {
     fc_grouped_span s;
     fc_grouped_log_span(it->t0, it->t1, &s);
-    if (s.calls == 0)
-        return;
-    fc_jw_obj_begin(w, "grouped_imbalance");
-    fc_jw_u64(w, "calls", s.calls);
-    fc_jw_double(w, "max", s.max);
-    fc_jw_double(w, "mean", s.mean);
-    fc_jw_obj_end(w);
+    memset(e, 0, sizeof *e);
+    e->index = i + 1;
+    e->start_seconds = fc_ticks_since_start(it->t0);
+    e->seconds = fc_iteration_seconds(it);
+    e->gpu_seconds = g->ok && i < MAX_LIST && gpu_secs[i] >= 0 ? gpu_secs[i] : NAN; /* NaN: null */
+    e->flops = fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec));
+    e->forward_flops = it->fwd;
+    e->backward_flops = it->bwd;
+    e->recompute_flops = it->rec;
+    e->attention_excess_flops = it->xs;
+    e->calls = it->calls;
+    e->micro_batches = it->micro;
+    snprintf(e->kind, sizeof e->kind, "%s", it->fwd_only ? "forward-only" : "training");
+    e->eval_passes = it->evals;
+    e->ambiguous = it->unsure != 0;
+    unsigned omit = FC_ITER_BIT(slowest_rank) | (g->ok ? 0u : FC_ITER_BIT(gpu_seconds));
+    if (it->unsure) {
+        unsure_reason(it->unsure, why, why_size);
+        e->ambiguous_reason = why;
+        /* false: the doubt moves FLOPs between forward and backward only */
+        e->ambiguous_recompute = (it->unsure & FC_UNSURE_MFU) != 0;
+    } else {
+        omit |= FC_ITER_BIT(ambiguous_reason) | FC_ITER_BIT(ambiguous_recompute);
+    }
+    e->open_end = it->open_end != 0;
+    if (!it->open_end)
+        omit |= FC_ITER_BIT(open_end);
+    e->grouped_calls = s.calls;
+    e->grouped_max = s.max;
+    e->grouped_mean = s.mean;
+    return omit;
 }
 
 static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
@@ -279,35 +308,11 @@ static void write_iterations(fc_jw *w, const fc_figures *f, const gpu_view *g)
     fc_jw_bool(w, "list_truncated", v->stored < v->count);
     fc_jw_arr_begin(w, "list");
     static char why[1200];
+    static fc_report_iter e;
     for (uint64_t i = 0; i < v->stored; i++) {
-        const fc_iteration *it = &v->list[i];
+        unsigned omit = iter_entry(&v->list[i], i, g, why, sizeof why, &e);
         fc_jw_obj_begin(w, NULL);
-        fc_jw_u64(w, "index", i + 1);
-        fc_jw_double(w, "start_seconds", fc_ticks_since_start(it->t0));
-        fc_jw_double(w, "seconds", fc_iteration_seconds(it));
-        if (g->ok && i < MAX_LIST && gpu_secs[i] >= 0)
-            fc_jw_double(w, "gpu_seconds", gpu_secs[i]);
-        else if (g->ok)
-            fc_jw_null(w, "gpu_seconds");
-        fc_jw_u128(w, "flops", fc_u128_sat_add(it->fwd, fc_u128_sat_add(it->bwd, it->rec)));
-        fc_jw_u128(w, "forward_flops", it->fwd);
-        fc_jw_u128(w, "backward_flops", it->bwd);
-        fc_jw_u128(w, "recompute_flops", it->rec);
-        fc_jw_u128(w, "attention_excess_flops", it->xs);
-        fc_jw_u64(w, "calls", it->calls);
-        fc_jw_u64(w, "micro_batches", it->micro);
-        fc_jw_str(w, "kind", it->fwd_only ? "forward-only" : "training");
-        fc_jw_u64(w, "eval_passes", it->evals);
-        fc_jw_bool(w, "ambiguous", it->unsure != 0);
-        if (it->unsure) {
-            unsure_reason(it->unsure, why, sizeof why);
-            fc_jw_str(w, "ambiguous_reason", why);
-            /* false: the doubt moves FLOPs between forward and backward only */
-            fc_jw_bool(w, "ambiguous_recompute", (it->unsure & FC_UNSURE_MFU) != 0);
-        }
-        if (it->open_end)
-            fc_jw_bool(w, "open_end", 1);
-        write_grouped_load(w, it);
+        fc_iter_json(w, &e, omit);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);

@@ -45,18 +45,32 @@ static void same_shape(const fc_report_shape *a, const fc_report_shape *b, size_
                  (long long)a->m, (long long)b->m);
 }
 
+/* The first row of table f where records a and b differ (-1: none):
+ * every row the readers keep, so a row the fast reader skips fails here. */
+static int differing_row(const fc_schema_field *f, int n, const void *a, const void *b)
+{
+    for (int i = 0; i < n; i++) {
+        const char *x = (const char *)a + f[i].offset, *y = (const char *)b + f[i].offset;
+        if (f[i].type == FC_SCHEMA_TEXT)
+            continue; /* not kept */
+        if (f[i].type == FC_SCHEMA_DBL ? !same_double(*(const double *)(const void *)x,
+                                                      *(const double *)(const void *)y)
+            : f[i].type == FC_SCHEMA_STR ? strcmp(x, y) != 0
+                                         : memcmp(x, y, f[i].size) != 0)
+            return i;
+    }
+    return -1;
+}
+
 static void same_iter(const fc_report_iter *a, const fc_report_iter *b, size_t i)
 {
-    if (a->index != b->index || !same_double(a->start_seconds, b->start_seconds) ||
-        !same_double(a->seconds, b->seconds) || a->flops != b->flops ||
-        a->forward_flops != b->forward_flops || a->backward_flops != b->backward_flops ||
-        a->recompute_flops != b->recompute_flops || a->calls != b->calls ||
-        a->open_end != b->open_end || a->ambiguous != b->ambiguous ||
-        a->ambiguous_recompute != b->ambiguous_recompute ||
-        a->attention_excess_flops != b->attention_excess_flops ||
-        a->grouped_calls != b->grouped_calls || !same_double(a->grouped_max, b->grouped_max) ||
-        !same_double(a->grouped_mean, b->grouped_mean))
-        fail_msg("iterations.list[%zu] differ (seconds %.17g / %.17g)", i, a->seconds, b->seconds);
+    int r = differing_row(fc_iter_fields, FC_ITER_N, a, b);
+    if (r >= 0)
+        fail_msg("iterations.list[%zu].%s differ", i, fc_iter_fields[r].name);
+    r = differing_row(fc_iter_grouped_fields, FC_ITER_GROUPED_N, a, b);
+    if (r >= 0)
+        fail_msg("iterations.list[%zu].grouped_imbalance.%s differ", i,
+                 fc_iter_grouped_fields[r].name);
 }
 
 /* Both readers on text: the same verdict, reason, shapes and list. The
@@ -89,8 +103,12 @@ static const char *const SHAPE =
     "\"compute\":\"fp32\",\"calls\":2,\"failed_calls\":0,\"flops\":131072}]";
 static const char *const ITERS =
     "\"iterations\":{\"count\":2,\"list\":[{\"index\":1,\"start_seconds\":0.5,\"seconds\":0.25,"
-    "\"flops\":10,\"forward_flops\":4,\"backward_flops\":6,\"recompute_flops\":0,\"calls\":2},"
-    "{\"index\":2,\"seconds\":0.125,\"flops\":10,\"calls\":2,\"open_end\":true}]}";
+    "\"gpu_seconds\":0.2,\"flops\":10,\"forward_flops\":4,\"backward_flops\":6,"
+    "\"recompute_flops\":0,\"attention_excess_flops\":1,\"calls\":2,\"micro_batches\":3,"
+    "\"kind\":\"training\",\"eval_passes\":5,\"ambiguous\":true,\"ambiguous_reason\":\"a guess\","
+    "\"ambiguous_recompute\":false},"
+    "{\"index\":2,\"seconds\":0.125,\"slowest_rank\":3,\"flops\":10,\"calls\":2,"
+    "\"open_end\":true}]}";
 
 /* The plain layout is what the fast path is for: it must take it. */
 static void test_fast_path_taken(void **state)
@@ -105,6 +123,13 @@ static void test_fast_path_taken(void **state)
     /* 2 * 64 * 32 * 16 = 65536 FLOPs a call, 2 calls */
     assert_true(f.shapes[0].flops == 131072 && f.shapes[0].transb == 'T');
     assert_true(f.list[1].seconds == 0.125 && f.list[1].open_end && isnan(f.list[1].start_seconds));
+    /* every row the writers write is read (the shim's entry, then a merge's) */
+    assert_true(f.list[0].gpu_seconds == 0.2 && f.list[0].attention_excess_flops == 1);
+    assert_true(f.list[0].micro_batches == 3 && f.list[0].eval_passes == 5);
+    assert_string_equal(f.list[0].kind, "training");
+    assert_true(f.list[0].ambiguous && !f.list[0].ambiguous_recompute);
+    assert_true(f.list[0].slowest_rank == -1 && f.list[1].slowest_rank == 3);
+    assert_true(isnan(f.list[1].gpu_seconds) && f.list[1].kind[0] == '\0');
     fc_report_fast_free(&f);
     fc_report r;
     both(text, strlen(text), &r);
@@ -213,6 +238,10 @@ static void test_refusals_same(void **state)
         "\"iterations\":{\"list\":[{\"flops\":1,\"open_end\":null}]}",
         "\"iterations\":{\"list\":[{\"flops\":1,\"index\":-3}]}",
         "\"iterations\":{\"list\":[{\"flops\":1}] ]}",
+        "\"iterations\":{\"list\":[{\"flops\":1,\"kind\":7}]}",
+        "\"iterations\":{\"list\":[{\"flops\":1,\"ambiguous_reason\":true}]}",
+        "\"iterations\":{\"list\":[{\"flops\":1,\"slowest_rank\":\"x\"}]}",
+        "\"iterations\":{\"list\":[{\"flops\":1,\"micro_batches\":-1}]}",
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const char *text = doc(shapes[i], "", " ");

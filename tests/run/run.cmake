@@ -24,3 +24,9 @@ add_test(NAME schema_sections COMMAND test_schema)
 add_executable(test_schema_gpu ${CMAKE_CURRENT_LIST_DIR}/test_schema_gpu.c)
 target_link_libraries(test_schema_gpu PRIVATE fc_analysis_io cmocka)
 add_test(NAME schema_gpu_sections COMMAND test_schema_gpu)
+
+# ... the lists' entries ("iterations.list", "shapes") and the sections
+# written as one object, by both readers (the tree-free one included).
+add_executable(test_schema_lists ${CMAKE_CURRENT_LIST_DIR}/test_schema_lists.c)
+target_link_libraries(test_schema_lists PRIVATE fc_analysis_io cmocka)
+add_test(NAME schema_lists COMMAND test_schema_lists)

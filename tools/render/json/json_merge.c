@@ -115,6 +115,12 @@ void fc_merge_json_shapes(fc_jw *w, const fc_merge *m)
     fc_jw_arr_end(w);
 }
 
+/* What a step of the aligned list does not have of a rank's iteration. */
+#define MERGE_STEP_OMIT                                                                            \
+    (FC_ITER_BIT(start_seconds) | FC_ITER_BIT(gpu_seconds) | FC_ITER_BIT(calls) |                 \
+     FC_ITER_BIT(micro_batches) | FC_ITER_BIT(kind) | FC_ITER_BIT(eval_passes) |                  \
+     FC_ITER_BIT(ambiguous_reason) | FC_ITER_BIT(open_end))
+
 /* The aligned steps as an "iterations" section a rank's report would have:
  * a step's time is its slowest rank's, its FLOPs the sum over ranks. */
 static void json_iterations(fc_jw *w, const fc_merge *m)
@@ -147,18 +153,21 @@ static void json_iterations(fc_jw *w, const fc_merge *m)
     fc_jw_arr_begin(w, "list");
     for (size_t i = 0; i < m->n_steps; i++) {
         const fc_merge_step *st = &m->steps[i];
+        fc_report_iter e = {.index = st->index,
+                            .seconds = st->seconds,
+                            .slowest_rank = st->slowest_rank,
+                            .flops = st->flops,
+                            .forward_flops = st->forward,
+                            .backward_flops = st->backward,
+                            .recompute_flops = st->recompute,
+                            .attention_excess_flops = st->xs,
+                            .ambiguous = st->ambiguous,
+                            .ambiguous_recompute = st->ambiguous_recompute};
+        /* as a rank's list: ambiguous_recompute when ambiguous (false moves
+         * forward/backward only) */
+        unsigned omit = MERGE_STEP_OMIT | (st->ambiguous ? 0u : FC_ITER_BIT(ambiguous_recompute));
         fc_jw_obj_begin(w, NULL);
-        fc_jw_u64(w, "index", st->index);
-        fc_jw_double(w, "seconds", st->seconds);
-        fc_jw_i64(w, "slowest_rank", st->slowest_rank);
-        fc_jw_u128(w, "flops", st->flops);
-        fc_jw_u128(w, "forward_flops", st->forward);
-        fc_jw_u128(w, "backward_flops", st->backward);
-        fc_jw_u128(w, "recompute_flops", st->recompute);
-        fc_jw_u128(w, "attention_excess_flops", st->xs);
-        fc_jw_bool(w, "ambiguous", st->ambiguous);
-        if (st->ambiguous) /* as a rank's list: false moves forward/backward only */
-            fc_jw_bool(w, "ambiguous_recompute", st->ambiguous_recompute);
+        fc_iter_json(w, &e, omit);
         fc_jw_obj_end(w);
     }
     fc_jw_arr_end(w);
