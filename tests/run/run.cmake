@@ -41,10 +41,11 @@ add_test(NAME schema_all_keys
           # cuDNN attention (cudnn_fake_dlopen)
           cudnn LD_LIBRARY_PATH=${FC_CUDNN_FAKE_DIR}
           $<TARGET_FILE:test_cudnn_fake_dl> run dlopen ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 ::
-          # the detector's repeat check (iter_emu_steady-check)
-          steady LD_LIBRARY_PATH=$<TARGET_FILE_DIR:fc_cublas_emu>:$<TARGET_FILE_DIR:fc_emu_cublaslt>
+          # under `flopcount run` on the null GPU: the job's report, the null_gpu
+          # note, the detector's repeat check (iter_emu_steady-check)
+          job LD_LIBRARY_PATH=$<TARGET_FILE_DIR:fc_cublas_emu>:$<TARGET_FILE_DIR:fc_emu_cublaslt>
           FLOPCOUNT_DETECT_REPEAT=check
-          $<TARGET_FILE:test_iter_emu> RUN steady-check)
+          @run --null-gpu h100 -- $<TARGET_FILE:test_iter_emu> RUN steady-check)
 if(FLOPCOUNT_SANITIZE STREQUAL "address")
   set_tests_properties(schema_all_keys PROPERTIES ENVIRONMENT
                        "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
