@@ -126,8 +126,10 @@ KNOWN_GAPS = {
     "iterations.list[].eval_passes": "not read",
     "iterations.list[].micro_batches": "not read",
     "iterations.micro_batches": "not read (iterations.micro_batch is)",
-    "iterations.ambiguous_recompute_iterations": "the reader counts them again from the list",
-    "kernels.busy_fraction": "the reader computes it again from busy and span seconds",
+    "iterations.ambiguous_recompute_iterations": "not read (report --json counts the steady "
+                                                 "ones again from the list)",
+    "kernels.busy_fraction": "the run's busy fraction is not read (the reader takes "
+                             "kernels.iterations.median_busy_fraction)",
     "inferred_model.reason": "merge --json writes why no model was inferred; report does "
                              "not read it",
     "world_size": "merge --json's world size at the top; report reads process.world_size",
