@@ -11,8 +11,9 @@ profile; cuDNN attention; the repeat check of the detector), and the
 merged report `flopcount merge --json` writes of them (a writer too:
 `flopcount report` reads it).
 Read: the paths the command's readers ask for, measured by
-schema_keys_reader.c while `report` (text, --json, --html) and `merge`
-(text, --json, --html) run on those reports, and each report goes through
+schema_keys_reader.c while `report` (text, --json, --html, with a peak
+and a model) and `merge` (text, --json, --html) run on those reports and
+`run` assembles its job's report, and each report goes through
 the reference tree reader too (the verbs take the fast path for "shapes"
 and "iterations.list").
 
@@ -31,7 +32,7 @@ usage: schema_keys.py PRELOAD READER CLI WORK CASE...
   CASE: NAME VAR=VALUE... PROGRAM ARG... ::   (the run's LD_PRELOAD and
   FLOPCOUNT_OUTPUT are set here; a case that writes no report fails), or
   NAME VAR=VALUE... @run RUN-OPTION... -- PROGRAM ARG... ::  (under
-  `flopcount run`, which writes the job's report)
+  `flopcount run` - the reader's - which writes the job's report)
 """
 import json
 import os
@@ -144,6 +145,11 @@ def covered(p, table):
     return None
 
 
+# a model for report's formula side (what it reads with one)
+MODEL = ["--layers", "2", "--hidden", "64", "--heads", "4", "--vocab", "128", "--seq", "16",
+         "--batch", "2"]
+
+
 def fail(msg):
     print(f"schema_keys: {msg}")
     sys.exit(1)
@@ -163,7 +169,7 @@ def split_cases(args):
     return cases
 
 
-def run_case(preload, cli, work, case):
+def run_case(preload, reader, keys, work, case):
     name, rest = case[0], case[1:]
     out = os.path.join(work, name + ".json")
     env = dict(os.environ, FLOPCOUNT_QUIET="1", FAKE_CUDA_KERNEL_LOG=out + ".klog",
@@ -179,8 +185,9 @@ def run_case(preload, cli, work, case):
         if os.path.exists(out + suffix):
             os.remove(out + suffix)
     cmd = rest[i:]
-    if cmd[0] == "@run":  # the command's run: the job's report (tools/job) is written too
-        cmd = [cli, "run", "--quiet", "--output", out, *cmd[1:]]
+    if cmd[0] == "@run":  # the command's run, in the reader: the job's assembly
+        # (tools/job) reads the parts, then writes the job's report
+        cmd = [reader, keys, "run", "--quiet", "--output", out, *cmd[1:]]
     else:
         env.update(LD_PRELOAD=preload, FLOPCOUNT_OUTPUT=out)
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -218,7 +225,10 @@ def collapse(path, maps):
 def main():
     preload, reader, cli, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
-    reports = [run_case(preload, cli, work, c) for c in split_cases(sys.argv[5:])]
+    keys = os.path.join(work, "read.keys")
+    if os.path.exists(keys):
+        os.remove(keys)
+    reports = [run_case(preload, reader, keys, work, c) for c in split_cases(sys.argv[5:])]
 
     # the merged report: the command's own writer, read by `report`
     merged = os.path.join(work, "merged.json")
@@ -228,15 +238,12 @@ def main():
     with open(merged, "w") as f:
         f.write(r.stdout)
 
-    keys = os.path.join(work, "read.keys")
-    if os.path.exists(keys):
-        os.remove(keys)
     html = os.path.join(work, "out.html")
     steps = []  # one run of the reader a verb: merge keeps its sums in statics
     for p in reports + [merged]:
         steps += [["tree", p], ["report", p], ["report", p, "--json"],
-                  ["report", p, "--html", html]]
-    steps += [["merge", *reports], ["merge", *reports, "--json"],
+                  ["report", p, "--html", html], ["report", p, "--peak-tflops", "100", *MODEL]]
+    steps += [["merge", *reports], ["merge", *reports, "--json", "--peak-tflops", "100"],
               ["merge", *reports, "--html", html]]
     for step in steps:
         r = subprocess.run([reader, keys, *step], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

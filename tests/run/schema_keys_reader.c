@@ -21,7 +21,7 @@
  * usage: schema_keys_reader OUT.keys STEP... with STEP one of
  *   tree FILE             the whole report through json-c alone (the
  *                         reference reader; the verbs take the fast path)
- *   VERB ARG... ;         a verb of the command (report, merge), its
+ *   VERB ARG... ;         a verb of the command (report, merge, run), its
  *                         output thrown away, up to a lone ";"
  * OUT.keys: the paths asked for appended, one a line. Exit 0, or 1 when a
  * step fails (a verb's nonzero status, a report the tree reader refuses). */
@@ -305,6 +305,7 @@ static int verb(int argc, char **argv)
     close(null);
     int rc = strcmp(argv[0], "report") == 0  ? fc_cmd_report(argc, argv)
              : strcmp(argv[0], "merge") == 0 ? fc_cmd_merge(argc, argv)
+             : strcmp(argv[0], "run") == 0   ? fc_cmd_run(argc, argv)
                                              : (fprintf(stderr, "unknown verb %s\n", argv[0]), 1);
     fflush(stdout);
     dup2(keep, 1);
