@@ -185,6 +185,8 @@ def run_case(preload, reader, keys, work, case):
     if cmd[0] == "@run":  # the command's run, in the reader: the job's assembly
         # (tools/job) reads the parts, then writes the job's report
         cmd = [reader, keys, "run", "--quiet", "--output", out, *cmd[1:]]
+        if os.environ.get("FC_SANITIZER_RUNTIME"):  # a sanitized shim: its runtime first,
+            env["LD_PRELOAD"] = os.environ["FC_SANITIZER_RUNTIME"]  # where run keeps it
     else:
         env.update(LD_PRELOAD=preload, FLOPCOUNT_OUTPUT=out)
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
