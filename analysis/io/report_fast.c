@@ -326,6 +326,12 @@ static int read_entry(fc_jscan *s, const field *fields, size_t n, unsigned requi
     size_t next = 0;
     if (fc_js_open(s, '{') != 0)
         return -1;
+    if (fc_report_fast_asked != NULL) /* a test's record of the keys read (report_fast.h) */
+        for (size_t i = 0; i < n; i++)
+            fc_report_fast_asked(fields == shape_fields  ? "shapes[]"
+                                 : fields == iter_fields ? "iterations.list[]"
+                                                         : "iterations.list[].grouped_imbalance",
+                                 fields[i].name);
     /* the writer's order first: the member after the last one found */
     while ((rc = next < n
                      ? fc_js_next_member_like(s, &first, fields[next].name, fields[next].len, &key)

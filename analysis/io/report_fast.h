@@ -34,4 +34,10 @@ int fc_report_fast_scan(const char *text, size_t len, fc_report_fast *f);
 char *fc_report_fast_cut(const char *text, size_t len, const fc_report_fast *f, size_t *outlen);
 void fc_report_fast_free(fc_report_fast *f);
 
+/* A test's hook (tests/run/schema_keys_reader.c defines it; the command
+ * does not, so it is NULL there and costs a test of a constant): each
+ * entry read calls it with the entry's path ("shapes[]") and every key its
+ * table asks for. */
+extern void fc_report_fast_asked(const char *entry, const char *key) __attribute__((weak));
+
 #endif

@@ -30,3 +30,32 @@ add_test(NAME schema_gpu_sections COMMAND test_schema_gpu)
 add_executable(test_schema_lists ${CMAKE_CURRENT_LIST_DIR}/test_schema_lists.c)
 target_link_libraries(test_schema_lists PRIVATE fc_analysis_io cmocka)
 add_test(NAME schema_lists COMMAND test_schema_lists)
+
+# Every key the shim (and merge --json) writes has a reader, and every key
+# a reader asks for is written (schema_keys.py): the fixture programs of
+# tests/cupti, tests/moe, tests/cudnn and tests/iter write reports; this program runs
+# the command's verbs on them, recording the readers' lookups.
+add_executable(schema_keys_reader ${CMAKE_CURRENT_LIST_DIR}/schema_keys_reader.c)
+target_link_libraries(schema_keys_reader PRIVATE fc_cli ${CMAKE_DL_LIBS} pthread)
+add_test(NAME schema_all_keys
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/schema_keys.py
+          ${FC_PRELOAD} $<TARGET_FILE:schema_keys_reader> $<TARGET_FILE:flopcount_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/work-run/keys
+          # CUPTI: kernels, hw FLOPs, graphs, launches (tests/cupti/cupti.cmake's hwflops)
+          hwflops LD_LIBRARY_PATH=${FC_CUPTI_LIBS} FLOPCOUNT_CUPTI=${FC_FAKE_CUPTI}
+          FLOPCOUNT_HW_FLOPS=1 FLOPCOUNT_KERNELS=1 FLOPCOUNT_PEAK_TFLOPS=2.048
+          $<TARGET_FILE:test_cupti> hwflops ::
+          # grouped GEMMs, their device sizes, the forward profile (moe_device_sizes_on)
+          devsizes LD_LIBRARY_PATH=${FC_LT_EMU_DIR} FLOPCOUNT_LIBCUDA=$<TARGET_FILE:fc_fake_libcuda_copy>
+          FLOPCOUNT_READ_DEVICE_SIZES=1 FAKE_CUDA_CAPTURING_STREAM=0x99 FLOPCOUNT_CUPTI=0
+          $<TARGET_FILE:test_moe_devsizes> RUN on ::
+          # cuDNN attention (cudnn_fake_dlopen)
+          cudnn LD_LIBRARY_PATH=${FC_CUDNN_FAKE_DIR}
+          $<TARGET_FILE:test_cudnn_fake_dl> run dlopen ${FC_CUDNN_FAKE_DIR}/libcudnn.so.9 ::
+          # under `flopcount run` on the null GPU: the job's report, the null_gpu
+          # note, the detector's repeat check (iter_emu_steady-check)
+          job LD_LIBRARY_PATH=$<TARGET_FILE_DIR:fc_cublas_emu>:$<TARGET_FILE_DIR:fc_emu_cublaslt>
+          FLOPCOUNT_DETECT_REPEAT=check
+          @run --null-gpu h100 -- $<TARGET_FILE:test_iter_emu> RUN steady-check)
+set_tests_properties(schema_all_keys PROPERTIES ENVIRONMENT
+                     "FC_SANITIZER_RUNTIME=${FC_SANITIZER_RUNTIME};ASAN_OPTIONS=detect_leaks=0")
