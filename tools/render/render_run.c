@@ -24,7 +24,6 @@ void fci_run_of_report(const fc_report_view *v, fci_run *out)
 {
     const fc_report *r = &v->rep;
     *out = (fci_run){
-        .sum = 0,
         .label_w = 14,
         .whose = "",
         .keys = &report_keys,
@@ -57,7 +56,6 @@ void fci_run_of_report(const fc_report_view *v, fci_run *out)
 void fci_run_of_merge(const fc_merge *m, fci_run *out)
 {
     *out = (fci_run){
-        .sum = 1,
         .label_w = 16,
         .whose = " on all ranks",
         .keys = &merge_keys,

@@ -8,9 +8,9 @@
  * html/run_sections.c), so a section is the same for a run and a sum;
  * merge adds only its per-rank tables.
  *
- * Where the two verbs still word a section apart (the label column, "on
- * all ranks", the keys of their JSON layouts, what the sum's text leaves
- * out), the difference is a field here, named, not a second copy. */
+ * Where the two verbs word a section apart (the label column, "on all
+ * ranks", the keys of their JSON layouts, why there is no peak), the
+ * difference is a field here, named, not a second copy. */
 #ifndef FC_RENDER_RUN_H
 #define FC_RENDER_RUN_H
 
@@ -34,13 +34,12 @@ typedef struct fci_run_keys {
 } fci_run_keys;
 
 typedef struct fci_run {
-    int sum;            /* a sum of runs ('merge'): the words for all ranks */
     int label_w;        /* text: the width of the label column */
     const char *whose;  /* "" (one run) or " on all ranks" */
     const fci_run_keys *keys;
     /* the whole run (or the sum) */
     const fc_totals_rec *totals;
-    double wall_seconds;            /* NaN when not known */
+    double wall_seconds;            /* of a sum the longest; NaN when not known */
     const fc_report_attention *attn;
     const fc_report_shape *shapes;  /* largest first */
     size_t n_shapes;

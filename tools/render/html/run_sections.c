@@ -15,14 +15,12 @@ void fci_html_run_gemm_row(fc_html *h, const fci_run *r)
 {
     const fc_totals_rec *t = r->totals;
     char e[FC_U128_DIGITS], s[48], w[32], line[512];
-    int n = snprintf(line, sizeof line, "%s in %llu calls%s; %llu failed, %llu invalid",
-                     fci_fmt_flop(t->gemm_flops, s, sizeof s), (unsigned long long)t->gemm_calls,
-                     r->whose, (unsigned long long)t->failed_calls,
-                     (unsigned long long)t->invalid_calls);
-    if (!r->sum && n > 0 && (size_t)n < sizeof line) /* as the text: see fci_run */
-        snprintf(line + n, sizeof line - (size_t)n, ", %llu unresolved; wall %s",
-                 (unsigned long long)t->unresolved_calls,
-                 fci_fmt_seconds(r->wall_seconds, w, sizeof w));
+    snprintf(line, sizeof line, "%s in %llu calls%s; %llu failed, %llu invalid, %llu unresolved; "
+             "wall %s",
+             fci_fmt_flop(t->gemm_flops, s, sizeof s), (unsigned long long)t->gemm_calls,
+             r->whose, (unsigned long long)t->failed_calls, (unsigned long long)t->invalid_calls,
+             (unsigned long long)t->unresolved_calls,
+             fci_fmt_seconds(r->wall_seconds, w, sizeof w));
     fci_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(t->gemm_flops, e),
                      line);
 }

@@ -15,7 +15,7 @@
 
 #define TOP_SHAPES 5
 #define TOP_ATTN_SHAPES 5
-#define UNCOUNTED_LINES 10 /* of a sum: the uncounted kernels listed */
+#define UNCOUNTED_LINES 10 /* the uncounted kernels listed; the rest in --json */
 
 void fci_text_gemm_totals(const fci_run *r)
 {
@@ -25,10 +25,8 @@ void fci_text_gemm_totals(const fci_run *r)
            fc_u128_to_str(t->gemm_flops, e), fci_fmt_flop(t->gemm_flops, h, sizeof h),
            (unsigned long long)t->gemm_calls, r->whose, (unsigned long long)t->failed_calls,
            (unsigned long long)t->invalid_calls);
-    if (!r->sum) /* a sum's line has left them out: see fci_run */
-        printf(", %llu unresolved; wall %s", (unsigned long long)t->unresolved_calls,
-               fci_fmt_seconds(r->wall_seconds, s, sizeof s));
-    printf("\n");
+    printf(", %llu unresolved; wall %s\n", (unsigned long long)t->unresolved_calls,
+           fci_fmt_seconds(r->wall_seconds, s, sizeof s));
 }
 
 void fci_text_top_shapes(const fci_run *r)
@@ -51,8 +49,8 @@ void fci_text_top_shapes(const fci_run *r)
     }
 }
 
-/* "flash 16 calls 7569408, ..." (one run: the sources some of whose
- * shapes are an upper bound say so). */
+/* "flash 16 calls 7569408, ..." (a source some of whose shapes are an
+ * upper bound says so). */
 static void attn_sources(const fci_run *r)
 {
     const fc_report_attention *a = r->attn;
@@ -62,18 +60,14 @@ static void attn_sources(const fci_run *r)
     for (size_t i = 0; i < a->n_by_source && o < sizeof line; i++) {
         const fc_report_attn_source *s = &a->by_source[i];
         fc_u128 bound = 0;
-        for (size_t k = 0; !r->sum && k < a->n_shapes; k++)
+        for (size_t k = 0; k < a->n_shapes; k++)
             if (a->shapes[k].bound && strcmp(a->shapes[k].source, s->name) == 0)
                 bound = fc_u128_sat_add(bound, a->shapes[k].flops);
         o += (size_t)snprintf(line + o, sizeof line - o, "%s%s %llu calls %s%s", i ? ", " : "",
                               s->name, (unsigned long long)s->calls, fc_u128_to_str(s->flops, e),
                               bound ? " (some an upper bound)" : "");
     }
-    if (!line[0])
-        return;
-    if (r->sum)
-        printf("  %-*s by source: %s\n", r->label_w, "", line);
-    else
+    if (line[0])
         printf("  %-*s %s\n", r->label_w, "by source", line);
 }
 
@@ -121,8 +115,8 @@ static void attn_failed(const fci_run *r)
 
 /* The counted fused attention, after the GEMM totals: the calls, by
  * source, the counted total, the upper bounds, failed calls and the top
- * shapes (one run), what is not counted, the launches the hooks missed.
- * Nothing without attention. */
+ * shapes, what is not counted, the launches the hooks missed. Nothing
+ * without attention. */
 void fci_text_attention(const fci_run *r)
 {
     const fc_report_attention *a = r->attn;
@@ -136,15 +130,12 @@ void fci_text_attention(const fci_run *r)
                (unsigned long long)a->calls, r->whose, (unsigned long long)a->failed_calls,
                fc_u128_to_str(a->model_flops, e2));
         attn_sources(r);
-        printf("  %-*s %s = GEMMs %s + attention %s", w, "counted total",
-               fc_u128_to_str(t->counted_flops, e1), fc_u128_to_str(t->gemm_flops, e2),
-               fc_u128_to_str(t->attention_flops, e3));
         double all = fc_u128_to_double(t->counted_flops);
-        if (!r->sum)
-            printf(" (%s attention)",
-                   fci_fmt_pct(all > 0 ? fc_u128_to_double(t->attention_flops) / all : NAN, p,
-                               sizeof p));
-        printf("\n");
+        printf("  %-*s %s = GEMMs %s + attention %s (%s attention)\n", w, "counted total",
+               fc_u128_to_str(t->counted_flops, e1), fc_u128_to_str(t->gemm_flops, e2),
+               fc_u128_to_str(t->attention_flops, e3),
+               fci_fmt_pct(all > 0 ? fc_u128_to_double(t->attention_flops) / all : NAN, p,
+                           sizeof p));
         uint64_t bc;
         fc_u128 bf;
         fc_report_attn_bound(a, &bc, &bf);
@@ -152,12 +143,10 @@ void fci_text_attention(const fci_run *r)
             printf("  %-*s %llu calls of shapes whose lengths are maxima (varlen, "
                    "padding): their %s FLOPs are at most that\n",
                    w, "upper bound", (unsigned long long)bc, fc_u128_to_str(bf, e1));
-        if (!r->sum) { /* a sum's text has left them out: see fci_run */
-            attn_failed(r);
-            attn_shapes(r);
-        }
+        attn_failed(r);
+        attn_shapes(r);
     }
-    size_t most = r->sum ? UNCOUNTED_LINES : a->n_uncounted;
+    size_t most = UNCOUNTED_LINES;
     for (size_t i = 0; i < a->n_uncounted && i < most; i++)
         printf("  %-*s %s\n", w, i ? "" : "not counted",
                fc_report_uncounted_words(&a->uncounted[i], line, sizeof line));
