@@ -161,6 +161,14 @@ def check_text(flopcount, path, peak):
     r, m = one_line(rep, "GEMM totals", "report"), one_line(mrg, "GEMM totals", "merge")
     same("GEMM totals", [want], r)
     same("GEMM totals", r, m)
+    # the top shapes, largest first, each its share of the GEMM FLOPs
+    r, m = one_line(rep, "top shapes", "report"), one_line(mrg, "top shapes", "merge")
+    want = ["m=%d n=%d k=%d batch=1 bf16 %d calls %s (%.1f%%)" %
+            (a, b, c, n, si(2 * a * b * c * n), 100.0 * 2 * a * b * c * n / GEMM_FLOPS)
+            for a, b, c, n in SHAPES]
+    if len(r) != 3 or not all(ln.endswith(w) for ln, w in zip(r, want)):
+        fail(f"top shapes: {r} want {want}")
+    same("top shapes", r, m)
     # attention: the calls line, the sources, the counted total, the bound
     want = (f"attention {ATTN_FLOPS} ({si(ATTN_FLOPS)}) executed in {ATTN_CALLS} fused-attention "
             f"calls; 0 failed; {ATTN_FLOPS} at the model convention")

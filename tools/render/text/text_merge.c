@@ -252,6 +252,7 @@ void fci_text_merge(const fc_merge *m, int all_ranks)
     fci_run_of_merge(m, &run);
     text_header(m);
     fci_text_gemm_totals(&run);
+    fci_text_top_shapes(&run);
     fci_text_attention(&run);
     text_iterations(m, &run);
     text_straggler(m);
