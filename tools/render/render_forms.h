@@ -57,12 +57,8 @@ void fci_text_mix(const fci_run *r);
 void fci_text_split(const fci_run *r, const char *counts);
 void fci_text_gpu(const fci_run *r);
 
-/* Counted fused attention of one run (text/text_attention.c,
- * json/json_attention.c). Text: the excess line of "measured"; the
- * attention line of "difference". */
-void fci_report_attention_text_measured(const struct fc_report_view *v);
-void fci_report_attention_text_gap(const struct fc_report_view *v);
-/* JSON: "attention" (null without) and "uncounted" ([] without). */
+/* Counted fused attention of one run (json/json_attention.c): "attention"
+ * (null without) and "uncounted" ([] without). */
 void fci_report_attention_json(fc_jw *w, const struct fc_report_view *v);
 
 /* JSON in the shim's layout (docs/report-schema.md), shared with merge and

@@ -194,6 +194,17 @@ const char *fci_report_gpus_from(const fc_report_view *v)
     return from[v->gpus_from];
 }
 
+/* Counted fused attention beyond the model convention, in "measured". */
+static void text_attention_xs(const fc_report_view *v)
+{
+    char e[FC_U128_DIGITS];
+    if (v->job_xs == 0)
+        return;
+    printf("  attention xs   %s of them beyond the model convention (the fused backward "
+           "recomputes QK^T: 2.5x its forward, the convention counts 2x); left out of MFU\n",
+           fc_u128_to_str(v->job_xs, e));
+}
+
 static void text_measured(const fc_report_view *v, const fci_run *run)
 {
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p1[16], p2[16];
@@ -223,7 +234,7 @@ static void text_measured(const fc_report_view *v, const fci_run *run)
     const char *unsure = v->recompute_guessed ? "; the split is a guess (see above)"
                          : v->n_ambiguous     ? "; of the iterations split for sure"
                                               : "";
-    fci_report_attention_text_measured(v);
+    text_attention_xs(v);
     printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
            fci_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
            unsure);
@@ -355,6 +366,15 @@ char *fci_report_recompute_sentence(const fc_report_view *v, char *buf, size_t s
     return buf;
 }
 
+/* Counted fused attention against the formula's term, in "difference". */
+static void text_attention_gap(const fc_report_view *v)
+{
+    char line[700];
+    if (!v->attn_cmp.counted)
+        return;
+    printf("  attention      %s\n", fc_report_attention_cmp_words(v, line, sizeof line));
+}
+
 static void text_gap(const fc_report_view *v)
 {
     const fc_gap *g = &v->gap;
@@ -369,7 +389,7 @@ static void text_gap(const fc_report_view *v)
         printf("%s%s\n", g->sign > 0 ? "    " : "  ", fci_report_gap_verdict(v, line, sizeof line));
     if (g->sign < 0 || g->explained)
         text_terms(g);
-    fci_report_attention_text_gap(v);
+    text_attention_gap(v);
     printf("  recompute      %s%s\n", fci_report_recompute_sentence(v, line, sizeof line),
            v->recompute_guessed ? " (the measured recompute rests on a guessed split)" : "");
 }
