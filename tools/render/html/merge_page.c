@@ -23,8 +23,7 @@ static void cards(fc_html *h, const fc_merge *m, const fci_run *run)
 {
     char a[64], b[200], e[FC_U128_DIGITS];
     int peak = m->peak_flops > 0, steps = m->n_steps > 0;
-    const char *nopeak = "no one peak: none given and the reports' differ or are absent (--gpu "
-                         "NAME --dtype D, or --peak-tflops X)";
+    const char *nopeak = run->no_peak;
     fci_html_cards_begin(h);
     fci_html_card(h, peak ? "utilization.hfu" : NULL, "cluster HFU",
                   fci_fmt_pct(m->hfu, a, sizeof a),
@@ -133,8 +132,7 @@ static void summary(fc_html *h, const fc_merge *m, const fci_run *run)
         }
     }
     if (m->peak_flops <= 0) {
-        fci_html_fig_row(h, "utilization", NULL, "n/a",
-                         "no peak given (--gpu NAME --dtype D, or --peak-tflops X)");
+        fci_html_fig_row(h, "utilization", NULL, "n/a", run->no_peak);
     } else if (isnan(m->hfu)) {
         snprintf(line, sizeof line, "needs aligned iterations with times (peak %s)", m->peak_desc);
         fci_html_fig_row(h, "utilization", NULL, "n/a", line);

@@ -24,7 +24,7 @@ static void cards(fc_html *h, const fc_report_view *v, const fci_run *run)
 {
     char a[64], b[160], e[FC_U128_DIGITS];
     int it = v->has_iterations, peak = v->peak > 0;
-    const char *nopeak = "no peak known (--gpu NAME --dtype D, or --peak-tflops X)";
+    const char *nopeak = run->no_peak;
     fci_html_cards_begin(h);
     fci_html_card(h, "measured.hfu", "HFU", fci_fmt_pct(v->hfu, a, sizeof a),
                   !it    ? "no iterations found"
@@ -112,7 +112,7 @@ static void totals_table(fc_html *h, const fc_report_view *v, const fci_run *run
     fci_html_table_end(h);
 }
 
-static void measured_table(fc_html *h, const fc_report_view *v)
+static void measured_table(fc_html *h, const fc_report_view *v, const fci_run *run)
 {
     static const char *const head[] = {"", "#figure", "what"};
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[1024];
@@ -153,8 +153,7 @@ static void measured_table(fc_html *h, const fc_report_view *v)
     fci_html_fig_row(h, "time", "measured.seconds_per_iteration",
                      fci_fmt_seconds(v->seconds, t, sizeof t), "(median)");
     if (v->peak <= 0) {
-        fci_html_fig_row(h, "HFU, MFU", NULL, "n/a",
-                         "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
+        fci_html_fig_row(h, "HFU, MFU", NULL, "n/a", run->no_peak);
     } else {
         snprintf(line, sizeof line, "all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s",
                  (long long)v->gpus, v->gpus == 1 ? "" : "s", fci_report_gpus_from(v),
@@ -205,7 +204,7 @@ static void headline(fc_html *h, const fc_report_view *v, const fci_run *run)
     fci_html_section_begin(h, "headline", "Headline figures");
     cards(h, v, run);
     totals_table(h, v, run);
-    measured_table(h, v);
+    measured_table(h, v, run);
     fci_html_run_mix_table(h, run);
     if (v->has_model)
         formula_table(h, v);

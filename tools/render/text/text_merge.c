@@ -152,8 +152,7 @@ static void text_utilization(const fc_merge *m, const fci_run *run)
 {
     char h[16], u[16];
     if (m->peak_flops <= 0)
-        printf("  utilization      no one peak: none given and the reports' differ or are absent "
-               "(--gpu NAME --dtype D, or --peak-tflops X)\n");
+        printf("  utilization      %s\n", run->no_peak);
     else if (isnan(m->hfu))
         printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
     else

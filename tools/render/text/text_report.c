@@ -243,7 +243,7 @@ static void text_measured(const fc_report_view *v, const fci_run *run)
     if (v->rep.null_gpu[0]) {
         printf("  HFU, MFU       none: %s\n", FC_NULL_GPU_NO_UTILIZATION);
     } else if (v->peak <= 0) {
-        printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        printf("  HFU, MFU       %s\n", run->no_peak);
         /* each dtype's own peak, from the report (a merge of unlike ranks);
          * or why the mix is unknown too, when its dtypes are */
         if (v->mix.ok || v->mix.n > 0)
