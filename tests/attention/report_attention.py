@@ -387,7 +387,7 @@ def check_merge(work, cli):
     out = run([cli, "merge", d, "--peak-tflops", "0.1"]).stdout
     has(out, "  attention        15138816 (15.14 MFLOP) executed in 32 fused-attention calls on "
              "all ranks; 0 failed; 12976128 at the model convention")
-    has(out, "by source: flash 16 calls 7569408, cudnn 16 calls 7569408")
+    has(out, "  by source        flash 16 calls 7569408, cudnn 16 calls 7569408")
     has(out, "not counted      _ZN5flash3fa3kernelE (attention) 50 calls")
     has(out, "cudnn plan 3 (gemm_like_uncounted) 2 calls (and 1 failed): a cuDNN plan whose "
              "operation graph could not be resolved")

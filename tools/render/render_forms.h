@@ -9,6 +9,7 @@
 #include "html.h"
 #include "jsonw.h"
 #include "merge.h"
+#include "render_run.h"
 #include "report_view.h"
 
 struct fc_report_view;
@@ -44,15 +45,20 @@ char *fci_report_gap_sentence(const fc_report_view *v, char *buf, size_t size);
 char *fci_report_gap_verdict(const fc_report_view *v, char *buf, size_t size);
 char *fci_report_recompute_sentence(const fc_report_view *v, char *buf, size_t size);
 
-/* Counted fused attention (text/text_attention.c, json/json_attention.c). */
-/* Text: the block after the GEMM totals (counted FLOPs with attention,
- * by source, the top shapes, what is not counted); the excess line of
- * "measured"; the attention line of "difference". Nothing without
- * attention. */
-void fci_report_attention_text(const struct fc_report_view *v);
-void fci_report_attention_text_measured(const struct fc_report_view *v);
-void fci_report_attention_text_gap(const struct fc_report_view *v);
-/* JSON: "attention" (null without) and "uncounted" ([] without). */
+/* The sections one run and a sum share, from the run view (render_run.h),
+ * as text (text/text_run.c): the GEMM totals line; the top shapes; the
+ * counted fused attention after them (nothing without attention); the
+ * "HFU at mix" line; the split's line ("a guess in COUNTS: reasons") and
+ * its advice; the CUPTI sections. */
+void fci_text_gemm_totals(const fci_run *r);
+void fci_text_top_shapes(const fci_run *r);
+void fci_text_attention(const fci_run *r);
+void fci_text_mix(const fci_run *r);
+void fci_text_split(const fci_run *r, const char *counts);
+void fci_text_gpu(const fci_run *r);
+
+/* Counted fused attention of one run (json/json_attention.c): "attention"
+ * (null without) and "uncounted" ([] without). */
 void fci_report_attention_json(fc_jw *w, const struct fc_report_view *v);
 
 /* JSON in the shim's layout (docs/report-schema.md), shared with merge and
@@ -62,9 +68,6 @@ void fci_report_attention_json(fc_jw *w, const struct fc_report_view *v);
 void fci_json_attn_totals(fc_jw *w, const fc_report_attention *a);
 void fci_json_attn_shape(fc_jw *w, const fc_report_attn_shape *s);
 void fci_json_uncounted(fc_jw *w, const fc_report_uncounted *u, int words);
-
-/* A sum's attention in text (text/text_attention.c). */
-void fci_merge_attention_text(const fc_merge *m);
 
 /* Phrases of the text output (text/text_merge.c), shared
  * with the HTML page:

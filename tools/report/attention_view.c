@@ -2,7 +2,8 @@
 /* attention_view.c - counted fused attention in 'flopcount report'
  * (attention_view.h): its figures from the report's "attention" and
  * "uncounted" sections and its iterations, and its phrases; the forms
- * write them (tools/render/text/text_attention.c, json/json_attention.c).
+ * write them (tools/render/text/text_run.c and text_report.c,
+ * json/json_attention.c, html/attention_table.c).
  *
  * Three figures per call (docs/attention.md): executed (what HFU counts:
  * the backward's five products, 2.5x the forward), model (the model-FLOPs

@@ -19,18 +19,17 @@
  * missing one shown as a gap; above it only the merged ranks. */
 #define CHART_WORLD_MAX 4096
 
-static void cards(fc_html *h, const fc_merge *m)
+static void cards(fc_html *h, const fc_merge *m, const fci_run *run)
 {
     char a[64], b[200], e[FC_U128_DIGITS];
     int peak = m->peak_flops > 0, steps = m->n_steps > 0;
-    const char *nopeak = "no one peak: none given and the reports' differ or are absent (--gpu "
-                         "NAME --dtype D, or --peak-tflops X)";
+    const char *nopeak = run->no_peak;
     fci_html_cards_begin(h);
     fci_html_card(h, peak ? "utilization.hfu" : NULL, "cluster HFU",
                   fci_fmt_pct(m->hfu, a, sizeof a),
                   peak ? "median step's FLOPs on all ranks / (ranks x peak x time)" : nopeak);
     if (peak || m->mix.ok || m->mix.n > 0) /* an unknown mix: its reason */
-        fci_html_mix_card(h, "utilization.hfu_mix", &m->mix);
+        fci_html_run_mix_card(h, run);
     snprintf(b, sizeof b, "measured: counted FLOPs less recompute%s%s",
              m->xs_per_iteration ? " and the attention excess" : "",
              m->n_ambiguous_steps ? "; an estimate, the split is a guess" : "");
@@ -71,8 +70,7 @@ static void cards(fc_html *h, const fc_merge *m)
                      FC_STRAGGLER_PCT);
     }
     fci_html_card(h, NULL, "straggler", a, b);
-    fci_html_card(h, peak ? "utilization.peak_source" : NULL, "peak per GPU",
-                  peak ? m->peak_desc : "not known", peak ? "" : nopeak);
+    fci_html_run_peak_card(h, run);
     fci_html_cards_end(h);
 }
 
@@ -103,19 +101,13 @@ static void problems(fc_html *h, const fc_merge *m)
     }
 }
 
-static void summary(fc_html *h, const fc_merge *m)
+static void summary(fc_html *h, const fc_merge *m, const fci_run *run)
 {
     static const char *const head[] = {"", "#figure", "what"};
     char e[FC_U128_DIGITS], e2[FC_U128_DIGITS], s[48], t[32], u[16], line[512];
     fci_html_table_begin(h, "summary", "the job");
     fci_html_head_row(h, head, 3);
-    snprintf(line, sizeof line, "(%s) in %llu calls on all ranks; %llu failed, %llu invalid",
-             fci_fmt_flop(m->sum.totals.gemm_flops, s, sizeof s),
-             (unsigned long long)m->sum.totals.gemm_calls,
-             (unsigned long long)m->sum.totals.failed_calls,
-             (unsigned long long)m->sum.totals.invalid_calls);
-    fci_html_fig_row(h, "GEMM totals", "totals.gemm_flops",
-                     fc_u128_to_str(m->sum.totals.gemm_flops, e), line);
+    fci_html_run_gemm_row(h, run);
     if (m->n_with_iterations == 0) {
         fci_html_fig_row(h, "iterations", NULL, "n/a", "no iterations found");
     } else if (m->n_with_iterations < m->n_used) {
@@ -140,8 +132,7 @@ static void summary(fc_html *h, const fc_merge *m)
         }
     }
     if (m->peak_flops <= 0) {
-        fci_html_fig_row(h, "utilization", NULL, "n/a",
-                         "no peak given (--gpu NAME --dtype D, or --peak-tflops X)");
+        fci_html_fig_row(h, "utilization", NULL, "n/a", run->no_peak);
     } else if (isnan(m->hfu)) {
         snprintf(line, sizeof line, "needs aligned iterations with times (peak %s)", m->peak_desc);
         fci_html_fig_row(h, "utilization", NULL, "n/a", line);
@@ -379,31 +370,22 @@ static void consistency(fc_html *h, const fc_merge *m)
 int fci_html_merge_page(fc_html *h, const fc_merge *m)
 {
     char sub[300];
+    fci_run run;
+    fci_run_of_merge(m, &run);
     fci_html_page_begin(h, "flopcount merge", fci_merge_header_words(m, sub, sizeof sub));
     fci_html_section_begin(h, "headline", "Headline figures");
     problems(h, m);
-    cards(h, m);
-    summary(h, m);
-    if ((m->peak_flops > 0 || m->mix.ok || m->mix.n > 0) && m->n_steps > 0)
-        fci_html_mix_table(h, &m->mix, m->median_step_seconds);
+    cards(h, m, &run);
+    summary(h, m, &run);
+    fci_html_run_mix_table(h, &run);
     fci_html_section_end(h);
     if (steps_sections(h, m) != 0)
         return -1;
     ranks_section(h, m);
     if (m->n_used > 1)
         consistency(h, m);
-    if (fc_report_attention_any(&m->attn)) {
-        fc_html_attn a = {&m->attn,
-                          m->sum.totals.gemm_calls,
-                          m->sum.totals.gemm_flops,
-                          m->sum.totals.counted_flops,
-                          m->n_steps > 0,
-                          m->xs_per_iteration,
-                          NULL,
-                          " on all ranks"};
-        fci_html_attention(h, &a);
-    }
-    fci_html_shapes(h, m->sum.shapes, m->sum.n_shapes, m->sum.totals.gemm_flops);
+    fci_html_run_attention(h, &run, NULL);
+    fci_html_run_shapes(h, &run);
     fci_html_page_end(h);
     return 0;
 }

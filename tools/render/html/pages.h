@@ -11,6 +11,7 @@
 
 #include "html.h"
 #include "merge.h"
+#include "render_run.h"
 #include "report_view.h"
 #include "u128.h"
 
@@ -72,6 +73,18 @@ typedef struct fc_html_attn {
     const char *whose;                 /* "" or " on all ranks" */
 } fc_html_attn;
 void fci_html_attention(fc_html *h, const fc_html_attn *s);
+
+/* The sections both pages show, from the run view (run_sections.c): the
+ * "GEMM totals" row of a figure table; the cards of HFU at the dtype mix
+ * and of the peak; the dtype mix table (with iterations, when the mix
+ * says anything); section "attention" (comparison: with the formula, in
+ * words, or NULL); section "shapes". */
+void fci_html_run_gemm_row(fc_html *h, const fci_run *r);
+void fci_html_run_mix_card(fc_html *h, const fci_run *r);
+void fci_html_run_peak_card(fc_html *h, const fci_run *r);
+void fci_html_run_mix_table(fc_html *h, const fci_run *r);
+void fci_html_run_attention(fc_html *h, const fci_run *r, const char *comparison);
+void fci_html_run_shapes(fc_html *h, const fci_run *r);
 
 /* Short SI label ("2.94 GFLOP") of a FLOP count that fits a double. */
 char *fci_html_si(double flops, char *buf, size_t size);

@@ -20,17 +20,17 @@ static double share(fc_u128 part, fc_u128 all)
     return a > 0 ? fc_u128_to_double(part) / a : NAN;
 }
 
-static void cards(fc_html *h, const fc_report_view *v)
+static void cards(fc_html *h, const fc_report_view *v, const fci_run *run)
 {
     char a[64], b[160], e[FC_U128_DIGITS];
     int it = v->has_iterations, peak = v->peak > 0;
-    const char *nopeak = "no peak known (--gpu NAME --dtype D, or --peak-tflops X)";
+    const char *nopeak = run->no_peak;
     fci_html_cards_begin(h);
     fci_html_card(h, "measured.hfu", "HFU", fci_fmt_pct(v->hfu, a, sizeof a),
                   !it    ? "no iterations found"
                   : peak ? "all counted FLOPs / (GPUs x peak x time)"
                          : nopeak);
-    fci_html_mix_card(h, "measured.hfu_mix", &v->mix);
+    fci_html_run_mix_card(h, run);
     fci_html_card(h, "measured.mfu", "MFU measured", fci_fmt_pct(v->mfu, a, sizeof a),
                   v->recompute_guessed
                       ? "counted FLOPs less recompute; an estimate: the split is a guess"
@@ -68,26 +68,18 @@ static void cards(fc_html *h, const fc_report_view *v)
             h, "attention.share_of_counted", "attention",
             fci_fmt_pct(share(r->totals.attention_flops, r->totals.counted_flops), a, sizeof a), b);
     }
-    fci_html_card(h, peak ? "measured.peak_source" : NULL, "peak per GPU",
-                  peak ? v->peak_desc : "not known", peak ? "" : nopeak);
+    fci_html_run_peak_card(h, run);
     fci_html_cards_end(h);
 }
 
-static void totals_table(fc_html *h, const fc_report_view *v)
+static void totals_table(fc_html *h, const fc_report_view *v, const fci_run *run)
 {
     static const char *const head[] = {"", "#figure", "what"};
     const fc_report *r = &v->rep;
     char e[FC_U128_DIGITS], s[48], t[32], line[512];
     fci_html_table_begin(h, "totals", "the whole run");
     fci_html_head_row(h, head, 3);
-    snprintf(
-        line, sizeof line, "%s in %llu calls; %llu failed, %llu invalid, %llu unresolved; wall %s",
-        fci_fmt_flop(r->totals.gemm_flops, s, sizeof s), (unsigned long long)r->totals.gemm_calls,
-        (unsigned long long)r->totals.failed_calls, (unsigned long long)r->totals.invalid_calls,
-        (unsigned long long)r->totals.unresolved_calls,
-        fci_fmt_seconds(r->wall_seconds, t, sizeof t));
-    fci_html_fig_row(h, "GEMM totals", "totals.gemm_flops", fc_u128_to_str(r->totals.gemm_flops, e),
-                     line);
+    fci_html_run_gemm_row(h, run);
     if (r->attn.calls + r->attn.failed_calls > 0) {
         snprintf(line, sizeof line,
                  "%s in %llu fused-attention calls (%llu failed); the section "
@@ -120,7 +112,7 @@ static void totals_table(fc_html *h, const fc_report_view *v)
     fci_html_table_end(h);
 }
 
-static void measured_table(fc_html *h, const fc_report_view *v)
+static void measured_table(fc_html *h, const fc_report_view *v, const fci_run *run)
 {
     static const char *const head[] = {"", "#figure", "what"};
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p[16], line[1024];
@@ -161,8 +153,7 @@ static void measured_table(fc_html *h, const fc_report_view *v)
     fci_html_fig_row(h, "time", "measured.seconds_per_iteration",
                      fci_fmt_seconds(v->seconds, t, sizeof t), "(median)");
     if (v->peak <= 0) {
-        fci_html_fig_row(h, "HFU, MFU", NULL, "n/a",
-                         "no peak known (--gpu NAME --dtype D, or --peak-tflops X)");
+        fci_html_fig_row(h, "HFU, MFU", NULL, "n/a", run->no_peak);
     } else {
         snprintf(line, sizeof line, "all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s",
                  (long long)v->gpus, v->gpus == 1 ? "" : "s", fci_report_gpus_from(v),
@@ -208,14 +199,13 @@ static void formula_table(fc_html *h, const fc_report_view *v)
     fci_html_table_end(h);
 }
 
-static void headline(fc_html *h, const fc_report_view *v)
+static void headline(fc_html *h, const fc_report_view *v, const fci_run *run)
 {
     fci_html_section_begin(h, "headline", "Headline figures");
-    cards(h, v);
-    totals_table(h, v);
-    measured_table(h, v);
-    if (v->has_iterations && (v->peak > 0 || v->mix.ok))
-        fci_html_mix_table(h, &v->mix, v->seconds);
+    cards(h, v, run);
+    totals_table(h, v, run);
+    measured_table(h, v, run);
+    fci_html_run_mix_table(h, run);
     if (v->has_model)
         formula_table(h, v);
     fci_html_section_end(h);
@@ -448,7 +438,9 @@ static void difference(fc_html *h, const fc_report_view *v)
 
 int fci_html_report_page(fc_html *h, const fc_report_view *v)
 {
-    char sub[1024], src[512];
+    char sub[1024], src[512], cmp[700];
+    fci_run run;
+    fci_run_of_report(v, &run);
     snprintf(sub, sizeof sub, "%s: %s", v->path, fci_report_source_words(v, src, sizeof src));
     fci_html_page_begin(h, "flopcount report", sub);
     if (v->rep.command && v->rep.command[0]) {
@@ -456,24 +448,13 @@ int fci_html_report_page(fc_html *h, const fc_report_view *v)
         fci_html_esc(h, v->rep.command);
         fci_html_raw(h, "</code></p>\n");
     }
-    headline(h, v);
+    headline(h, v, &run);
     if (iterations(h, v) != 0)
         return -1;
     difference(h, v);
-    if (fc_report_attention_any(&v->rep.attn) || v->rep.attn.launch_note[0]) {
-        char cmp[700];
-        fc_html_attn a = {&v->rep.attn,
-                          v->rep.totals.gemm_calls,
-                          v->rep.totals.gemm_flops,
-                          v->rep.totals.counted_flops,
-                          v->has_iterations,
-                          v->job_xs,
-                          v->attn_cmp.counted ? fc_report_attention_cmp_words(v, cmp, sizeof cmp)
-                                              : NULL,
-                          ""};
-        fci_html_attention(h, &a);
-    }
-    fci_html_shapes(h, v->rep.shapes, v->rep.n_shapes, v->rep.totals.gemm_flops);
+    fci_html_run_attention(
+        h, &run, v->attn_cmp.counted ? fc_report_attention_cmp_words(v, cmp, sizeof cmp) : NULL);
+    fci_html_run_shapes(h, &run);
     fci_html_page_end(h);
     return 0;
 }

@@ -6,10 +6,9 @@
 #include <string.h>
 
 #include "merge.h"
-#include "merge_gpu.h"
 #include "render_fmt.h"
 #include "render_forms.h"
-#include "render_gpu.h"
+#include "render_run.h"
 
 /* Above this many ranks the text lists only the ranks worth a look. */
 #define LIST_ALL_UP_TO 32
@@ -44,7 +43,7 @@ char *fci_merge_header_words(const fc_merge *m, char *buf, size_t size)
 
 static void text_header(const fc_merge *m)
 {
-    char ranks[256], f1[48], e1[FC_U128_DIGITS], line[256];
+    char ranks[256], line[256];
     printf("flopcount merge: %s\n", fci_merge_header_words(m, line, sizeof line));
     if (m->n_missing) {
         fc_rank_ranges(m->missing, m->n_missing, ranks, sizeof ranks);
@@ -59,15 +58,9 @@ static void text_header(const fc_merge *m)
     if (m->n_not_complete)
         printf("  note: %zu report%s not complete (a snapshot, or the rank was killed)\n",
                m->n_not_complete, m->n_not_complete == 1 ? " is" : "s are");
-    printf("  GEMM totals      %s (%s) in %llu calls on all ranks; %llu failed, %llu invalid\n",
-           fc_u128_to_str(m->sum.totals.gemm_flops, e1),
-           fci_fmt_flop(m->sum.totals.gemm_flops, f1, sizeof f1),
-           (unsigned long long)m->sum.totals.gemm_calls,
-           (unsigned long long)m->sum.totals.failed_calls,
-           (unsigned long long)m->sum.totals.invalid_calls);
 }
 
-static void text_iterations(const fc_merge *m)
+static void text_iterations(const fc_merge *m, const fci_run *run)
 {
     char t[32], f1[48], e1[FC_U128_DIGITS], e2[FC_U128_DIGITS];
     if (m->n_with_iterations == 0) {
@@ -91,12 +84,9 @@ static void text_iterations(const fc_merge *m)
            fc_u128_to_str(m->recompute_per_iteration, e2),
            m->n_ambiguous_steps ? " (the split is a guess: see below)" : "");
     if (m->n_ambiguous_steps) {
-        printf("  split            a guess in %zu of %zu steps: %s\n", m->n_ambiguous_steps,
-               m->n_steps,
-               m->ambiguous_reasons && m->ambiguous_reasons[0] ? m->ambiguous_reasons
-                                                               : "see the ranks' reports");
-        if (m->advice && m->advice[0])
-            printf("                   to make it exact: %s\n", m->advice);
+        char counts[64];
+        snprintf(counts, sizeof counts, "%zu of %zu steps", m->n_ambiguous_steps, m->n_steps);
+        fci_text_split(run, counts);
     }
 }
 
@@ -158,12 +148,11 @@ static void text_consistency(const fc_merge *m)
         printf("    ... %zu groups in all\n", m->n_fgroups);
 }
 
-static void text_utilization(const fc_merge *m)
+static void text_utilization(const fc_merge *m, const fci_run *run)
 {
-    char h[16], u[16], mix[640];
+    char h[16], u[16];
     if (m->peak_flops <= 0)
-        printf("  utilization      no one peak: none given and the reports' differ or are absent "
-               "(--gpu NAME --dtype D, or --peak-tflops X)\n");
+        printf("  utilization      %s\n", run->no_peak);
     else if (isnan(m->hfu))
         printf("  utilization      needs aligned iterations with times (peak %s)\n", m->peak_desc);
     else
@@ -176,7 +165,7 @@ static void text_utilization(const fc_merge *m)
     /* each dtype's own peak: known even when the ranks' single peaks differ;
      * unknown with its reason whenever the dtypes are */
     if (m->mix.ok || m->mix.n > 0 || (m->peak_flops > 0 && !isnan(m->hfu)))
-        printf("  HFU at mix       %s\n", fci_fmt_mix_line(&m->mix, mix, sizeof mix));
+        fci_text_mix(run);
 }
 
 static void text_inferred(const fc_merge *m)
@@ -258,15 +247,19 @@ static void text_ranks(const fc_merge *m, int all)
 
 void fci_text_merge(const fc_merge *m, int all_ranks)
 {
+    fci_run run;
+    fci_run_of_merge(m, &run);
     text_header(m);
-    fci_merge_attention_text(m);
-    text_iterations(m);
+    fci_text_gemm_totals(&run);
+    fci_text_top_shapes(&run);
+    fci_text_attention(&run);
+    text_iterations(m, &run);
     text_straggler(m);
     if (m->n_used > 1)
         text_consistency(m);
-    text_utilization(m);
+    text_utilization(m, &run);
     text_inferred(m);
     if (m->n_used > 0)
         text_ranks(m, all_ranks);
-    fci_gpu_print_text(fc_merge_gpu_result());
+    fci_text_gpu(&run);
 }

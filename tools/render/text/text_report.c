@@ -9,10 +9,8 @@
 #include "rate.h"
 #include "render_fmt.h"
 #include "render_forms.h"
-#include "render_gpu.h"
+#include "render_run.h"
 #include "report_view.h"
-
-#define TOP_SHAPES 5
 
 char *fci_report_source_words(const fc_report_view *v, char *buf, size_t size)
 {
@@ -89,34 +87,6 @@ static void text_processes(const fc_report_view *v)
     }
 }
 
-static void text_totals(const fc_report_view *v)
-{
-    const fc_report *r = &v->rep;
-    char e[FC_U128_DIGITS], h[48], t[32];
-    printf("  GEMM totals    %s (%s) in %llu calls; %llu failed, %llu invalid, %llu unresolved; "
-           "wall %s\n",
-           fc_u128_to_str(r->totals.gemm_flops, e), fci_fmt_flop(r->totals.gemm_flops, h, sizeof h),
-           (unsigned long long)r->totals.gemm_calls, (unsigned long long)r->totals.failed_calls,
-           (unsigned long long)r->totals.invalid_calls,
-           (unsigned long long)r->totals.unresolved_calls,
-           fci_fmt_seconds(r->wall_seconds, t, sizeof t));
-    double all = fc_u128_to_double(r->totals.gemm_flops);
-    for (size_t i = 0; i < r->n_shapes && i < TOP_SHAPES; i++) {
-        const fc_report_shape *s = &r->shapes[i];
-        char pct[16];
-        fci_fmt_pct(all > 0 ? fc_u128_to_double(s->flops) / all : NAN, pct, sizeof pct);
-        if (s->overflow)
-            printf("  %-14s %-26s (shapes beyond the table) %s %8llu calls %s (%s)\n",
-                   i ? "" : "top shapes", s->api, s->dtype, (unsigned long long)s->calls,
-                   fci_fmt_flop(s->flops, h, sizeof h), pct);
-        else
-            printf("  %-14s %-26s %c%c m=%lld n=%lld k=%lld batch=%lld %s %llu calls %s (%s)\n",
-                   i ? "" : "top shapes", s->api, s->transa, s->transb, (long long)s->m,
-                   (long long)s->n, (long long)s->k, (long long)s->batch, s->dtype,
-                   (unsigned long long)s->calls, fci_fmt_flop(s->flops, h, sizeof h), pct);
-    }
-}
-
 /* 1 when the program marked its steps (flopcount_step or NVTX step
  * ranges), so advising those markers would be advising what is there. */
 static int steps_marked(const fc_report *r)
@@ -127,20 +97,19 @@ static int steps_marked(const fc_report *r)
 
 /* How sure the split is: one line when some iteration's is a guess (and
  * whether the guess can move recompute, so MFU). */
-static void text_split(const fc_report_view *v)
+static void text_split(const fc_report_view *v, const fci_run *run)
 {
     const fc_report *r = &v->rep;
+    char counts[160];
     if (r->iterations.ambiguous_iterations == 0 && v->n_ambiguous_split == 0)
         return;
-    printf("  split          a guess in %llu of %llu iterations (%zu of the %zu steady%s): %s\n",
-           (unsigned long long)r->iterations.ambiguous_iterations,
-           (unsigned long long)r->iterations.count, v->n_ambiguous_split, v->n_steady,
-           v->n_ambiguous_split && !v->n_ambiguous
-               ? ", between forward and backward only: recompute and MFU stand"
-               : "",
-           r->iterations.ambiguous_reasons[0] ? r->iterations.ambiguous_reasons : "see the report");
-    if (r->iterations.advice[0])
-        printf("                 to make it exact: %s\n", r->iterations.advice);
+    snprintf(counts, sizeof counts, "%llu of %llu iterations (%zu of the %zu steady%s)",
+             (unsigned long long)r->iterations.ambiguous_iterations,
+             (unsigned long long)r->iterations.count, v->n_ambiguous_split, v->n_steady,
+             v->n_ambiguous_split && !v->n_ambiguous
+                 ? ", between forward and backward only: recompute and MFU stand"
+                 : "");
+    fci_text_split(run, counts);
 }
 
 /* Evaluation passes in the words of the exit summary (shim/report/
@@ -188,7 +157,7 @@ static void text_grouped_load(const fc_report *r)
            line, with > shown ? ", ..." : "", top, with, with == 1 ? "" : "s");
 }
 
-static void text_iterations(const fc_report_view *v)
+static void text_iterations(const fc_report_view *v, const fci_run *run)
 {
     const fc_report *r = &v->rep;
     char t[32];
@@ -215,7 +184,7 @@ static void text_iterations(const fc_report_view *v)
         printf("  an iteration   one forward and backward: one micro-batch if the program "
                "accumulates gradients (its time, FLOPs and batch are then a micro-batch's)\n");
     text_eval(r, 1);
-    text_split(v);
+    text_split(v, run);
     text_grouped_load(r);
 }
 
@@ -225,7 +194,18 @@ const char *fci_report_gpus_from(const fc_report_view *v)
     return from[v->gpus_from];
 }
 
-static void text_measured(const fc_report_view *v)
+/* Counted fused attention beyond the model convention, in "measured". */
+static void text_attention_xs(const fc_report_view *v)
+{
+    char e[FC_U128_DIGITS];
+    if (v->job_xs == 0)
+        return;
+    printf("  attention xs   %s of them beyond the model convention (the fused backward "
+           "recomputes QK^T: 2.5x its forward, the convention counts 2x); left out of MFU\n",
+           fc_u128_to_str(v->job_xs, e));
+}
+
+static void text_measured(const fc_report_view *v, const fci_run *run)
 {
     char e1[FC_U128_DIGITS], e2[FC_U128_DIGITS], t[32], p1[16], p2[16];
     printf("measured, per iteration\n");
@@ -254,27 +234,26 @@ static void text_measured(const fc_report_view *v)
     const char *unsure = v->recompute_guessed ? "; the split is a guess (see above)"
                          : v->n_ambiguous     ? "; of the iterations split for sure"
                                               : "";
-    fci_report_attention_text_measured(v);
+    text_attention_xs(v);
     printf("  recompute      %s (%s of counted%s)\n", fc_u128_to_str(v->job_recompute, e2),
            fci_fmt_pct(jf > 0 ? fc_u128_to_double(v->job_recompute) / jf : NAN, p1, sizeof p1),
            unsure);
     printf("  time           %s (median%s)\n", fci_fmt_seconds(v->seconds, t, sizeof t),
            v->rep.null_gpu[0] ? ", host time on the null GPU" : "");
-    char mix[640];
     if (v->rep.null_gpu[0]) {
         printf("  HFU, MFU       none: %s\n", FC_NULL_GPU_NO_UTILIZATION);
     } else if (v->peak <= 0) {
-        printf("  HFU, MFU       no peak known (--gpu NAME --dtype D, or --peak-tflops X)\n");
+        printf("  HFU, MFU       %s\n", run->no_peak);
         /* each dtype's own peak, from the report (a merge of unlike ranks);
          * or why the mix is unknown too, when its dtypes are */
         if (v->mix.ok || v->mix.n > 0)
-            printf("  HFU at mix     %s\n", fci_fmt_mix_line(&v->mix, mix, sizeof mix));
+            fci_text_mix(run);
         return;
     }
     printf("  HFU            %s   all counted FLOPs / (%lld GPU%s [%s] x peak x time); peak %s\n",
            fci_fmt_pct(v->hfu, p1, sizeof p1), (long long)v->gpus, v->gpus == 1 ? "" : "s",
            fci_report_gpus_from(v), v->peak_desc);
-    printf("  HFU at mix     %s\n", fci_fmt_mix_line(&v->mix, mix, sizeof mix));
+    fci_text_mix(run);
     printf("  MFU measured   %s   counted FLOPs less recompute%s%s\n",
            fci_fmt_pct(v->mfu, p2, sizeof p2),
            v->job_xs ? " and attention's backward beyond 2x its forward" : "",
@@ -387,6 +366,15 @@ char *fci_report_recompute_sentence(const fc_report_view *v, char *buf, size_t s
     return buf;
 }
 
+/* Counted fused attention against the formula's term, in "difference". */
+static void text_attention_gap(const fc_report_view *v)
+{
+    char line[700];
+    if (!v->attn_cmp.counted)
+        return;
+    printf("  attention      %s\n", fc_report_attention_cmp_words(v, line, sizeof line));
+}
+
 static void text_gap(const fc_report_view *v)
 {
     const fc_gap *g = &v->gap;
@@ -401,19 +389,22 @@ static void text_gap(const fc_report_view *v)
         printf("%s%s\n", g->sign > 0 ? "    " : "  ", fci_report_gap_verdict(v, line, sizeof line));
     if (g->sign < 0 || g->explained)
         text_terms(g);
-    fci_report_attention_text_gap(v);
+    text_attention_gap(v);
     printf("  recompute      %s%s\n", fci_report_recompute_sentence(v, line, sizeof line),
            v->recompute_guessed ? " (the measured recompute rests on a guessed split)" : "");
 }
 
 void fci_text_report(const fc_report_view *v)
 {
+    fci_run run;
+    fci_run_of_report(v, &run);
     text_source(v);
-    text_totals(v);
-    fci_report_attention_text(v);
+    fci_text_gemm_totals(&run);
+    fci_text_top_shapes(&run);
+    fci_text_attention(&run);
     text_processes(v);
-    text_iterations(v);
-    text_measured(v);
+    text_iterations(v, &run);
+    text_measured(v, &run);
     if (v->has_inferred)
         fci_report_infer_text(v);
     if (v->has_inferred && v->moe.found) {
@@ -425,5 +416,5 @@ void fci_text_report(const fc_report_view *v)
         text_formula(v);
         text_gap(v);
     }
-    fci_gpu_print_text(&v->gpu);
+    fci_text_gpu(&run);
 }
