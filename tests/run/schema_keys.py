@@ -64,22 +64,15 @@ ALLOWED = {
     "launch": "the launch hooks' diagnostics (registrations, decode counts), for people",
     "iterations.detector": "the detector's diagnostics, for people",
     "iterations.gpu_timing": "how GPU time was taken, for people",
-    "iterations.list[].ambiguous_reason": "why an iteration is unsure, for people (the "
-                                          "reader reads the flag)",
     "graphs.execs": "one row a graph exec, for people (the reader reads the sums)",
     "graphs.more_execs": "rows of graphs.execs left out, for people",
-    "hw_flops.decode_errors": "the counters' diagnostics, for people",
-    "hw_flops.interval": "how the counters were sampled, for people",
     "hw_flops.trigger": "how the counters were sampled, for people",
     "hw_flops.metrics": "the counters used, for people",
-    "hw_flops.overflows": "the counters' diagnostics, for people",
     "hw_flops.validated_on_hardware": "for people",
-    "hw_flops.outside_iterations_flops": "for people (the reader reads the iterations' medians)",
     "hw_flops.iterations.list": "per iteration, for people (the reader reads the medians)",
     "kernels.iterations.list": "per iteration, for people (the reader reads the medians)",
     "kernels.gemm_unknown_shape": "kernels whose GEMM had no shape, for people",
     "kernels.more_shapes": "rows of kernels.shapes left out, for people",
-    "kernels.not_in_busy_time": "for people",
     "merge": "merge --json's per-rank tables and checks, for other tools; report of a "
              "merged report shows its sums",
     "process.hosts": "merge --json: the hosts, for other tools",
@@ -107,6 +100,9 @@ ALLOWED = {
     "forward_profile.gemms[].unresolved": "a profile GEMM of unknown shape (profile_json.c)",
     "utilization.mix_reason": "no dtype mix (tests/clarity)",
     "totals.processes": "a job of several processes with GEMMs (tools/job)",
+    "iterations.list[].gpu_seconds": "an iteration timed on the GPU (CUPTI kernels inside "
+                                     "markers: tests/gputime)",
+    "iterations.list[].slowest_rank": "merge --json's step of two or more ranks (tests/merge)",
 }
 
 # Keys a reader should read and does not (or that are computed twice): the
@@ -119,15 +115,9 @@ KNOWN_GAPS = {
     "uncounted[].read_from_device": "grouped GEMMs' sizes read from the device: neither "
                                     "report nor merge reads them (only the iterations' "
                                     "grouped_imbalance)",
-    "iterations.list[].kind": "forward-only or training, per iteration: not read (the "
-                              "reader takes the count, forward_only_iterations)",
-    "iterations.list[].eval_passes": "not read",
-    "iterations.list[].micro_batches": "not read",
     "iterations.micro_batches": "not read (iterations.micro_batch is)",
     "iterations.ambiguous_recompute_iterations": "not read (report --json counts the steady "
                                                  "ones again from the list)",
-    "kernels.busy_fraction": "the run's busy fraction is not read (the reader takes "
-                             "kernels.iterations.median_busy_fraction)",
     "inferred_model.reason": "merge --json writes why no model was inferred; report does "
                              "not read it",
     "world_size": "merge --json's world size at the top; report reads process.world_size",
