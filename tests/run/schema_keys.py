@@ -277,7 +277,12 @@ def main():
                     gaps[a] = (what, gaps.get(a, (what, 0))[1] + 1)
     for a, (what, n) in sorted(gaps.items()):
         print(f"known gap, {what}: {a} ({n} key{'s' if n > 1 else ''}): {KNOWN_GAPS[a]}")
+    # FLOPCOUNT_CALLSITES=0 (the TSan build's runs: scripts/ci/sanitizers.sh)
+    # leaves out the call sites' frames: their entries may then go unused
+    off = ("callsites.",) if os.environ.get("FLOPCOUNT_CALLSITES") == "0" else ()
     for a in sorted((set(ALLOWED) | set(KNOWN_GAPS)) - used):
+        if off and a.startswith(off):
+            continue
         print(f"allowed but no longer one-sided (take it off the list): {a}")
         bad += 1
     print(f"schema_keys: {len(written)} keys written, {len(read)} read; "
