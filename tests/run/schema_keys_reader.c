@@ -326,8 +326,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: schema_keys_reader OUT.keys STEP...\n");
         return 2;
     }
+    /* all four before any verb: merge's reading threads only read them */
     real_get_ex = real("json_object_object_get_ex");
     real_get_object = real("json_object_get_object");
+    real_parse = real("json_tokener_parse");
+    real_parse_ex = real("json_tokener_parse_ex");
     int failed = 0;
     for (int i = 2; i < argc;) {
         if (strcmp(argv[i], "tree") == 0 && i + 1 < argc) {
